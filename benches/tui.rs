@@ -1,0 +1,7 @@
+//! Benchmarks for the tui area (filled in by the work on that area).
+use criterion::{Criterion, criterion_group, criterion_main};
+
+fn benches(_c: &mut Criterion) {}
+
+criterion_group!(group, benches);
+criterion_main!(group);

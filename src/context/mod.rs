@@ -1,0 +1,3 @@
+//! Monorepo context: the existing code a design should reuse.
+
+pub mod cli;

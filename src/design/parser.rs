@@ -1,0 +1,264 @@
+//! Splits a reasoner's response into the five sections, incrementally.
+//!
+//! A section starts at a marker line (`ARCHITECTURE:` and friends, also written as a
+//! Markdown heading or in bold) and runs to the next marker. Markers inside code fences
+//! are content. Fed in chunks split anywhere, the parser gives exactly what one pass over
+//! the whole text gives; the workbench uses [`SectionParser::growing`] to fill tabs live.
+
+use crate::design::{Artifacts, Section};
+
+/// Incremental section parser. Works on bytes so a chunk may end mid-character.
+#[derive(Debug, Default, Clone)]
+pub struct SectionParser {
+    /// Bytes of the unfinished last line.
+    pending: Vec<u8>,
+    /// Raw (untrimmed) bytes of each section, complete lines only.
+    raw: [Vec<u8>; 5],
+    current: Option<Section>,
+    fence: Option<Fence>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fence {
+    byte: u8,
+    len: usize,
+}
+
+impl SectionParser {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds the next chunk; returns the section that is growing afterwards.
+    pub fn feed(&mut self, chunk: impl AsRef<[u8]>) -> Option<Section> {
+        let mut bytes = chunk.as_ref();
+        while let Some(pos) = memchr::memchr(b'\n', bytes) {
+            let (line, rest) = bytes.split_at(pos + 1);
+            if self.pending.is_empty() {
+                self.line(line);
+            } else {
+                let mut joined = std::mem::take(&mut self.pending);
+                joined.extend_from_slice(line);
+                self.line(&joined);
+            }
+            bytes = rest;
+        }
+        self.pending.extend_from_slice(bytes);
+        self.current
+    }
+
+    /// The section receiving text now, if any marker has been seen.
+    pub fn growing(&self) -> Option<Section> {
+        self.current
+    }
+
+    /// Complete lines of `section` so far, untrimmed (lossy UTF-8 for display).
+    pub fn committed(&self, section: Section) -> String {
+        String::from_utf8_lossy(&self.raw[section.index()]).into_owned()
+    }
+
+    /// The unfinished last line (drawn live as a tail by the workbench).
+    pub fn tail(&self) -> String {
+        String::from_utf8_lossy(&self.pending).into_owned()
+    }
+
+    /// Ends the input and returns the trimmed sections.
+    pub fn finish(mut self) -> Artifacts {
+        if !self.pending.is_empty() {
+            let last = std::mem::take(&mut self.pending);
+            self.line(&last);
+        }
+        let mut out = Artifacts::default();
+        for section in Section::ALL {
+            let text = String::from_utf8_lossy(&self.raw[section.index()]);
+            out.set(section, text.trim().to_string());
+        }
+        out
+    }
+
+    fn line(&mut self, line: &[u8]) {
+        if let Some(fence) = self.fence {
+            if closes_fence(line, fence) {
+                self.fence = None;
+            }
+            self.push(line);
+            return;
+        }
+        if let Some(fence) = opens_fence(line) {
+            self.fence = Some(fence);
+            self.push(line);
+            return;
+        }
+        if let Some((section, rest)) = marker(line) {
+            self.current = Some(section);
+            self.push(rest);
+            return;
+        }
+        self.push(line);
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        if let Some(section) = self.current {
+            self.raw[section.index()].extend_from_slice(bytes);
+        }
+    }
+}
+
+/// Parses a whole response in one pass.
+pub fn parse(text: &str) -> Artifacts {
+    let mut parser = SectionParser::new();
+    parser.feed(text);
+    parser.finish()
+}
+
+fn strip_indent(line: &[u8], max: usize) -> Option<&[u8]> {
+    let n = line.iter().take_while(|b| **b == b' ').count();
+    (n <= max).then(|| &line[n..])
+}
+
+fn opens_fence(line: &[u8]) -> Option<Fence> {
+    let body = strip_indent(line, 3)?;
+    let byte = *body.first()?;
+    if byte != b'`' && byte != b'~' {
+        return None;
+    }
+    let len = body.iter().take_while(|b| **b == byte).count();
+    if len < 3 {
+        return None;
+    }
+    // A backtick fence's info string may not contain backticks.
+    if byte == b'`' && body[len..].contains(&b'`') {
+        return None;
+    }
+    Some(Fence { byte, len })
+}
+
+fn closes_fence(line: &[u8], fence: Fence) -> bool {
+    let Some(body) = strip_indent(line, 3) else {
+        return false;
+    };
+    let len = body.iter().take_while(|b| **b == fence.byte).count();
+    len >= fence.len && body[len..].iter().all(|b| b.is_ascii_whitespace())
+}
+
+/// Recognises `MARKER:`, `## MARKER:`, `**MARKER:**`, `**MARKER**:` at the start of a
+/// line and returns the section and the bytes after the marker.
+fn marker(line: &[u8]) -> Option<(Section, &[u8])> {
+    let mut rest = strip_indent(line, 3)?;
+    let hashes = rest.iter().take_while(|b| **b == b'#').count();
+    if hashes > 0 {
+        if hashes > 6 {
+            return None;
+        }
+        rest = &rest[hashes..];
+        let spaces = rest.iter().take_while(|b| **b == b' ').count();
+        if spaces == 0 {
+            return None;
+        }
+        rest = &rest[spaces..];
+    }
+    let bold = rest.starts_with(b"**");
+    if bold {
+        rest = &rest[2..];
+    }
+    let first = *rest.first()?;
+    if !matches!(first, b'A' | b'R' | b'F' | b'C') {
+        return None;
+    }
+    let section = Section::ALL
+        .into_iter()
+        .find(|s| rest.starts_with(s.marker().as_bytes()))?;
+    rest = &rest[section.marker().len()..];
+    if bold && rest.starts_with(b"**:") {
+        rest = &rest[3..];
+    } else if rest.first() == Some(&b':') {
+        rest = &rest[1..];
+        if bold && rest.starts_with(b"**") {
+            rest = &rest[2..];
+        }
+    } else {
+        return None;
+    }
+    Some((section, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SYNTHETIC: &str = "ARCHITECTURE:\nComponent A handles X.\nComponent B handles Y.\n\n\
+        REQUIREMENTS:\nFUNCTIONAL:\n1. FR-01: The system must do X.\n\n\
+        FILE_TREE:\nsrc/\n├── app/\n│   └── main.py\ntests/\n└── test_main.py\n\n\
+        API_SPEC:\nModule: src/app/main.py\nFunctions:\n  run() -> None\n\n\
+        CLASS_DIAGRAM:\nclassDiagram\n  App --> Runner\n";
+
+    #[test]
+    fn well_formed_response_fills_all_five() {
+        let a = parse(SYNTHETIC);
+        assert_eq!(
+            a.architecture,
+            "Component A handles X.\nComponent B handles Y."
+        );
+        assert_eq!(
+            a.requirements,
+            "FUNCTIONAL:\n1. FR-01: The system must do X."
+        );
+        assert!(a.file_tree.starts_with("src/\n├── app/"));
+        assert_eq!(
+            a.api_spec,
+            "Module: src/app/main.py\nFunctions:\n  run() -> None"
+        );
+        assert_eq!(a.class_diagram, "classDiagram\n  App --> Runner");
+    }
+
+    #[test]
+    fn missing_marker_leaves_section_empty() {
+        let text = SYNTHETIC.replace("FILE_TREE:", "FILE TREE");
+        let a = parse(&text);
+        assert_eq!(a.file_tree, "");
+        assert!(a.requirements.contains("FILE TREE"));
+    }
+
+    #[test]
+    fn no_markers_means_all_empty() {
+        assert!(parse("just some prose\nwith lines\n").is_empty());
+    }
+
+    #[test]
+    fn headings_and_bold_are_markers() {
+        let a = parse("## ARCHITECTURE:\nx\n**API_SPEC:**\ny\n**FILE_TREE**:\nz\n");
+        assert_eq!(a.architecture, "x");
+        assert_eq!(a.api_spec, "y");
+        assert_eq!(a.file_tree, "z");
+    }
+
+    #[test]
+    fn markers_inside_fences_are_content() {
+        let a = parse("ARCHITECTURE:\n```\nREQUIREMENTS:\n```\nafter\n");
+        assert_eq!(a.architecture, "```\nREQUIREMENTS:\n```\nafter");
+        assert_eq!(a.requirements, "");
+    }
+
+    #[test]
+    fn marker_mid_line_is_not_a_marker() {
+        let a = parse("ARCHITECTURE:\nsee the API_SPEC: below\n");
+        assert_eq!(a.architecture, "see the API_SPEC: below");
+        assert_eq!(a.api_spec, "");
+    }
+
+    #[test]
+    fn chunked_feed_equals_one_pass_and_reports_growth() {
+        let bytes = SYNTHETIC.as_bytes();
+        let mut p = SectionParser::new();
+        let mut seen = Vec::new();
+        for chunk in bytes.chunks(3) {
+            if let Some(s) = p.feed(chunk)
+                && seen.last() != Some(&s)
+            {
+                seen.push(s);
+            }
+        }
+        assert_eq!(p.finish(), parse(SYNTHETIC));
+        assert_eq!(seen, Section::ALL.to_vec());
+    }
+}

@@ -1,0 +1,80 @@
+//! Writes the artifacts to `PROJECT/design/`, one Markdown file each.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::design::{Artifacts, Section};
+use crate::fsutil::atomic_write;
+
+/// Writes each non-empty section to `design_dir/<name>.md` (temp file + rename) and
+/// removes the file of a section that became empty, so the directory always shows
+/// exactly the current cycle. Returns the paths written.
+pub fn write_design_docs(design_dir: &Path, artifacts: &Artifacts) -> io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(design_dir)?;
+    let mut written = Vec::new();
+    for section in Section::ALL {
+        let path = design_dir.join(section.file_name());
+        let text = artifacts.get(section);
+        if text.is_empty() {
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+            continue;
+        }
+        let mut body = String::with_capacity(text.len() + 1);
+        body.push_str(text);
+        body.push('\n');
+        atomic_write(&path, body.as_bytes())?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Reads back the artifacts of `design_dir` (missing files are empty sections).
+pub fn read_design_docs(design_dir: &Path) -> io::Result<Artifacts> {
+    let mut artifacts = Artifacts::default();
+    for section in Section::ALL {
+        match std::fs::read_to_string(design_dir.join(section.file_name())) {
+            Ok(text) => artifacts.set(section, text.trim_end().to_string()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(artifacts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full() -> Artifacts {
+        let mut a = Artifacts::default();
+        for s in Section::ALL {
+            a.set(s, format!("{} — ünïcode", s.title()));
+        }
+        a
+    }
+
+    #[test]
+    fn writes_five_files_when_all_present() {
+        let dir = tempfile::tempdir().unwrap();
+        let written = write_design_docs(dir.path(), &full()).unwrap();
+        assert_eq!(written.len(), 5);
+        assert_eq!(read_design_docs(dir.path()).unwrap(), full());
+    }
+
+    #[test]
+    fn empty_sections_write_no_file_and_remove_stale_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        write_design_docs(dir.path(), &full()).unwrap();
+        let mut a = full();
+        a.file_tree.clear();
+        let written = write_design_docs(dir.path(), &a).unwrap();
+        assert_eq!(written.len(), 4);
+        assert!(!dir.path().join("file_tree.md").exists());
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 4, "no temp files left behind");
+    }
+}

@@ -1,0 +1,27 @@
+//! Error classification shared by every command.
+//!
+//! Modules keep their own typed errors; at the command boundary anything the user
+//! can fix (an unreadable or invalid file, a refused sender, a bad flag) is wrapped in
+//! [`BadInput`] so that `main` exits with status 2 instead of 1.
+
+/// An error the user caused and can fix: the message names the file or field and
+/// what is wrong. `main` prints it on one line and exits with status 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInput(pub String);
+
+impl BadInput {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+
+    /// Wraps the message as an `anyhow::Error` so it can travel through `?`.
+    pub fn err(message: impl Into<String>) -> anyhow::Error {
+        anyhow::Error::new(Self::new(message))
+    }
+}
+
+/// True when any error in the chain is a [`BadInput`].
+pub fn is_bad_input(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| cause.is::<BadInput>())
+}

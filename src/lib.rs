@@ -1,0 +1,21 @@
+//! volk: an AI architect designs software, a person reviews it.
+//!
+//! The library holds everything; `main.rs` only parses the command line and dispatches.
+//! The design loop (`volk`) is a pure state machine; the runtime and the terminal UI
+//! perform the effects it returns.
+
+pub mod config;
+pub mod context;
+pub mod cxp;
+pub mod design;
+pub mod error;
+pub mod fsutil;
+pub mod logging;
+pub mod plan;
+pub mod project;
+pub mod reasoner;
+pub mod reflection;
+pub mod tui;
+pub mod volk;
+
+pub use error::BadInput;

@@ -1,0 +1,34 @@
+//! Diagnostic logging with `tracing`, always to a file: the terminal belongs to the
+//! workbench or to the packet on stdout.
+
+use std::path::PathBuf;
+
+/// Where the log goes: `VOLK_LOG`, else `<cache dir>/volk/volk.log`.
+pub fn log_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("VOLK_LOG") {
+        return Some(PathBuf::from(path));
+    }
+    dirs::cache_dir().map(|d| d.join("volk").join("volk.log"))
+}
+
+/// Installs the file subscriber. Logging is best effort: if the file cannot be
+/// opened, volk runs without a log rather than failing.
+pub fn init() -> Option<()> {
+    let path = log_path()?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).ok()?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .ok()?;
+    let filter = tracing_subscriber::EnvFilter::try_from_env("VOLK_LOG_LEVEL")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::sync::Mutex::new(file))
+        .try_init()
+        .ok()
+}

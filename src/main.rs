@@ -1,0 +1,66 @@
+//! The `volk` command: parse the command line, dispatch, map errors to exit codes.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "volk",
+    version,
+    about = "An AI architect designs software; you review it, live."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The workbench on the bundled example scope, with the offline drafter.
+    Demo(volk::tui::cli::DemoArgs),
+    /// The workbench on a scope: a CXP packet (.json) or a requirements file (.md, .txt).
+    Design(volk::tui::cli::DesignArgs),
+    /// The workbench on an existing project: resumes where it stood.
+    Open(volk::tui::cli::OpenArgs),
+    /// Headless: process one inbound CXP packet and print the outbound packet.
+    Run(volk::volk::cli::RunArgs),
+    /// List, create, update and delete reflection categories and questions.
+    Reflect(volk::reflection::cli::ReflectArgs),
+    /// Hooks for coding agents (the reflection Stop hook and its installer).
+    Hook(volk::reflection::cli::HookArgs),
+    /// MCP server on stdio with the four reflection tools.
+    Mcp(volk::reflection::cli::McpArgs),
+    /// Compile or draw an execution plan.
+    Plan(volk::plan::cli::PlanArgs),
+    /// Show the monorepo context that would be injected into a design prompt.
+    Context(volk::context::cli::ContextArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let _log = volk::logging::init();
+    let result = match cli.command {
+        Command::Demo(args) => volk::tui::cli::demo(args),
+        Command::Design(args) => volk::tui::cli::design(args),
+        Command::Open(args) => volk::tui::cli::open(args),
+        Command::Run(args) => volk::volk::cli::run(args),
+        Command::Reflect(args) => volk::reflection::cli::reflect(args),
+        Command::Hook(args) => volk::reflection::cli::hook(args),
+        Command::Mcp(args) => volk::reflection::cli::mcp(args),
+        Command::Plan(args) => volk::plan::cli::plan(args),
+        Command::Context(args) => volk::context::cli::context(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            let code = if volk::error::is_bad_input(&error) {
+                2
+            } else {
+                1
+            };
+            eprintln!("volk: {error:#}");
+            ExitCode::from(code)
+        }
+    }
+}

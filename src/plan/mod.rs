@@ -1,0 +1,3 @@
+//! Execution plans: model, kinds, compiler and diagnostics.
+
+pub mod cli;

@@ -1,0 +1,5 @@
+//! The project a design lives in: its directory name, scaffold and git history.
+
+pub mod git;
+pub mod scaffold;
+pub mod slug;

@@ -1,0 +1,172 @@
+//! The reasoner: whatever turns a prompt into streamed text. HTTP providers, the
+//! offline drafter and cassette replay all implement [`Reasoner`], so the design loop,
+//! the section parser and the workbench see one stream shape whatever the source.
+
+pub mod offline;
+pub mod select;
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures_util::Stream;
+use serde::{Deserialize, Serialize};
+
+use crate::design::Artifacts;
+
+/// Why the architect is calling the reasoner; providers may tune limits by it and the
+/// offline drafter decides what to write from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    /// First design of a scope.
+    Design,
+    /// A revision answering the reviewer's questions.
+    Update,
+    /// The one reflection pass before finalizing.
+    Reflect,
+    /// The execution plan that goes with the finalized design.
+    Plan,
+}
+
+/// A reviewer's answer to one of the architect's own open questions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    pub question: String,
+    pub answer: String,
+}
+
+/// The structured scope behind a prompt. HTTP providers only send the rendered
+/// prompt; the offline drafter works from these fields directly.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Brief {
+    pub task_summary: String,
+    pub project_name: String,
+    pub requirements: String,
+    pub original_intent: String,
+    pub structured_requirements: Vec<String>,
+    pub nfrs: Vec<String>,
+    pub ux_design: Option<String>,
+    /// The design being revised (update, reflect and plan calls).
+    pub current: Option<Artifacts>,
+    /// The reviewer's numbered questions for this update.
+    pub questions: Vec<String>,
+    /// Answers to the architect's earlier open questions: binding decisions.
+    pub answers: Vec<Answer>,
+    /// Reflection questions to answer (reflect calls).
+    pub reflection_questions: Vec<String>,
+    /// Steering from the person and compiler diagnostics for a plan attempt.
+    pub plan_feedback: Vec<String>,
+    /// The cycle this call produces.
+    pub cycle: u32,
+}
+
+/// One call to a reasoner.
+#[derive(Debug, Clone)]
+pub struct ReasonerRequest {
+    pub purpose: Purpose,
+    pub system: String,
+    pub prompt: String,
+    pub max_tokens: u32,
+    pub brief: Arc<Brief>,
+}
+
+/// Token counts reported by the provider for one call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// What a reasoner stream yields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamEvent {
+    /// Answer text, in order; concatenated it is the whole response.
+    Text {
+        text: String,
+    },
+    /// Model reasoning sent separately (DeepSeek `reasoning_content`, Anthropic
+    /// thinking); shown to the person, never parsed into artifacts.
+    Thinking {
+        text: String,
+    },
+    Usage {
+        usage: Usage,
+    },
+    /// The provider said the response is complete.
+    Finished {
+        stop_reason: Option<String>,
+    },
+}
+
+/// Errors of a reasoner call. Messages never contain a credential.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ReasonerError {
+    #[error("no API key: set {variable} in the environment")]
+    MissingKey { variable: String },
+    #[error("could not connect to {url}: {message}")]
+    Connect { url: String, message: String },
+    #[error("HTTP {status} from {url}: {message}")]
+    Http {
+        status: u16,
+        url: String,
+        message: String,
+    },
+    #[error("the provider reported an error: {0}")]
+    Provider(String),
+    #[error("timed out: {0}")]
+    Timeout(String),
+    #[error("unexpected response: {0}")]
+    Protocol(String),
+    #[error("{path}:{line}: {message}")]
+    Cassette {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    #[error("cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    Config(String),
+}
+
+/// The stream of one call. Dropping it cancels the call at once.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<StreamEvent, ReasonerError>> + Send>>;
+
+/// Anything that answers a prompt with streamed text.
+pub trait Reasoner: Send + Sync {
+    /// Short provider name (`offline`, `openai`, `anthropic`, `replay`).
+    fn name(&self) -> &str;
+    /// The model that answers, as shown in the header.
+    fn model(&self) -> &str;
+    /// Starts the call. Errors before the first event arrive as the first item.
+    fn stream(&self, request: ReasonerRequest) -> EventStream;
+}
+
+pub type SharedReasoner = Arc<dyn Reasoner>;
+
+/// Collects a whole stream into its text, thinking and usage; used by headless runs
+/// and tests that do not need the live view.
+pub async fn collect(mut stream: EventStream) -> Result<Collected, (ReasonerError, Collected)> {
+    use futures_util::StreamExt;
+    let mut out = Collected::default();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(StreamEvent::Text { text }) => out.text.push_str(&text),
+            Ok(StreamEvent::Thinking { text }) => out.thinking.push_str(&text),
+            Ok(StreamEvent::Usage { usage }) => out.usage = Some(usage),
+            Ok(StreamEvent::Finished { stop_reason }) => out.stop_reason = stop_reason,
+            Err(e) => return Err((e, out)),
+        }
+    }
+    Ok(out)
+}
+
+/// The whole of one reasoner response.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Collected {
+    pub text: String,
+    pub thinking: String,
+    pub usage: Option<Usage>,
+    pub stop_reason: Option<String>,
+}

@@ -1,0 +1,3 @@
+//! Reflection questions: config, store, selection, the Stop hook and the MCP tools.
+
+pub mod cli;

@@ -1,0 +1,3 @@
+//! The workbench: a full-screen terminal UI over the design loop.
+
+pub mod cli;
