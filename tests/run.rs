@@ -432,3 +432,151 @@ fn no_mocking_framework_anywhere() {
         assert!(!manifest.contains(name), "Cargo.toml names {name}");
     }
 }
+
+mod interactive {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use tokio::sync::mpsc::UnboundedReceiver;
+    use volk::reasoner::offline::OfflineDrafter;
+    use volk::volk::runtime::{
+        Command, Event, RunOptions, load_design_input, prepare_project, start,
+    };
+    use volk::volk::session::Phase;
+
+    async fn until(
+        events: &mut UnboundedReceiver<Event>,
+        what: &str,
+        pred: impl Fn(&Event) -> bool,
+    ) -> Vec<Event> {
+        let mut seen = Vec::new();
+        loop {
+            let event = tokio::time::timeout(Duration::from_secs(20), events.recv())
+                .await
+                .unwrap_or_else(|_| panic!("timed out waiting for {what}; saw {seen:?}"))
+                .unwrap_or_else(|| panic!("runtime ended before {what}"));
+            let hit = pred(&event);
+            seen.push(event);
+            if hit {
+                return seen;
+            }
+        }
+    }
+
+    fn project(ws: &std::path::Path) -> std::path::PathBuf {
+        let file = ws.join("scope.json");
+        std::fs::write(&file, super::EXAMPLE_1).unwrap();
+        let (scope, thread, trace) = load_design_input(&file).unwrap();
+        let (session, created) = prepare_project(ws, scope, &thread, &trace, 99).unwrap();
+        assert!(created);
+        session.project_dir
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_workbench_loop_runs_to_an_approved_plan() {
+        let ws = tempfile::tempdir().unwrap();
+        let dir = project(ws.path());
+        let (handle, mut events) = start(
+            dir.clone(),
+            Arc::new(OfflineDrafter::default()),
+            RunOptions::default(),
+        )
+        .unwrap();
+        let seen = until(&mut events, "cycle 1", |e| {
+            matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 1 }))
+        })
+        .await;
+        assert!(
+            seen.iter().any(|e| matches!(e, Event::Delta { .. })),
+            "text streams as deltas"
+        );
+        assert!(
+            seen.iter()
+                .any(|e| matches!(e, Event::CycleReady { cycle: 1, .. }))
+        );
+        handle.send(Command::SendQuestions {
+            questions: vec!["Which schema?".into()],
+            answers: vec![],
+        });
+        let seen = until(&mut events, "cycle 2", |e| {
+            matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 2 }))
+        })
+        .await;
+        assert!(
+            seen.iter()
+                .any(|e| matches!(e, Event::Committed { cycle: 2, .. }))
+        );
+        handle.send(Command::Ready);
+        until(&mut events, "plan approval", |e| {
+            matches!(e, Event::Phase(Phase::AwaitingPlanApproval))
+        })
+        .await;
+        handle.send(Command::ApprovePlan);
+        let seen = until(&mut events, "finalized", |e| {
+            matches!(e, Event::Phase(Phase::Finalized))
+        })
+        .await;
+        let path = seen
+            .iter()
+            .find_map(|e| match e {
+                Event::PacketWritten { path, subject } if subject == "implement" => {
+                    Some(path.clone())
+                }
+                _ => None,
+            })
+            .expect("implement packet written");
+        assert!(path.starts_with(dir.join(".volk/outbox")));
+        assert!(dir.join("design/execution_plan.json").is_file());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cancel_stops_the_call_and_retry_resumes_it() {
+        let ws = tempfile::tempdir().unwrap();
+        let dir = project(ws.path());
+        let slow = OfflineDrafter::paced(Duration::from_millis(20), 8);
+        let (handle, mut events) =
+            start(dir.clone(), Arc::new(slow), RunOptions::default()).unwrap();
+        until(&mut events, "first delta", |e| {
+            matches!(e, Event::Delta { .. })
+        })
+        .await;
+        handle.send(Command::Cancel);
+        let seen = until(&mut events, "failure", |e| {
+            matches!(e, Event::Phase(Phase::Failed { .. }))
+        })
+        .await;
+        assert!(seen.iter().any(|e| matches!(
+            e,
+            Event::Error {
+                retryable: true,
+                ..
+            }
+        )));
+        assert!(!seen.iter().any(|e| matches!(e, Event::CycleReady { .. })));
+        assert!(
+            !dir.join("design/architecture.md").exists(),
+            "a cancelled call writes no cycle"
+        );
+        let session = volk::volk::session::Session::load(&dir).unwrap().unwrap();
+        assert!(matches!(session.phase, Phase::Failed { .. }));
+        drop(handle);
+        // A new process (here: a new runtime on the same directory) shows the failure
+        // and retries on request.
+        let (handle, mut events) = start(
+            dir.clone(),
+            Arc::new(OfflineDrafter::default()),
+            RunOptions::default(),
+        )
+        .unwrap();
+        until(&mut events, "failed phase", |e| {
+            matches!(e, Event::Phase(Phase::Failed { .. }))
+        })
+        .await;
+        handle.send(Command::Retry);
+        until(&mut events, "cycle 1", |e| {
+            matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 1 }))
+        })
+        .await;
+        assert!(dir.join("design/architecture.md").is_file());
+    }
+}

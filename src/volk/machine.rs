@@ -786,3 +786,356 @@ fn cycle_message(cycle: u32, changed: &[Section], summary: &str) -> String {
     }
     message
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cxp::Scope;
+    use crate::reasoner::Purpose;
+    use crate::reasoner::offline::draft;
+
+    fn scope() -> Scope {
+        Scope {
+            task_summary: "Build a task management CLI with SQLite storage".into(),
+            project_name: "taskman".into(),
+            requirements: "1. Add tasks\n2. List tasks".into(),
+            subject: "scope_validated".into(),
+            ..Scope::default()
+        }
+    }
+
+    fn architect(mode: Mode, max_cycles: u32) -> Architect {
+        let session = Session::new("thread-1", "trace-1", "/tmp/p".into(), scope(), max_cycles);
+        Architect::new(session, mode)
+    }
+
+    fn call_of(fx: &[Effect]) -> (u64, ReasonerRequest) {
+        fx.iter()
+            .find_map(|e| match e {
+                Effect::CallReasoner { call, request } => Some((*call, request.clone())),
+                _ => None,
+            })
+            .expect("a reasoner call")
+    }
+
+    fn emitted(fx: &[Effect]) -> Option<&Packet> {
+        fx.iter().find_map(|e| match e {
+            Effect::Emit(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    /// Runs the reasoner offline for the pending call.
+    fn answer(a: &mut Architect, fx: &[Effect]) -> Vec<Effect> {
+        let (call, request) = call_of(fx);
+        let text = draft(request.purpose, &request.brief);
+        a.handle(Input::ReasonerDone { call, text }).unwrap()
+    }
+
+    fn designed(mode: Mode, max_cycles: u32) -> Architect {
+        let mut a = architect(mode, max_cycles);
+        a.handle(Input::Begin).unwrap();
+        let fx = a
+            .handle(Input::ContextReady {
+                section: String::new(),
+                symbols: vec![],
+            })
+            .unwrap();
+        answer(&mut a, &fx);
+        a
+    }
+
+    fn feedback(verdict: Verdict, questions: &[&str]) -> Input {
+        Input::Feedback(Feedback {
+            verdict,
+            questions: questions.iter().map(|q| q.to_string()).collect(),
+            design_cycle: None,
+            answers: vec![],
+            project_dir: None,
+        })
+    }
+
+    #[test]
+    fn begin_gathers_context_then_calls_the_reasoner_for_a_design() {
+        let mut a = architect(Mode::Headless, 99);
+        let fx = a.handle(Input::Begin).unwrap();
+        assert!(fx.iter().any(|e| matches!(e, Effect::GatherContext { .. })));
+        let fx = a
+            .handle(Input::ContextReady {
+                section: "class Foo: pass".into(),
+                symbols: vec!["Foo".into()],
+            })
+            .unwrap();
+        let (_, request) = call_of(&fx);
+        assert_eq!(request.purpose, Purpose::Design);
+        assert!(request.prompt.contains("class Foo: pass"));
+        assert_eq!(a.phase(), &Phase::Designing { cycle: 1 });
+    }
+
+    #[test]
+    fn a_design_is_written_and_committed_before_the_review_packet() {
+        let mut a = architect(Mode::Headless, 99);
+        a.handle(Input::Begin).unwrap();
+        let fx = a
+            .handle(Input::ContextReady {
+                section: String::new(),
+                symbols: vec![],
+            })
+            .unwrap();
+        let fx = answer(&mut a, &fx);
+        let write = fx
+            .iter()
+            .position(|e| matches!(e, Effect::WriteDocs { .. }))
+            .unwrap();
+        let commit = fx
+            .iter()
+            .position(|e| matches!(e, Effect::Commit { .. }))
+            .unwrap();
+        let emit = fx
+            .iter()
+            .position(|e| matches!(e, Effect::Emit(_)))
+            .unwrap();
+        assert!(write < commit && commit < emit);
+        let packet = emitted(&fx).unwrap();
+        assert_eq!(packet.header.subject, "design_review");
+        assert_eq!(packet.header.to_agent, "J:Junior");
+        assert_eq!(packet.payload["design_cycle"], 1);
+        assert_eq!(packet.payload["project_dir"], "/tmp/p");
+        assert_eq!(a.phase(), &Phase::AwaitingReview { cycle: 1 });
+    }
+
+    #[test]
+    fn questions_start_the_next_cycle_with_numbered_questions() {
+        let mut a = designed(Mode::Headless, 99);
+        let fx = a
+            .handle(feedback(
+                Verdict::Questions,
+                &["Schema?", "Delete or flag?"],
+            ))
+            .unwrap();
+        let (_, request) = call_of(&fx);
+        assert_eq!(request.purpose, Purpose::Update);
+        assert!(request.prompt.contains("1. Schema?\n2. Delete or flag?"));
+        assert_eq!(a.phase(), &Phase::Designing { cycle: 2 });
+        let fx = answer(&mut a, &fx);
+        assert_eq!(a.session.cycle, 2);
+        assert_eq!(emitted(&fx).unwrap().payload["design_cycle"], 2);
+    }
+
+    #[test]
+    fn ready_reflects_finalizes_plans_and_escalates_in_order() {
+        let mut a = designed(Mode::Headless, 99);
+        let fx = a.handle(feedback(Verdict::Ready, &[])).unwrap();
+        assert!(fx.iter().any(|e| matches!(e, Effect::LoadReflection)));
+        let fx = a
+            .handle(Input::ReflectionLoaded(Ok(Some(vec![
+                "Is it testable?".into(),
+            ]))))
+            .unwrap();
+        let (_, request) = call_of(&fx);
+        assert_eq!(request.purpose, Purpose::Reflect);
+        assert!(request.prompt.contains("1. Is it testable?"));
+        let fx = answer(&mut a, &fx);
+        // Headless: the answers are shown, never journaled, and finalization follows.
+        assert!(
+            fx.iter()
+                .any(|e| matches!(e, Effect::ShowReflection { .. }))
+        );
+        for e in &fx {
+            if let Effect::Journal(j) = e {
+                assert!(
+                    !j.detail.to_string().contains("Verdict"),
+                    "answers leaked into the journal"
+                );
+            }
+        }
+        let write = fx
+            .iter()
+            .position(|e| matches!(e, Effect::WriteDocs { .. }))
+            .unwrap();
+        let commit = fx
+            .iter()
+            .position(|e| matches!(e, Effect::Commit { .. }))
+            .unwrap();
+        assert!(write < commit);
+        let fx = answer(&mut a, &fx); // the plan
+        let packet = emitted(&fx).unwrap();
+        assert_eq!(packet.header.subject, "implement");
+        assert_eq!(packet.header.to_agent, "U:Cd");
+        for key in [
+            "architecture",
+            "requirements",
+            "file_tree",
+            "api_spec",
+            "class_diagram",
+        ] {
+            assert!(packet.payload.contains_key(key), "{key}");
+        }
+        for key in [
+            "project_dir",
+            "task_summary",
+            "original_intent",
+            "structured_requirements",
+            "user_stories",
+            "monorepo_src_section",
+            "nfrs",
+            "spec_metadata",
+        ] {
+            assert!(packet.payload.contains_key(key), "{key}");
+        }
+        assert!(packet.payload.contains_key("execution_plan"));
+        let plan_write = fx
+            .iter()
+            .position(|e| matches!(e, Effect::WritePlan { .. }))
+            .unwrap();
+        let emit = fx
+            .iter()
+            .position(|e| matches!(e, Effect::Emit(_)))
+            .unwrap();
+        assert!(plan_write < emit);
+        assert_eq!(a.phase(), &Phase::Finalized);
+    }
+
+    #[test]
+    fn cycle_limit_forces_finalization_with_a_warning() {
+        let mut a = designed(Mode::Headless, 1);
+        let fx = a.handle(feedback(Verdict::Questions, &["More?"])).unwrap();
+        assert!(fx.iter().any(
+            |e| matches!(e, Effect::Warn(w) if w.contains("[U:Ar] Max design cycles reached"))
+        ));
+        assert!(a.session.forced);
+        assert_eq!(a.phase(), &Phase::Reflecting);
+    }
+
+    #[test]
+    fn empty_sections_are_still_in_the_implement_packet() {
+        let mut a = architect(Mode::Headless, 99);
+        a.handle(Input::Begin).unwrap();
+        let fx = a
+            .handle(Input::ContextReady {
+                section: String::new(),
+                symbols: vec![],
+            })
+            .unwrap();
+        let (call, _) = call_of(&fx);
+        a.handle(Input::ReasonerDone {
+            call,
+            text: "ARCHITECTURE:\nonly this".into(),
+        })
+        .unwrap();
+        a.handle(feedback(Verdict::Ready, &[])).unwrap();
+        let fx = a.handle(Input::ReflectionLoaded(Ok(None))).unwrap();
+        let fx = answer(&mut a, &fx);
+        let packet = emitted(&fx).unwrap();
+        assert_eq!(packet.payload["file_tree"], "");
+        assert_eq!(packet.payload["architecture"], "only this");
+    }
+
+    #[test]
+    fn a_reply_without_markers_fails_and_can_be_retried() {
+        let mut a = architect(Mode::Interactive, 99);
+        a.handle(Input::Begin).unwrap();
+        let fx = a
+            .handle(Input::ContextReady {
+                section: String::new(),
+                symbols: vec![],
+            })
+            .unwrap();
+        let (call, _) = call_of(&fx);
+        let fx = a
+            .handle(Input::ReasonerDone {
+                call,
+                text: "I cannot help".into(),
+            })
+            .unwrap();
+        assert!(fx.iter().any(|e| matches!(
+            e,
+            Effect::Failed {
+                retryable: true,
+                ..
+            }
+        )));
+        assert!(matches!(a.phase(), Phase::Failed { .. }));
+        let fx = a.handle(Input::Retry).unwrap();
+        let (_, request) = call_of(&fx);
+        assert_eq!(request.purpose, Purpose::Design);
+        assert_eq!(a.phase(), &Phase::Designing { cycle: 1 });
+    }
+
+    #[test]
+    fn stale_results_and_wrong_inputs_change_nothing() {
+        let mut a = designed(Mode::Interactive, 99);
+        assert!(
+            a.handle(Input::ReasonerDone {
+                call: 999,
+                text: "x".into()
+            })
+            .unwrap()
+            .is_empty()
+        );
+        assert!(matches!(
+            a.handle(Input::PlanApproved),
+            Err(Refusal::WrongPhase { .. })
+        ));
+        let stale = Input::Feedback(Feedback {
+            verdict: Verdict::Ready,
+            questions: vec![],
+            design_cycle: Some(5),
+            answers: vec![],
+            project_dir: None,
+        });
+        assert!(matches!(
+            a.handle(stale),
+            Err(Refusal::StaleCycle {
+                got: 5,
+                expected: 1,
+                ..
+            })
+        ));
+        assert_eq!(a.phase(), &Phase::AwaitingReview { cycle: 1 });
+    }
+
+    #[test]
+    fn interactive_waits_for_finalize_and_plan_approval_and_honours_steering() {
+        let mut a = designed(Mode::Interactive, 99);
+        a.handle(feedback(Verdict::Ready, &[])).unwrap();
+        let fx = a
+            .handle(Input::ReflectionLoaded(Ok(Some(vec!["Q?".into()]))))
+            .unwrap();
+        answer(&mut a, &fx);
+        assert_eq!(a.phase(), &Phase::AwaitingFinalize);
+        let fx = a.handle(Input::Finalize).unwrap();
+        let fx = answer(&mut a, &fx);
+        assert!(fx.iter().any(|e| matches!(e, Effect::ShowPlan(p) if p.ok)));
+        assert_eq!(a.phase(), &Phase::AwaitingPlanApproval);
+        let fx = a
+            .handle(Input::PlanSteer("one stage per module".into()))
+            .unwrap();
+        let (_, request) = call_of(&fx);
+        assert!(request.prompt.contains("one stage per module"));
+        answer(&mut a, &fx);
+        let fx = a.handle(Input::PlanApproved).unwrap();
+        assert_eq!(emitted(&fx).unwrap().header.subject, "implement");
+        assert_eq!(a.phase(), &Phase::Finalized);
+    }
+
+    #[test]
+    fn answers_bind_the_next_cycle() {
+        let mut a = designed(Mode::Headless, 99);
+        let fx = a
+            .handle(Input::Feedback(Feedback {
+                verdict: Verdict::Questions,
+                questions: vec!["Schema?".into()],
+                design_cycle: Some(1),
+                answers: vec![crate::reasoner::Answer {
+                    question: "Shared?".into(),
+                    answer: "No, single user".into(),
+                }],
+                project_dir: None,
+            }))
+            .unwrap();
+        let (_, request) = call_of(&fx);
+        assert!(request.prompt.contains("No, single user"));
+        assert!(request.prompt.contains("binding"));
+    }
+}

@@ -1,0 +1,73 @@
+//! Property: feeding the section parser in chunks split anywhere (even inside a UTF-8
+//! character, a marker or a fence) gives exactly what one pass gives.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use proptest::prelude::*;
+use volk::design::parser::{SectionParser, parse};
+
+fn line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("ARCHITECTURE:".to_string()),
+        Just("REQUIREMENTS:".to_string()),
+        Just("FILE_TREE:".to_string()),
+        Just("API_SPEC: inline text".to_string()),
+        Just("## CLASS_DIAGRAM:".to_string()),
+        Just("**API_SPEC:**".to_string()),
+        Just("**FILE_TREE**:".to_string()),
+        Just("```".to_string()),
+        Just("```mermaid".to_string()),
+        Just("~~~".to_string()),
+        Just("├── src/ünï/ — 日本".to_string()),
+        Just("   ".to_string()),
+        Just(String::new()),
+        "[ -~]{0,30}",
+        "\\PC{0,12}",
+    ]
+}
+
+fn document() -> impl Strategy<Value = String> {
+    (prop::collection::vec(line(), 0..40), prop::bool::ANY).prop_map(|(lines, trailing_newline)| {
+        let mut text = lines.join("\n");
+        if trailing_newline {
+            text.push('\n');
+        }
+        text
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn chunked_equals_one_pass(doc in document(), cuts in prop::collection::vec(0usize..4096, 0..24)) {
+        let bytes = doc.as_bytes();
+        let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
+        points.sort_unstable();
+        let mut parser = SectionParser::new();
+        let mut start = 0;
+        for p in points {
+            parser.feed(&bytes[start..p]);
+            start = p;
+        }
+        parser.feed(&bytes[start..]);
+        prop_assert_eq!(parser.finish(), parse(&doc));
+    }
+
+    #[test]
+    fn growing_section_matches_the_prefix(doc in document(), cut in 0usize..4096) {
+        let bytes = doc.as_bytes();
+        let cut = cut % (bytes.len() + 1);
+        let mut parser = SectionParser::new();
+        parser.feed(&bytes[..cut]);
+        let growing = parser.growing();
+        // Whatever section grows after a prefix is the one a one-pass parse of the
+        // prefix's complete lines ends in.
+        let complete = match bytes[..cut].iter().rposition(|b| *b == b'\n') {
+            Some(i) => &bytes[..=i],
+            None => &bytes[..0],
+        };
+        let mut reference = SectionParser::new();
+        reference.feed(complete);
+        prop_assert_eq!(growing, reference.growing());
+    }
+}
