@@ -1,5 +1,6 @@
 //! Section parser throughput: one pass over a 10 MB response, and the same response
 //! fed in 16-byte chunks as a stream would deliver it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

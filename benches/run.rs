@@ -1,6 +1,8 @@
 //! `volk run` on the spec's example 1 with the offline drafter: a fresh workspace each
 //! time, so scaffold, git init, the design, the docs and the commit are all counted.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::{Command, Stdio};
 
 use criterion::{Criterion, criterion_group, criterion_main};
