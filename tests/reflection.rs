@@ -2,6 +2,8 @@
 //! processes, the Stop hook's protocol, the installers, and the MCP server driven over
 //! stdio by rmcp's client.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

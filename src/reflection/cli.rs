@@ -382,7 +382,13 @@ pub fn hook(args: HookArgs) -> anyhow::Result<ExitCode> {
 /// stderr gets one line saying why.
 fn stop_hook(host: Option<Host>, config: Option<PathBuf>) -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
-        let message = info.payload_as_str().unwrap_or("panic").replace('\n', " ");
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("panic")
+            .replace('\n', " ");
         eprintln!("volk hook stop: internal error: {message}");
     }));
     let outcome = std::panic::catch_unwind(|| {
