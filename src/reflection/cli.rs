@@ -1,26 +1,460 @@
 //! `volk reflect`, `volk hook`, `volk mcp`.
 
+use std::io::{Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, Subcommand};
+
+use super::error::ReflectionError;
+use super::hook::{self, HookContext, Host};
+use super::install::{self, InstallError, Scope};
+use super::ops::{self, DeleteMode};
+use super::select::select;
+use super::store::{ConfigStore, Source, locate_config};
+use crate::BadInput;
+
+/// The hook reads at most this much stdin; hosts send a few kilobytes.
+const MAX_HOOK_INPUT: u64 = 16 * 1024 * 1024;
 
 #[derive(Debug, Args)]
-pub struct ReflectArgs {}
-
-#[derive(Debug, Args)]
-pub struct HookArgs {}
-
-#[derive(Debug, Args)]
-pub struct McpArgs {}
-
-pub fn reflect(_args: ReflectArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("reflection is not built yet")
+pub struct ReflectArgs {
+    /// The config file [default: .prd_plugin/config.json at the project root].
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: ReflectCommand,
 }
 
-pub fn hook(_args: HookArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("reflection is not built yet")
+#[derive(Debug, Subcommand)]
+enum ReflectCommand {
+    /// Show the policy, the categories and their questions.
+    List {
+        /// Print the reflection section as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a category or a question.
+    #[command(subcommand)]
+    Create(CreateCommand),
+    /// Rename, enable, disable or move.
+    #[command(subcommand)]
+    Update(UpdateCommand),
+    /// Remove a category or a question.
+    #[command(subcommand)]
+    Delete(DeleteCommand),
+    /// Show or change the policy: on/off, asking on Stop, questions per Stop.
+    Policy(PolicyArgs),
 }
 
-pub fn mcp(_args: McpArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("reflection is not built yet")
+#[derive(Debug, Subcommand)]
+enum CreateCommand {
+    /// Add a category; prints its id.
+    Category {
+        #[arg(long)]
+        name: String,
+        /// Lowercase letters, digits and dashes [default: derived from the name].
+        #[arg(long)]
+        id: Option<String>,
+        #[arg(long)]
+        disabled: bool,
+    },
+    /// Add a question; prints its new RFQ- id.
+    Question {
+        /// The id of the category that holds it.
+        #[arg(long)]
+        category: String,
+        #[arg(long)]
+        text: String,
+        #[arg(long)]
+        disabled: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+struct Toggle {
+    #[arg(long, conflicts_with = "disable")]
+    enable: bool,
+    #[arg(long)]
+    disable: bool,
+}
+
+impl Toggle {
+    fn value(&self) -> Option<bool> {
+        match (self.enable, self.disable) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum UpdateCommand {
+    Category {
+        id: String,
+        #[arg(long)]
+        name: Option<String>,
+        #[command(flatten)]
+        toggle: Toggle,
+    },
+    Question {
+        /// RFQ-…
+        id: String,
+        #[arg(long)]
+        text: Option<String>,
+        #[command(flatten)]
+        toggle: Toggle,
+        /// Move the question to the end of this category.
+        #[arg(long)]
+        category: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum DeleteCommand {
+    Category {
+        id: String,
+        /// Delete its questions too.
+        #[arg(long)]
+        force: bool,
+    },
+    Question {
+        /// RFQ-…
+        id: String,
+    },
+}
+
+#[derive(Debug, Args)]
+struct PolicyArgs {
+    #[command(flatten)]
+    toggle: Toggle,
+    /// Whether the Stop hook of coding agents asks the questions.
+    #[arg(long, value_name = "true|false")]
+    on_stop: Option<bool>,
+    /// At most this many questions per Stop (1 to 10).
+    #[arg(long, value_name = "N")]
+    max_questions: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    command: HookCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum HookCommand {
+    /// The Stop hook: reads the host's JSON on stdin, prints a block decision or nothing.
+    Stop {
+        /// The agent that runs the hook [default: detected from the input].
+        #[arg(long, value_enum)]
+        host: Option<Host>,
+        /// The config file [default: .prd_plugin/config.json at the project root of the input's cwd].
+        #[arg(long, value_name = "PATH")]
+        config: Option<PathBuf>,
+    },
+    /// Register the Stop hook with a coding agent (idempotent).
+    Install {
+        #[arg(long, value_enum)]
+        host: Host,
+        /// In the user's settings instead of the project's.
+        #[arg(long)]
+        user: bool,
+        /// The command that starts volk [default: the absolute path of this volk].
+        #[arg(long, value_name = "CMD")]
+        command: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The config file [default: .prd_plugin/config.json at the project root].
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+}
+
+fn current_dir() -> anyhow::Result<PathBuf> {
+    std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))
+}
+
+fn store_for(config: Option<PathBuf>) -> anyhow::Result<ConfigStore> {
+    Ok(ConfigStore::new(match config {
+        Some(path) => path,
+        None => locate_config(&current_dir()?),
+    }))
+}
+
+fn fail(error: ReflectionError) -> anyhow::Error {
+    if error.is_user_error() {
+        BadInput::err(error.to_string())
+    } else {
+        anyhow::Error::new(error)
+    }
+}
+
+fn on_off(flag: bool) -> &'static str {
+    if flag { "enabled" } else { "disabled" }
+}
+
+pub fn reflect(args: ReflectArgs) -> anyhow::Result<ExitCode> {
+    let store = store_for(args.config)?;
+    let mut out = std::io::stdout().lock();
+    match args.command {
+        ReflectCommand::List { json } => {
+            let loaded = store.load().map_err(fail)?;
+            if json {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&loaded.config.to_json())?
+                )?;
+            } else {
+                print_list(&mut out, &store, &loaded)?;
+            }
+        }
+        ReflectCommand::Create(CreateCommand::Category { name, id, disabled }) => {
+            let made = ops::create_category(
+                &store,
+                ops::NewCategory {
+                    name,
+                    id,
+                    enabled: !disabled,
+                },
+            )
+            .map_err(fail)?;
+            writeln!(out, "{}", made.id)?;
+        }
+        ReflectCommand::Create(CreateCommand::Question {
+            category,
+            text,
+            disabled,
+        }) => {
+            let made = ops::create_question(
+                &store,
+                ops::NewQuestion {
+                    category,
+                    text,
+                    enabled: !disabled,
+                },
+            )
+            .map_err(fail)?;
+            writeln!(out, "{}", made.question.id)?;
+        }
+        ReflectCommand::Update(UpdateCommand::Category { id, name, toggle }) => {
+            let c = ops::update_category(
+                &store,
+                &id,
+                ops::CategoryChange {
+                    name,
+                    enabled: toggle.value(),
+                },
+            )
+            .map_err(fail)?;
+            writeln!(
+                out,
+                "updated category {} \"{}\" ({})",
+                c.id,
+                c.name,
+                on_off(c.enabled)
+            )?;
+        }
+        ReflectCommand::Update(UpdateCommand::Question {
+            id,
+            text,
+            toggle,
+            category,
+        }) => {
+            let q = ops::update_question(
+                &store,
+                &id,
+                ops::QuestionChange {
+                    text,
+                    enabled: toggle.value(),
+                    category,
+                },
+            )
+            .map_err(fail)?;
+            writeln!(
+                out,
+                "updated {} in {} ({})",
+                q.question.id,
+                q.category,
+                on_off(q.question.enabled)
+            )?;
+        }
+        ReflectCommand::Delete(DeleteCommand::Category { id, force }) => {
+            let mode = if force {
+                DeleteMode::WithQuestions
+            } else {
+                DeleteMode::OnlyIfEmpty
+            };
+            let c = ops::delete_category(&store, &id, mode).map_err(fail)?;
+            writeln!(
+                out,
+                "deleted category {} with {} question(s)",
+                c.id, c.questions
+            )?;
+        }
+        ReflectCommand::Delete(DeleteCommand::Question { id }) => {
+            let q = ops::delete_question(&store, &id).map_err(fail)?;
+            writeln!(out, "deleted {} from {}", q.question.id, q.category)?;
+        }
+        ReflectCommand::Policy(policy) => {
+            let change = ops::PolicyChange {
+                enabled: policy.toggle.value(),
+                on_stop: policy.on_stop,
+                max_questions_per_stop: policy.max_questions,
+            };
+            let p = if change.enabled.is_none()
+                && change.on_stop.is_none()
+                && change.max_questions_per_stop.is_none()
+            {
+                let c = store.load().map_err(fail)?.config;
+                ops::Policy {
+                    enabled: c.enabled,
+                    on_stop: c.on_stop,
+                    max_questions_per_stop: c.max_questions_per_stop,
+                }
+            } else {
+                ops::update_policy(&store, change).map_err(fail)?
+            };
+            writeln!(
+                out,
+                "reflection {}; on stop: {}; at most {} question(s) per stop",
+                on_off(p.enabled),
+                if p.on_stop { "yes" } else { "no" },
+                p.max_questions_per_stop
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_list(
+    out: &mut impl Write,
+    store: &ConfigStore,
+    loaded: &super::store::Loaded,
+) -> anyhow::Result<()> {
+    let c = &loaded.config;
+    let source = match loaded.source {
+        Source::File => String::new(),
+        Source::Defaults => " (no reflection section: the default set)".to_string(),
+    };
+    writeln!(out, "config: {}{source}", store.path().display())?;
+    writeln!(
+        out,
+        "reflection {}; on stop: {}; at most {} question(s) per stop",
+        on_off(c.enabled),
+        if c.on_stop { "yes" } else { "no" },
+        c.max_questions_per_stop
+    )?;
+    let asked: Vec<String> = select(c).into_iter().map(|q| q.id).collect();
+    if !asked.is_empty() {
+        writeln!(out, "asked: {}", asked.join(", "))?;
+    }
+    for category in &c.categories {
+        let off = if category.enabled { "" } else { "  [disabled]" };
+        writeln!(out, "\n{}  {}{off}", category.id, category.name)?;
+        if category.questions.is_empty() {
+            writeln!(out, "  (no questions)")?;
+        }
+        for q in &category.questions {
+            let off = if q.enabled { "" } else { "[disabled] " };
+            writeln!(out, "  {}  {off}{}", q.id, q.text)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn hook(args: HookArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        HookCommand::Stop { host, config } => Ok(stop_hook(host, config)),
+        HookCommand::Install {
+            host,
+            user,
+            command,
+        } => install_hook(host, user, command),
+    }
+}
+
+/// Runs the Stop hook and always exits 0: whatever fails, the agent may stop, and
+/// stderr gets one line saying why.
+fn stop_hook(host: Option<Host>, config: Option<PathBuf>) -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("panic")
+            .replace('\n', " ");
+        eprintln!("volk hook stop: internal error: {message}");
+    }));
+    let outcome = std::panic::catch_unwind(|| {
+        let mut input = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(MAX_HOOK_INPUT)
+            .read_to_end(&mut input)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        hook::decide(&input, &HookContext::from_env(host, config))
+    });
+    match outcome {
+        Ok(Ok(decision)) => {
+            tracing::debug!(?decision, "stop hook");
+            if let Some(line) = decision.stdout() {
+                let mut out = std::io::stdout().lock();
+                if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+                    eprintln!("volk hook stop: cannot write to stdout");
+                }
+            }
+        }
+        Ok(Err(message)) => eprintln!("volk hook stop: {}", message.replace('\n', " ")),
+        Err(_) => {}
+    }
+    ExitCode::SUCCESS
+}
+
+fn install_hook(host: Host, user: bool, command: Option<String>) -> anyhow::Result<ExitCode> {
+    let scope = if user {
+        Scope::User(
+            dirs::home_dir().ok_or_else(|| BadInput::err(InstallError::NoHome.to_string()))?,
+        )
+    } else {
+        let config = locate_config(&current_dir()?);
+        let root = config
+            .parent()
+            .and_then(|p| p.parent())
+            .map(PathBuf::from)
+            .unwrap_or(current_dir()?);
+        Scope::Project(root)
+    };
+    let volk = match command {
+        Some(command) if !command.trim().is_empty() => command.trim().to_string(),
+        Some(_) => return Err(BadInput::err("--command: must not be empty")),
+        None => {
+            let exe = std::env::current_exe()
+                .map_err(|e| anyhow::anyhow!("cannot find the volk executable: {e}"))?;
+            install::shell_quote(&exe.to_string_lossy())
+        }
+    };
+    let (path, outcome) = install::install(host, &scope, &volk).map_err(|e| {
+        if e.is_user_error() {
+            BadInput::err(e.to_string())
+        } else {
+            anyhow::Error::new(e)
+        }
+    })?;
+    println!("{}: {}", outcome.describe(), path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
+    let store = store_for(args.config)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(super::mcp::serve(store))?;
+    Ok(ExitCode::SUCCESS)
 }

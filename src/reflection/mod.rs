@@ -1,3 +1,61 @@
-//! Reflection questions: config, store, selection, the Stop hook and the MCP tools.
+//! Reflection questions: one config of categories and `RFQ-` questions in
+//! `.prd_plugin/config.json`, edited by people (`volk reflect`, or the JSON by hand),
+//! by agents (`volk mcp`), and read by the Stop hook of coding agents (`volk hook
+//! stop`) and by volk's own architect before it finalizes a design.
 
 pub mod cli;
+pub mod defaults;
+pub mod error;
+pub mod hook;
+pub mod install;
+pub mod mcp;
+pub mod model;
+pub mod ops;
+pub mod select;
+pub mod store;
+
+use std::path::Path;
+
+pub use error::ReflectionError;
+pub use model::ReflectionConfig;
+pub use select::SelectedQuestion;
+pub use store::{ConfigStore, locate_config};
+
+/// The questions the architect answers before finalizing: `None` when reflection is
+/// off (`enabled: false`); otherwise the same deterministic selection the Stop hook
+/// makes. A missing file or section means the default set, which is enabled.
+/// `on_stop` and `PRD_REFLECTION` govern the Stop hook of coding agents only.
+pub fn architect_questions(
+    config_path: &Path,
+) -> Result<Option<Vec<SelectedQuestion>>, ReflectionError> {
+    let loaded = ConfigStore::new(config_path).load()?;
+    if !loaded.config.enabled {
+        return Ok(None);
+    }
+    Ok(Some(select::select(&loaded.config)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn architect_questions_follow_the_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".prd_plugin").join("config.json");
+        let defaults = architect_questions(&path).unwrap().unwrap();
+        assert_eq!(defaults.len(), 3);
+        assert!(defaults[0].id.starts_with("RFQ-"));
+        ops::update_policy(
+            &ConfigStore::new(&path),
+            ops::PolicyChange {
+                enabled: Some(false),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(architect_questions(&path).unwrap(), None);
+        std::fs::write(&path, "{\"reflection\": 1}").unwrap();
+        assert!(architect_questions(&path).is_err());
+    }
+}
