@@ -85,11 +85,15 @@ struct Loaded {
 fn load(args: &SourceArgs) -> anyhow::Result<Loaded> {
     for id in &args.given {
         if !is_snake_case(id) {
-            return Err(BadInput::err(format!("--given: `{id}` is not a snake_case artifact id")));
+            return Err(BadInput::err(format!(
+                "--given: `{id}` is not a snake_case artifact id"
+            )));
         }
     }
     let kinds = match &args.kinds {
-        Some(path) => KindRegistry::with_overrides(path).map_err(|e| BadInput::err(e.to_string()))?,
+        Some(path) => {
+            KindRegistry::with_overrides(path).map_err(|e| BadInput::err(e.to_string()))?
+        }
         None => KindRegistry::builtin(),
     };
     let (name, bytes) = if args.file.as_os_str() == "-" {
@@ -100,13 +104,22 @@ fn load(args: &SourceArgs) -> anyhow::Result<Loaded> {
         ("<stdin>".to_string(), bytes)
     } else {
         let name = args.file.display().to_string();
-        let bytes = std::fs::read(&args.file).map_err(|e| BadInput::err(format!("{name}: cannot read: {e}")))?;
+        let bytes = std::fs::read(&args.file)
+            .map_err(|e| BadInput::err(format!("{name}: cannot read: {e}")))?;
         (name, bytes)
     };
-    let source = String::from_utf8(bytes)
-        .map_err(|e| BadInput::err(format!("{name}: not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))?;
+    let source = String::from_utf8(bytes).map_err(|e| {
+        BadInput::err(format!(
+            "{name}: not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
     let compiled = compile(&source, &kinds, &args.given);
-    Ok(Loaded { name, source, compiled })
+    Ok(Loaded {
+        name,
+        source,
+        compiled,
+    })
 }
 
 fn colour(choice: ColorChoice, terminal: bool) -> Colour {
@@ -127,7 +140,10 @@ fn status(compiled: &Compiled) -> ExitCode {
 }
 
 fn shape(compiled: &Compiled) -> Option<(usize, usize)> {
-    compiled.plan.as_ref().map(|p| (p.stages.len(), p.edges.len()))
+    compiled
+        .plan
+        .as_ref()
+        .map(|p| (p.stages.len(), p.edges.len()))
 }
 
 fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
@@ -135,11 +151,17 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let diags = &loaded.compiled.diagnostics;
     match args.format {
         Format::Json => {
-            println!("{}", serde_json::to_string_pretty(&render_json(&loaded.name, diags))?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&render_json(&loaded.name, diags))?
+            );
         }
         Format::Human => {
             let colour = colour(args.source.color, std::io::stdout().is_terminal());
-            print!("{}", render_human_styled(&loaded.name, &loaded.source, diags, colour));
+            print!(
+                "{}",
+                render_human_styled(&loaded.name, &loaded.source, diags, colour)
+            );
             println!("{}", summary(&loaded.name, diags, shape(&loaded.compiled)));
         }
     }
@@ -156,7 +178,10 @@ fn show(args: ShowArgs) -> anyhow::Result<ExitCode> {
     }
     if !diags.is_empty() {
         let colour = colour(args.source.color, std::io::stderr().is_terminal());
-        eprint!("{}", render_human_styled(&loaded.name, &loaded.source, diags, colour));
+        eprint!(
+            "{}",
+            render_human_styled(&loaded.name, &loaded.source, diags, colour)
+        );
         eprintln!("{}", summary(&loaded.name, diags, shape(&loaded.compiled)));
     }
     Ok(status(&loaded.compiled))

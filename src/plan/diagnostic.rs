@@ -135,7 +135,12 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic at `span`; line and column are filled in by [`LineIndex::locate_all`].
-    pub fn new(code: Code, message: impl Into<String>, path: impl Into<String>, span: Range<usize>) -> Self {
+    pub fn new(
+        code: Code,
+        message: impl Into<String>,
+        path: impl Into<String>,
+        span: Range<usize>,
+    ) -> Self {
         Diagnostic {
             severity: code.severity(),
             code,
@@ -157,7 +162,12 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_related(mut self, message: impl Into<String>, path: impl Into<String>, span: Range<usize>) -> Self {
+    pub fn with_related(
+        mut self,
+        message: impl Into<String>,
+        path: impl Into<String>,
+        span: Range<usize>,
+    ) -> Self {
         self.related.push(Related {
             message: message.into(),
             location: Location {

@@ -54,16 +54,24 @@ pub fn draw(plan: &ExecutionPlan) -> Vec<String> {
     }
 
     for (i, header) in headers.iter().enumerate() {
-        out.push(format!("┌─{header}{}┐", "─".repeat(inner.saturating_sub(header.width() + 1))));
+        out.push(format!(
+            "┌─{header}{}┐",
+            "─".repeat(inner.saturating_sub(header.width() + 1))
+        ));
         for line in &bodies[i] {
-            out.push(format!("│ {line}{}│", " ".repeat(inner.saturating_sub(line.width() + 1))));
+            out.push(format!(
+                "│ {line}{}│",
+                " ".repeat(inner.saturating_sub(line.width() + 1))
+            ));
         }
         out.push(format!("└{}┘", "─".repeat(inner)));
 
         let edges = &outbound[i];
         let target_of = |e: usize| match &plan.edges[e].to {
             Endpoint::Done => Target::Done,
-            Endpoint::Stage(id) => index.get(id.as_str()).map_or(Target::Unknown, |&t| Target::Stage(t)),
+            Endpoint::Stage(id) => index
+                .get(id.as_str())
+                .map_or(Target::Unknown, |&t| Target::Stage(t)),
         };
         let next = Target::Stage(i + 1);
         if let [only] = edges.as_slice()
@@ -77,7 +85,11 @@ pub fn draw(plan: &ExecutionPlan) -> Vec<String> {
             out.push(format!("{STEM}✗ no outbound edge"));
         }
         for (k, &e) in edges.iter().enumerate() {
-            let branch = if k + 1 == edges.len() { "└─" } else { "├─" };
+            let branch = if k + 1 == edges.len() {
+                "└─"
+            } else {
+                "├─"
+            };
             let label = plan.edges[e].condition.label();
             let target = match target_of(e) {
                 Target::Done => "▶ done".to_string(),
@@ -130,7 +142,11 @@ fn body(stage: &Stage) -> Vec<String> {
     if !stage.tools.is_empty() {
         lines.push(format!("tools     {}", stage.tools.join(", ")));
     }
-    let prompt = stage.prompt.split_whitespace().collect::<Vec<_>>().join(" ");
+    let prompt = stage
+        .prompt
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     lines.push(format!("prompt    {}", cut(&prompt, PROMPT_COLUMNS)));
     lines
 }
@@ -188,9 +204,18 @@ mod tests {
         };
         ExecutionPlan {
             goal: "Ship it.".into(),
-            stages: vec![stage("build", "implementer", "file_written"), stage("review", "reviewer", "review_report")],
+            stages: vec![
+                stage("build", "implementer", "file_written"),
+                stage("review", "reviewer", "review_report"),
+            ],
             edges: vec![
-                edge("build", "review", Condition::ArtifactValidated { artifact_id: "build_out".into() }),
+                edge(
+                    "build",
+                    "review",
+                    Condition::ArtifactValidated {
+                        artifact_id: "build_out".into(),
+                    },
+                ),
                 edge("review", "done", verdict(Operator::Eq)),
                 edge("review", "build", verdict(Operator::Neq)),
             ],
@@ -215,7 +240,13 @@ mod tests {
     fn marks_unknown_targets_and_missing_edges() {
         let mut plan = review_plan();
         plan.edges[0].to = "nowhere".into();
-        plan.edges.push(edge("ghost", "done", Condition::ArtifactValidated { artifact_id: "x".into() }));
+        plan.edges.push(edge(
+            "ghost",
+            "done",
+            Condition::ArtifactValidated {
+                artifact_id: "x".into(),
+            },
+        ));
         plan.edges.retain(|e| e.from.as_str() != "review");
         let text = draw(&plan).join("\n");
         assert!(text.contains("▶ ? nowhere"), "{text}");

@@ -5,10 +5,16 @@
 /// reply holds no object at all.
 pub fn extract_json(reply: &str) -> Option<&str> {
     let fences = fenced_blocks(reply);
-    if let Some((_, body)) = fences.iter().find(|(lang, _)| lang.eq_ignore_ascii_case("json")) {
+    if let Some((_, body)) = fences
+        .iter()
+        .find(|(lang, _)| lang.eq_ignore_ascii_case("json"))
+    {
         return Some(body.trim());
     }
-    if let Some((_, body)) = fences.iter().find(|(_, body)| body.trim_start().starts_with('{')) {
+    if let Some((_, body)) = fences
+        .iter()
+        .find(|(_, body)| body.trim_start().starts_with('{'))
+    {
         return Some(body.trim());
     }
     outermost_object(reply)
@@ -85,7 +91,8 @@ mod tests {
 
     #[test]
     fn prefers_a_json_fence() {
-        let reply = "Here is the plan:\n```\n{\"a\": 0}\n```\n```json\n{\"goal\": \"x\"}\n```\nDone.";
+        let reply =
+            "Here is the plan:\n```\n{\"a\": 0}\n```\n```json\n{\"goal\": \"x\"}\n```\nDone.";
         assert_eq!(extract_json(reply), Some("{\"goal\": \"x\"}"));
     }
 

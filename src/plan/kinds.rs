@@ -252,7 +252,9 @@ mod tests {
             ("{", "EOF"),
         ];
         for (text, expected) in cases {
-            let err = KindRegistry::from_json("k.json", text).unwrap_err().to_string();
+            let err = KindRegistry::from_json("k.json", text)
+                .unwrap_err()
+                .to_string();
             assert!(err.starts_with("k.json: "), "{err}");
             assert!(err.contains(expected), "{text}: {err}");
         }

@@ -182,7 +182,17 @@ mod tests {
         for ok in ["a", "implement_app", "stage2", "a_1_b"] {
             assert!(is_snake_case(ok), "{ok}");
         }
-        for bad in ["", "A", "implementApp", "_a", "a_", "a__b", "1a", "a-b", "a b"] {
+        for bad in [
+            "",
+            "A",
+            "implementApp",
+            "_a",
+            "a_",
+            "a__b",
+            "1a",
+            "a-b",
+            "a b",
+        ] {
             assert!(!is_snake_case(bad), "{bad}");
         }
     }

@@ -13,9 +13,19 @@ const TEMPLATE: &str = include_str!("../../assets/prompts/plan.md");
 /// The filled prompt. `given` adds artifacts that exist before the plan runs (besides
 /// `analysis`); `feedback` holds the person's steering notes and the one-line compiler
 /// diagnostics of the previous attempt (see [`super::repair_notes`]), in that order.
-pub fn plan_prompt(design: &Artifacts, kinds: &KindRegistry, given: &[String], feedback: &[String]) -> String {
+pub fn plan_prompt(
+    design: &Artifacts,
+    kinds: &KindRegistry,
+    given: &[String],
+    feedback: &[String],
+) -> String {
     let mut given_ids = vec![format!("`{DEFAULT_GIVEN}`")];
-    given_ids.extend(given.iter().filter(|g| *g != DEFAULT_GIVEN).map(|g| format!("`{g}`")));
+    given_ids.extend(
+        given
+            .iter()
+            .filter(|g| *g != DEFAULT_GIVEN)
+            .map(|g| format!("`{g}`")),
+    );
 
     let mut kinds_text = String::new();
     for kind in kinds.iter() {
@@ -28,8 +38,16 @@ pub fn plan_prompt(design: &Artifacts, kinds: &KindRegistry, given: &[String], f
             })
             .collect::<Vec<_>>()
             .join(", ");
-        let writes = if kind.writes_files { "; writes files" } else { "" };
-        let _ = writeln!(kinds_text, "- `{}`: {}{writes}. Fields: {fields}.", kind.id, kind.description);
+        let writes = if kind.writes_files {
+            "; writes files"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            kinds_text,
+            "- `{}`: {}{writes}. Fields: {fields}.",
+            kind.id, kind.description
+        );
     }
 
     let mut design_text = String::new();

@@ -44,9 +44,16 @@ pub struct EdgeSpans {
     pub value: Option<Range<usize>>,
 }
 
+/// An optional string array as read: values, their spans, and the array's span
+/// when present.
+type StringList = (Vec<String>, Vec<Range<usize>>, Option<Range<usize>>);
+
 /// Reads the plan; `None` when its shape is wrong (the reasons are in `diags`).
 pub fn read(root: &Node<'_>, diags: &mut Vec<Diagnostic>) -> Option<(ExecutionPlan, PlanSpans)> {
-    let mut reader = Reader { diags, broken: false };
+    let mut reader = Reader {
+        diags,
+        broken: false,
+    };
     let result = reader.plan(root);
     if reader.broken { None } else { result }
 }
@@ -91,7 +98,10 @@ impl Reader<'_> {
     fn wrong_type(&mut self, node: &Node<'_>, pointer: &str, expected: &str, what: &str) {
         self.report(Diagnostic::new(
             Code::WrongType,
-            format!("{what} must be {expected}, found {}", node.value.type_name()),
+            format!(
+                "{what} must be {expected}, found {}",
+                node.value.type_name()
+            ),
             pointer,
             node.span.clone(),
         ));
@@ -118,7 +128,11 @@ impl Reader<'_> {
                         path.clone(),
                         m.key_span.clone(),
                     )
-                    .with_related("first given here", path, first.key_span.clone()),
+                    .with_related(
+                        "first given here",
+                        path,
+                        first.key_span.clone(),
+                    ),
                 );
             } else if !known.contains(&m.key.as_ref()) {
                 self.report(
@@ -164,7 +178,12 @@ impl Reader<'_> {
         self.string_node(node, &fields.child(key), &format!("`{key}`"))
     }
 
-    fn string_node(&mut self, node: &Node<'_>, pointer: &str, what: &str) -> Option<(String, Range<usize>)> {
+    fn string_node(
+        &mut self,
+        node: &Node<'_>,
+        pointer: &str,
+        what: &str,
+    ) -> Option<(String, Range<usize>)> {
         match &node.value {
             Value::String(s) => Some((s.to_string(), node.span.clone())),
             _ => {
@@ -175,24 +194,29 @@ impl Reader<'_> {
     }
 
     /// An optional array of strings: absent reads as empty.
-    fn string_list(
-        &mut self,
-        fields: &Fields<'_, '_>,
-        key: &str,
-    ) -> Option<(Vec<String>, Vec<Range<usize>>, Option<Range<usize>>)> {
+    fn string_list(&mut self, fields: &Fields<'_, '_>, key: &str) -> Option<StringList> {
         let Some(member) = fields.get(key) else {
             return Some((Vec::new(), Vec::new(), None));
         };
         let pointer = fields.child(key);
         let Value::Array(items) = &member.value.value else {
-            self.wrong_type(&member.value, &pointer, "an array of strings", &format!("`{key}`"));
+            self.wrong_type(
+                &member.value,
+                &pointer,
+                "an array of strings",
+                &format!("`{key}`"),
+            );
             return None;
         };
         let mut values = Vec::with_capacity(items.len());
         let mut spans = Vec::with_capacity(items.len());
         let mut ok = true;
         for (i, item) in items.iter().enumerate() {
-            match self.string_node(item, &format!("{pointer}/{i}"), &format!("each entry of `{key}`")) {
+            match self.string_node(
+                item,
+                &format!("{pointer}/{i}"),
+                &format!("each entry of `{key}`"),
+            ) {
                 Some((s, span)) => {
                     values.push(s);
                     spans.push(span);
@@ -203,7 +227,11 @@ impl Reader<'_> {
         ok.then_some((values, spans, Some(member.value.span.clone())))
     }
 
-    fn array<'n, 's>(&mut self, fields: &Fields<'n, 's>, key: &str) -> Option<(&'n [Node<'s>], Range<usize>)> {
+    fn array<'n, 's>(
+        &mut self,
+        fields: &Fields<'n, 's>,
+        key: &str,
+    ) -> Option<(&'n [Node<'s>], Range<usize>)> {
         let node = self.required(fields, key)?;
         match &node.value {
             Value::Array(items) => Some((items, node.span.clone())),
@@ -215,7 +243,12 @@ impl Reader<'_> {
     }
 
     fn plan(&mut self, root: &Node<'_>) -> Option<(ExecutionPlan, PlanSpans)> {
-        let fields = self.object(root, String::new(), "the plan", &["goal", "stages", "edges"])?;
+        let fields = self.object(
+            root,
+            String::new(),
+            "the plan",
+            &["goal", "stages", "edges"],
+        )?;
         let goal = self.string(&fields, "goal");
         let stage_nodes = self.array(&fields, "stages");
         let edge_nodes = self.array(&fields, "edges");
@@ -244,7 +277,11 @@ impl Reader<'_> {
         let (_, stages_span) = stage_nodes?;
         let (_, edges_span) = edge_nodes?;
         Some((
-            ExecutionPlan { goal, stages, edges },
+            ExecutionPlan {
+                goal,
+                stages,
+                edges,
+            },
             PlanSpans {
                 root: root.span.clone(),
                 goal: goal_span,
@@ -298,7 +335,12 @@ impl Reader<'_> {
     }
 
     fn edge(&mut self, node: &Node<'_>, index: usize) -> Option<(Edge, EdgeSpans)> {
-        let fields = self.object(node, format!("/edges/{index}"), "an edge", &["from", "to", "condition"])?;
+        let fields = self.object(
+            node,
+            format!("/edges/{index}"),
+            "an edge",
+            &["from", "to", "condition"],
+        )?;
         let from = self.string(&fields, "from");
         let to = self.string(&fields, "to");
         let condition = self
@@ -344,7 +386,8 @@ impl Reader<'_> {
                 let operator = match fields.get("operator") {
                     None => Some(Operator::Eq),
                     Some(m) => {
-                        let name = self.string_node(&m.value, &fields.child("operator"), "`operator`")?;
+                        let name =
+                            self.string_node(&m.value, &fields.child("operator"), "`operator`")?;
                         let op = Operator::from_name(&name.0);
                         if op.is_none() {
                             self.report(Diagnostic::new(

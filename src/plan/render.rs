@@ -19,7 +19,12 @@ pub fn render_human(name: &str, source: &str, diags: &[Diagnostic]) -> String {
     render_human_styled(name, source, diags, Colour::Never)
 }
 
-pub fn render_human_styled(name: &str, source: &str, diags: &[Diagnostic], colour: Colour) -> String {
+pub fn render_human_styled(
+    name: &str,
+    source: &str,
+    diags: &[Diagnostic],
+    colour: Colour,
+) -> String {
     let file = SimpleFile::new(name, source);
     let config = Config::default();
     let mut out = String::new();
@@ -47,12 +52,14 @@ fn to_report(d: &Diagnostic, len: usize) -> Report<()> {
         Severity::Error => Report::error(),
         Severity::Warning => Report::warning(),
     };
-    let mut labels = vec![Label::primary((), clamp(d.location.start, d.location.end)).with_message(d.code.title())];
-    labels.extend(
-        d.related
-            .iter()
-            .map(|r| Label::secondary((), clamp(r.location.start, r.location.end)).with_message(r.message.clone())),
-    );
+    let mut labels = vec![
+        Label::primary((), clamp(d.location.start, d.location.end))
+            .with_message(format!("rule: {}", d.code.title())),
+    ];
+    labels.extend(d.related.iter().map(|r| {
+        Label::secondary((), clamp(r.location.start, r.location.end))
+            .with_message(r.message.clone())
+    }));
     let mut notes = Vec::new();
     if !d.location.path.is_empty() {
         notes.push(format!("at {}", d.location.path));
@@ -72,7 +79,11 @@ pub fn summary(name: &str, diags: &[Diagnostic], stages: Option<(usize, usize)>)
     let warnings = diags.len() - errors;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     if errors > 0 {
-        format!("{name}: {}, {}", plural(errors, "error"), plural(warnings, "warning"))
+        format!(
+            "{name}: {}, {}",
+            plural(errors, "error"),
+            plural(warnings, "warning")
+        )
     } else {
         let shape = stages
             .map(|(s, e)| format!(", {}, {}", plural(s, "stage"), plural(e, "edge")))

@@ -6,8 +6,15 @@ use std::ops::Range;
 
 use super::diagnostic::{Code, Diagnostic};
 use super::kinds::KindRegistry;
-use super::model::{ALLOWED_TOOLS, Condition, DONE, Endpoint, ExecutionPlan, Operator, is_snake_case};
+use super::model::{
+    ALLOWED_TOOLS, Condition, DONE, Endpoint, ExecutionPlan, Operator, is_snake_case,
+};
 use super::read::PlanSpans;
+
+/// A field test leaving one stage: (from, artifact, field, value as JSON text).
+type FieldCheck<'a> = (usize, &'a str, &'a str, String);
+/// The first `eq` and the first `neq` edge of one field test.
+type LoopHalves = (Option<usize>, Option<usize>);
 
 /// Where an edge end resolves to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +82,11 @@ fn edge_path(i: usize, field: &str) -> String {
 }
 
 fn list(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl<'a> Checker<'a> {
@@ -99,8 +110,13 @@ impl<'a> Checker<'a> {
         });
         if more_sentences {
             self.push(
-                Diagnostic::new(Code::GoalNotOneSentence, "the goal is more than one sentence", "/goal", span)
-                    .with_help("keep the goal to one sentence; details belong in stage prompts"),
+                Diagnostic::new(
+                    Code::GoalNotOneSentence,
+                    "the goal is more than one sentence",
+                    "/goal",
+                    span,
+                )
+                .with_help("keep the goal to one sentence; details belong in stage prompts"),
             );
         }
     }
@@ -133,7 +149,11 @@ impl<'a> Checker<'a> {
                     stage_path(i, "id"),
                     spans.id.clone(),
                 )
-                .with_related("first declared here", stage_path(first, "id"), self.spans.stage[first].id.clone()),
+                .with_related(
+                    "first declared here",
+                    stage_path(first, "id"),
+                    self.spans.stage[first].id.clone(),
+                ),
             ),
             None => {
                 self.stage_index.insert(stage.id.as_str(), i);
@@ -152,7 +172,10 @@ impl<'a> Checker<'a> {
             self.push(
                 Diagnostic::new(
                     Code::DuplicateProduces,
-                    format!("`{}` exists before the plan runs; a stage cannot produce it again", stage.produces),
+                    format!(
+                        "`{}` exists before the plan runs; a stage cannot produce it again",
+                        stage.produces
+                    ),
                     stage_path(i, "produces"),
                     spans.produces.clone(),
                 )
@@ -164,11 +187,18 @@ impl<'a> Checker<'a> {
             self.push(
                 Diagnostic::new(
                     Code::DuplicateProduces,
-                    format!("artifact `{}` is already produced by stage `{}`", stage.produces, plan.stages[first].id),
+                    format!(
+                        "artifact `{}` is already produced by stage `{}`",
+                        stage.produces, plan.stages[first].id
+                    ),
                     stage_path(i, "produces"),
                     spans.produces.clone(),
                 )
-                .with_related("first produced here", stage_path(first, "produces"), self.spans.stage[first].produces.clone()),
+                .with_related(
+                    "first produced here",
+                    stage_path(first, "produces"),
+                    self.spans.stage[first].produces.clone(),
+                ),
             );
         }
 
@@ -193,11 +223,16 @@ impl<'a> Checker<'a> {
             self.push(
                 Diagnostic::new(
                     Code::ToolsOnReadOnlyStage,
-                    format!("stage `{}` lists tools, but kind `{}` does not write files", stage.id, kind.id),
+                    format!(
+                        "stage `{}` lists tools, but kind `{}` does not write files",
+                        stage.id, kind.id
+                    ),
                     stage_path(i, "tools"),
                     tools_span.clone(),
                 )
-                .with_help("only stages whose kind writes files (such as `file_written`) may list tools"),
+                .with_help(
+                    "only stages whose kind writes files (such as `file_written`) may list tools",
+                ),
             );
         }
         for (j, tool) in stage.tools.iter().enumerate() {
@@ -280,14 +315,12 @@ impl<'a> Checker<'a> {
             Endpoint::Stage(id) => match self.stage_index.get(id.as_str()) {
                 Some(&i) => Some(Target::Stage(i)),
                 None => {
-                    self.push(
-                        Diagnostic::new(
-                            Code::UnknownEndpoint,
-                            format!("`{id}` is neither a declared stage id nor `done`"),
-                            path,
-                            span,
-                        ),
-                    );
+                    self.push(Diagnostic::new(
+                        Code::UnknownEndpoint,
+                        format!("`{id}` is neither a declared stage id nor `done`"),
+                        path,
+                        span,
+                    ));
                     None
                 }
             },
@@ -299,7 +332,7 @@ impl<'a> Checker<'a> {
         let plan = self.plan;
         let mut resolved = Vec::with_capacity(plan.edges.len());
         // (from, artifact, field, value) -> (first eq edge, first neq edge)
-        let mut checks: HashMap<(usize, &str, &str, String), (Option<usize>, Option<usize>)> = HashMap::new();
+        let mut checks: HashMap<FieldCheck<'a>, LoopHalves> = HashMap::new();
         // (from, condition) -> first edge leaving on it
         let mut seen: HashMap<(usize, String), usize> = HashMap::with_capacity(plan.edges.len());
 
@@ -370,17 +403,32 @@ impl<'a> Checker<'a> {
                 }
             }
 
-            let Condition::ArtifactFieldEquals { field, value, operator, .. } = &edge.condition else {
+            let Condition::ArtifactFieldEquals {
+                field,
+                value,
+                operator,
+                ..
+            } = &edge.condition
+            else {
                 continue;
             };
-            let field_span = spans.field.clone().unwrap_or_else(|| spans.condition.clone());
-            let value_span = spans.value.clone().unwrap_or_else(|| spans.condition.clone());
+            let field_span = spans
+                .field
+                .clone()
+                .unwrap_or_else(|| spans.condition.clone());
+            let value_span = spans
+                .value
+                .clone()
+                .unwrap_or_else(|| spans.condition.clone());
             if own_artifact && let Some(kind) = self.kinds.get(&from_stage.kind) {
                 match kind.fields.get(field) {
                     None => {
                         let declared: Vec<&str> = kind.fields.keys().map(String::as_str).collect();
                         let help = if declared.is_empty() {
-                            format!("kind `{}` declares no fields; check a `review_report` instead", kind.id)
+                            format!(
+                                "kind `{}` declares no fields; check a `review_report` instead",
+                                kind.id
+                            )
                         } else {
                             format!("kind `{}` declares {}", kind.id, list(&declared))
                         };
@@ -388,7 +436,7 @@ impl<'a> Checker<'a> {
                             Diagnostic::new(
                                 Code::UndeclaredField,
                                 format!(
-                                    "stage `{}` produces a `{}`, which has no field `{field}`",
+                                    "stage `{}` produces a {} artifact, which has no field `{field}`",
                                     from_stage.id, kind.id
                                 ),
                                 edge_path(e, "condition/field"),
@@ -401,7 +449,10 @@ impl<'a> Checker<'a> {
                         if let Err(why) = ty.accepts(value) {
                             self.push(Diagnostic::new(
                                 Code::ValueNotAllowed,
-                                format!("`{field}` of a `{}` can never equal {value}: {why}", kind.id),
+                                format!(
+                                    "`{field}` of a {} artifact can never equal {value}: {why}",
+                                    kind.id
+                                ),
                                 edge_path(e, "condition/value"),
                                 value_span,
                             ));
@@ -527,7 +578,10 @@ impl<'a> Checker<'a> {
                 self.push(
                     Diagnostic::new(
                         Code::NoOutbound,
-                        format!("stage `{}` has no outbound edge: the workflow would stop there", stage.id),
+                        format!(
+                            "stage `{}` has no outbound edge: the workflow would stop there",
+                            stage.id
+                        ),
                         stage_path(i, "id"),
                         span,
                     )
@@ -557,7 +611,9 @@ impl<'a> Checker<'a> {
 
         let mut explained = vec![false; n];
         for (e, pair) in edges.iter().enumerate() {
-            let Some((f, Target::Done)) = *pair else { continue };
+            let Some((f, Target::Done)) = *pair else {
+                continue;
+            };
             if f + 1 == n || !reached[f] {
                 continue;
             }
@@ -583,7 +639,10 @@ impl<'a> Checker<'a> {
                     edge_path(e, "to"),
                     self.spans.edge[e].to.clone(),
                 )
-                .with_help(format!("point it to `{}`; only the last stage goes to `done`", plan.stages[f + 1].id)),
+                .with_help(format!(
+                    "point it to `{}`; only the last stage goes to `done`",
+                    plan.stages[f + 1].id
+                )),
             );
         }
         for i in 1..n {
@@ -601,8 +660,11 @@ impl<'a> Checker<'a> {
         }
 
         // Backward reachability from `done`.
+        // Dead ends are already reported (P031); counting them as exits keeps this
+        // rule to cycles that have no way out.
         let mut finishes = vec![false; n];
         let mut stack = to_done;
+        stack.extend((0..n).filter(|&i| outbound[i].is_empty()));
         for &s in &stack {
             finishes[s] = true;
         }
@@ -614,7 +676,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        if !finishes.iter().any(|&f| f) {
+        if !edges.iter().flatten().any(|(_, t)| *t == Target::Done) {
             self.push(
                 Diagnostic::new(
                     Code::NeverFinishes,
@@ -622,7 +684,10 @@ impl<'a> Checker<'a> {
                     "/edges",
                     self.spans.edges.clone(),
                 )
-                .with_help(format!("add an edge from `{}` to `done`", plan.stages[n - 1].id)),
+                .with_help(format!(
+                    "add an edge from `{}` to `done`",
+                    plan.stages[n - 1].id
+                )),
             );
             return;
         }
@@ -630,10 +695,16 @@ impl<'a> Checker<'a> {
             .filter(|&i| reached[i] && !finishes[i] && !outbound[i].is_empty())
             .collect();
         if let Some(&first) = trapped.first() {
-            let names: Vec<&str> = trapped.iter().map(|&i| plan.stages[i].id.as_str()).collect();
+            let names: Vec<&str> = trapped
+                .iter()
+                .map(|&i| plan.stages[i].id.as_str())
+                .collect();
             self.push(Diagnostic::new(
                 Code::NeverFinishes,
-                format!("no path leads from {} to `done`: the workflow would loop forever", list(&names)),
+                format!(
+                    "no path leads from {} to `done`: the workflow would loop forever",
+                    list(&names)
+                ),
                 stage_path(first, "id"),
                 self.spans.stage[first].id.clone(),
             ));
