@@ -154,23 +154,31 @@ impl Reader<'_> {
         })
     }
 
-    fn missing(&mut self, fields: &Fields<'_, '_>, key: &str) {
+    /// One diagnostic naming every absent key, rather than one per key.
+    fn require(&mut self, fields: &Fields<'_, '_>, keys: &[&str]) {
+        let absent: Vec<String> = keys
+            .iter()
+            .filter(|k| fields.get(k).is_none())
+            .map(|k| format!("`{k}`"))
+            .collect();
+        if absent.is_empty() {
+            return;
+        }
+        let named = match fields.get("id").map(|m| &m.value.value) {
+            Some(Value::String(id)) => format!("{} `{id}`", fields.what.trim_start_matches("a ")),
+            _ => fields.what.to_string(),
+        };
         self.report(Diagnostic::new(
             Code::MissingField,
-            format!("{} has no `{key}`", fields.what),
+            format!("{named} lacks {}", absent.join(", ")),
             fields.pointer.clone(),
             fields.brace(),
         ));
     }
 
+    /// A key that [`Self::require`] has already checked.
     fn required<'n, 's>(&mut self, fields: &Fields<'n, 's>, key: &str) -> Option<&'n Node<'s>> {
-        match fields.get(key) {
-            Some(m) => Some(&m.value),
-            None => {
-                self.missing(fields, key);
-                None
-            }
-        }
+        fields.get(key).map(|m| &m.value)
     }
 
     fn string(&mut self, fields: &Fields<'_, '_>, key: &str) -> Option<(String, Range<usize>)> {
@@ -300,6 +308,7 @@ impl Reader<'_> {
             "a stage",
             &["id", "role", "prompt", "produces", "kind", "needs", "tools"],
         )?;
+        self.require(&fields, &["id", "role", "prompt", "produces", "kind"]);
         let id = self.string(&fields, "id");
         let role = self.string(&fields, "role");
         let prompt = self.string(&fields, "prompt");
@@ -341,6 +350,7 @@ impl Reader<'_> {
             "an edge",
             &["from", "to", "condition"],
         )?;
+        self.require(&fields, &["from", "to", "condition"]);
         let from = self.string(&fields, "from");
         let to = self.string(&fields, "to");
         let condition = self
@@ -368,6 +378,15 @@ impl Reader<'_> {
             "a condition",
             &["type", "artifact_id", "field", "value", "operator"],
         )?;
+        let compares = matches!(
+            fields.get("type").map(|m| &m.value.value),
+            Some(Value::String(t)) if t == "artifact_field_equals"
+        );
+        if compares {
+            self.require(&fields, &["type", "artifact_id", "field", "value"]);
+        } else {
+            self.require(&fields, &["type", "artifact_id"]);
+        }
         let (kind, kind_span) = self.string(&fields, "type")?;
         let artifact = self.string(&fields, "artifact_id");
         let mut spans = EdgeSpans {
