@@ -1,7 +1,78 @@
-//! Benchmarks for the plan area (filled in by the work on that area).
+//! The plan compiler on a large plan: 1,000 stages (a chain of implementers with a
+//! review loop every tenth stage), about 450 KB of JSON. Target: under 5 ms.
 use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::{Value, json};
+use volk::plan::{KindRegistry, compile, draw};
 
-fn benches(_c: &mut Criterion) {}
+fn large_plan(n: usize) -> String {
+    let mut stages = Vec::with_capacity(n);
+    let mut edges = Vec::with_capacity(n + n / 10);
+    for i in 0..n {
+        let review = i % 10 == 9;
+        let next: Value = if i + 1 == n {
+            json!("done")
+        } else {
+            json!(format!("stage_{:04}", i + 1))
+        };
+        let mut needs = vec![json!("analysis")];
+        if i > 0 {
+            needs.push(json!(format!("artifact_{:04}", i - 1)));
+        }
+        let mut stage = json!({
+            "id": format!("stage_{i:04}"),
+            "role": if review { "reviewer" } else { "implementer" },
+            "prompt": format!("Implement module number {i} exactly as the API spec and the file tree of the finalized design describe, with unit tests for every public function."),
+            "produces": format!("artifact_{i:04}"),
+            "kind": if review { "review_report" } else { "file_written" },
+            "needs": needs,
+        });
+        if review {
+            for (op, to) in [("eq", next), ("neq", json!(format!("stage_{:04}", i - 9)))] {
+                edges.push(
+                    json!({"from": format!("stage_{i:04}"), "to": to, "condition": {
+                    "type": "artifact_field_equals", "artifact_id": format!("artifact_{i:04}"),
+                    "field": "verdict", "value": "approved", "operator": op}}),
+                );
+            }
+        } else {
+            stage["tools"] = json!(["file_read", "file_write", "file_edit", "ShellTool"]);
+            edges.push(json!({"from": format!("stage_{i:04}"), "to": next,
+                "condition": {"type": "artifact_validated", "artifact_id": format!("artifact_{i:04}")}}));
+        }
+        stages.push(stage);
+    }
+    serde_json::to_string_pretty(
+        &json!({"goal": "Build the large system.", "stages": stages, "edges": edges}),
+    )
+    .unwrap_or_default()
+}
+
+fn benches(c: &mut Criterion) {
+    let kinds = KindRegistry::builtin();
+    let source = large_plan(1000);
+    let compiled = compile(&source, &kinds, &[]);
+    assert!(
+        compiled.diagnostics.is_empty(),
+        "the benchmark plan must compile clean"
+    );
+    let plan = compiled.plan.unwrap_or_else(|| unreachable!());
+    eprintln!("plan source: {} bytes", source.len());
+
+    c.bench_function("compile 1000-stage plan", |b| {
+        b.iter(|| compile(std::hint::black_box(&source), &kinds, &[]))
+    });
+
+    let mut broken: Value = serde_json::from_str(&source).unwrap_or_default();
+    broken["stages"][500]["needs"] = json!(["artifact_0900", "ghost"]);
+    let broken = serde_json::to_string_pretty(&broken).unwrap_or_default();
+    c.bench_function("compile 1000-stage plan with errors", |b| {
+        b.iter(|| compile(std::hint::black_box(&broken), &kinds, &[]))
+    });
+
+    c.bench_function("draw 1000-stage plan", |b| {
+        b.iter(|| draw(std::hint::black_box(&plan)))
+    });
+}
 
 criterion_group!(group, benches);
 criterion_main!(group);

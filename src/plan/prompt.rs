@@ -1,0 +1,99 @@
+//! The prompt asking the architect for an execution plan (`assets/prompts/plan.md`),
+//! filled with the kinds, the finalized design and the feedback of earlier attempts.
+
+use std::fmt::Write;
+
+use crate::design::{Artifacts, Section};
+
+use super::kinds::{FieldType, KindRegistry};
+use super::model::DEFAULT_GIVEN;
+
+const TEMPLATE: &str = include_str!("../../assets/prompts/plan.md");
+
+/// The filled prompt. `given` adds artifacts that exist before the plan runs (besides
+/// `analysis`); `feedback` holds the person's steering notes and the one-line compiler
+/// diagnostics of the previous attempt (see [`super::repair_notes`]), in that order.
+pub fn plan_prompt(
+    design: &Artifacts,
+    kinds: &KindRegistry,
+    given: &[String],
+    feedback: &[String],
+) -> String {
+    let mut given_ids = vec![format!("`{DEFAULT_GIVEN}`")];
+    given_ids.extend(
+        given
+            .iter()
+            .filter(|g| *g != DEFAULT_GIVEN)
+            .map(|g| format!("`{g}`")),
+    );
+
+    let mut kinds_text = String::new();
+    for kind in kinds.iter() {
+        let fields = kind
+            .fields
+            .iter()
+            .map(|(name, ty)| match ty {
+                FieldType::OneOf(_) => format!("{name} ({})", ty.describe()),
+                _ => name.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let writes = if kind.writes_files {
+            "; writes files"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            kinds_text,
+            "- `{}`: {}{writes}. Fields: {fields}.",
+            kind.id, kind.description
+        );
+    }
+
+    let mut design_text = String::new();
+    for section in Section::ALL {
+        let text = design.get(section).trim();
+        if !text.is_empty() {
+            let _ = write!(design_text, "## {}\n\n{text}\n\n", section.title());
+        }
+    }
+
+    let feedback_text = if feedback.is_empty() {
+        "(none: this is the first attempt)".to_string()
+    } else {
+        feedback.iter().map(|f| format!("- {f}\n")).collect()
+    };
+
+    TEMPLATE
+        .replace("{{given}}", &given_ids.join(", "))
+        .replace("{{kinds}}", kinds_text.trim_end())
+        .replace("{{design}}", design_text.trim_end())
+        .replace("{{feedback}}", feedback_text.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_every_placeholder() {
+        let design = Artifacts {
+            architecture: "Layers.".into(),
+            file_tree: "src/\n  app.py".into(),
+            ..Artifacts::default()
+        };
+        let text = plan_prompt(
+            &design,
+            &KindRegistry::builtin(),
+            &["design_docs".into()],
+            &["Use one stage per module.".into()],
+        );
+        assert!(!text.contains("{{"), "{text}");
+        assert!(text.contains("`analysis`, `design_docs`"));
+        assert!(text.contains("- `review_report`:"));
+        assert!(text.contains("verdict (one of \"approved\", \"changes_requested\")"));
+        assert!(text.contains("## File tree\n\nsrc/\n  app.py"));
+        assert!(text.contains("- Use one stage per module."));
+        assert!(!text.contains("## API spec"));
+    }
+}
