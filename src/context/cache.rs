@@ -25,30 +25,50 @@ struct CacheFileRef<'a> {
     index: &'a Index,
 }
 
-/// `$VOLK_CACHE_DIR/context`, else `<user cache dir>/volk/context`.
-pub fn cache_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("VOLK_CACHE_DIR") {
-        return Some(PathBuf::from(dir).join("context"));
-    }
-    dirs::cache_dir().map(|d| d.join("volk").join("context"))
+/// Where index caches are kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CacheLocation {
+    /// `$VOLK_CACHE_DIR/context`, else `<user cache dir>/volk/context`.
+    #[default]
+    UserCache,
+    /// `DIR/context` (tests, and callers with their own cache directory).
+    Dir(PathBuf),
+    /// No cache: every build parses the whole tree.
+    Off,
 }
 
-/// The cache file of `root`: a readable slug of the last path components and a hash of
-/// the whole path, so two roots never share a file.
-pub fn cache_file(root: &Path) -> Option<PathBuf> {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    root.hash(&mut hasher);
-    let name = root
-        .file_name()
-        .and_then(|n| n.to_str())
-        .map(crate::project::slug::slugify)
-        .unwrap_or_default();
-    Some(cache_dir()?.join(format!("{name}-{:016x}.bin", hasher.finish())))
+impl CacheLocation {
+    pub fn dir(&self) -> Option<PathBuf> {
+        match self {
+            CacheLocation::UserCache => match std::env::var_os("VOLK_CACHE_DIR") {
+                Some(dir) => Some(PathBuf::from(dir).join("context")),
+                None => dirs::cache_dir().map(|d| d.join("volk").join("context")),
+            },
+            CacheLocation::Dir(dir) => Some(dir.join("context")),
+            CacheLocation::Off => None,
+        }
+    }
+
+    /// The cache file of `root`: a readable slug of its name and a hash of the whole
+    /// path, so two roots never share a file.
+    pub fn file_for(&self, root: &Path) -> Option<PathBuf> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        root.hash(&mut hasher);
+        let name = root
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(crate::project::slug::slugify)
+            .unwrap_or_default();
+        Some(
+            self.dir()?
+                .join(format!("{name}-{:016x}.bin", hasher.finish())),
+        )
+    }
 }
 
 /// The cached index of `root`, or `None` when there is none or it cannot be used.
-pub fn load(root: &Path) -> Option<Index> {
-    let path = cache_file(root)?;
+pub fn load(location: &CacheLocation, root: &Path) -> Option<Index> {
+    let path = location.file_for(root)?;
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
@@ -71,8 +91,8 @@ pub fn load(root: &Path) -> Option<Index> {
 }
 
 /// Writes the index atomically; a failure only costs the next run a full parse.
-pub fn save(index: &Index) {
-    let Some(path) = cache_file(&index.root) else {
+pub fn save(location: &CacheLocation, index: &Index) {
+    let Some(path) = location.file_for(&index.root) else {
         return;
     };
     let file = CacheFileRef {

@@ -48,7 +48,7 @@ pub fn context(args: ContextArgs) -> anyhow::Result<ExitCode> {
             origin(args.root.as_deref())
         )));
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = Vec::new();
     let Some(root) = resolve_root(configured.as_deref()) else {
         if args.json {
             let value = serde_json::json!({
@@ -66,7 +66,7 @@ pub fn context(args: ContextArgs) -> anyhow::Result<ExitCode> {
                 super::root::ROOT_ENV
             )?;
         }
-        return Ok(ExitCode::SUCCESS);
+        return print(&out);
     };
     let report = build_context(&root, &text);
     if args.json {
@@ -74,7 +74,16 @@ pub fn context(args: ContextArgs) -> anyhow::Result<ExitCode> {
     } else {
         write_human(&mut out, &report)?;
     }
-    Ok(ExitCode::SUCCESS)
+    print(&out)
+}
+
+/// Writes the output in one go; a reader that stops early (`| head`) is not an error.
+fn print(bytes: &[u8]) -> anyhow::Result<ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// Where the configured root came from, for the error message.

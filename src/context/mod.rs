@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+pub use cache::CacheLocation;
 pub use index::{Index, IndexStats};
 pub use language::Language;
 pub use root::{configured_root, resolve_root};
@@ -52,6 +53,11 @@ impl ContextReport {
 /// notes) from the code under `root`, using and refreshing the on-disk index cache.
 /// Never fails: errors are logged with `tracing` and skipped.
 pub fn build_context(root: &Path, text: &str) -> ContextReport {
+    build_context_with(root, text, &CacheLocation::UserCache)
+}
+
+/// [`build_context`] with the index cache kept at `cache`.
+pub fn build_context_with(root: &Path, text: &str, cache: &CacheLocation) -> ContextReport {
     let root = root::absolute(root);
     let candidates = words::candidates(text);
     let mut report = ContextReport {
@@ -67,7 +73,7 @@ pub fn build_context(root: &Path, text: &str) -> ContextReport {
         tracing::warn!(root = %root.display(), "context: the root is not a readable directory, no context");
         return report;
     }
-    let index = load_index(&root, &mut report.index);
+    let index = load_index(&root, cache, &mut report.index);
     let found = section::find(&index, &report.candidates);
     if !found.is_empty() {
         let (block, matches) = section::render(&root, &index, &report.candidates, &found);
@@ -88,11 +94,11 @@ pub fn build_context(root: &Path, text: &str) -> ContextReport {
 }
 
 /// The up-to-date index of `root`: the cached one refreshed, saved back if it changed.
-pub fn load_index(root: &Path, stats: &mut IndexStats) -> Index {
-    let previous = cache::load(root);
+pub fn load_index(root: &Path, cache: &CacheLocation, stats: &mut IndexStats) -> Index {
+    let previous = cache::load(cache, root);
     let (index, fresh) = Index::refresh(root, previous);
     if fresh.parsed > 0 || fresh.walked {
-        cache::save(&index);
+        cache::save(cache, &index);
     }
     *stats = fresh;
     index

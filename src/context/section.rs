@@ -23,6 +23,25 @@ const DEFINITIONS_PER_WORD: usize = 5;
 /// Comments and attributes directly above a definition are shown with it, up to this.
 const LEADING_LINES: usize = 30;
 
+/// Closes a block that reached [`MAX_SECTION_BYTES`].
+const CAP_MARKER: &str =
+    "\n[… context cut here: the 100 KB limit for existing sources was reached]\n";
+/// Lines of an excerpt before its code: a blank line, the heading, the opening fence.
+const EXCERPT_HEADER_LINES: usize = 3;
+
+/// Whether more excerpts may go into the block, and how many bytes it may reach.
+#[derive(Debug, Clone, Copy)]
+enum Budget {
+    Open(usize),
+    Spent,
+}
+
+/// One definition, ready to append.
+struct Excerpt {
+    text: String,
+    shown: Shown,
+}
+
 /// The label the design prompt and the reviewer see.
 pub const LABEL: &str = "EXISTING API SOURCES";
 
@@ -111,34 +130,37 @@ pub fn render(
     }
     block.push_str("Sources:\n");
 
-    let cap_marker = "\n[… context cut here: the 100 KB limit for existing sources was reached]\n";
-    let budget = MAX_SECTION_BYTES - cap_marker.len();
+    let mut budget = Budget::Open(MAX_SECTION_BYTES - CAP_MARKER.len());
     let mut sources = SourceFiles::new(root);
     let mut matches = Vec::with_capacity(found.len());
     let mut per_word: HashMap<usize, usize> = HashMap::new();
-    let mut full = false;
     for &(which, file, symbol) in found {
         let candidate = &candidates[which];
         let seen = per_word.entry(which).or_default();
         let mut shown = Shown::Omitted;
-        if !full && *seen < DEFINITIONS_PER_WORD {
-            if let Some((piece, piece_shown)) = sources.excerpt(file, symbol, candidate) {
-                *seen += 1;
-                if block.len() + piece.len() <= budget {
-                    block.push_str(&piece);
-                    shown = piece_shown;
-                } else {
-                    full = true;
-                    let room = budget.saturating_sub(block.len());
-                    let cut = floor_line_boundary(&piece, room);
-                    if cut > 0 {
-                        block.push_str(&piece[..cut]);
-                        let lines = u32::try_from(piece[..cut].lines().count().saturating_sub(1))
-                            .unwrap_or(0);
-                        shown = Shown::Truncated { lines };
-                    }
-                    block.push_str(cap_marker);
+        if let Budget::Open(limit) = budget
+            && *seen < DEFINITIONS_PER_WORD
+            && let Some(excerpt) = sources.excerpt(file, symbol, candidate)
+        {
+            *seen += 1;
+            if block.len() + excerpt.text.len() <= limit {
+                block.push_str(&excerpt.text);
+                shown = excerpt.shown;
+            } else {
+                // The first excerpt that does not fit is cut at a line and closes the block.
+                budget = Budget::Spent;
+                let cut = floor_line_boundary(&excerpt.text, limit.saturating_sub(block.len()));
+                let code_lines = excerpt.text[..cut]
+                    .lines()
+                    .count()
+                    .saturating_sub(EXCERPT_HEADER_LINES);
+                if code_lines > 0 {
+                    block.push_str(&excerpt.text[..cut]);
+                    shown = Shown::Truncated {
+                        lines: u32::try_from(code_lines).unwrap_or(u32::MAX),
+                    };
                 }
+                block.push_str(CAP_MARKER);
             }
         }
         matches.push(SymbolMatch {
@@ -189,7 +211,7 @@ impl<'r> SourceFiles<'r> {
         file: &FileEntry,
         symbol: &Symbol,
         candidate: &Candidate,
-    ) -> Option<(String, Shown)> {
+    ) -> Option<Excerpt> {
         let text = self
             .texts
             .entry(file.path.clone())
@@ -248,7 +270,7 @@ impl<'r> SourceFiles<'r> {
             Shown::Whole
         };
         let _ = writeln!(piece, "{fence}");
-        Some((piece, shown))
+        Some(Excerpt { text: piece, shown })
     }
 }
 
