@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use volk::context::{CacheLocation, Index, build_context_with};
 
 /// Definitions as a line-oriented regex can see them, for the languages the index reads.
@@ -94,7 +94,8 @@ fn benches(c: &mut Criterion) {
     }
 
     let mut group = c.benchmark_group("context");
-    group.sample_size(10);
+    // Each cold run takes seconds: the fewest samples criterion allows, one run each.
+    group.sample_size(10).sampling_mode(SamplingMode::Flat);
     group.bench_function("cold_index", |b| {
         b.iter(|| Index::refresh(&root, None).1.symbols)
     });

@@ -115,10 +115,13 @@ pub fn render(
     let mut block = String::new();
     let _ = writeln!(
         block,
-        "{LABEL}\n\nThe code base at {} already defines the types and functions below. \
-         Reuse them, with their real names, signatures and import paths, instead of \
-         inventing new ones.\n",
-        root.display()
+        "{LABEL}\n\nThe code base `{}` already defines the types and functions below \
+         (paths are relative to its root). Reuse them, with their real names, signatures \
+         and import paths, instead of inventing new ones.\n",
+        root.file_name().map_or_else(
+            || root.display().to_string(),
+            |n| n.to_string_lossy().into_owned()
+        )
     );
     let matched_files: Vec<&str> = found.iter().map(|(_, f, _)| f.path.as_str()).collect();
     let tree = super::tree::summarise(index, &matched_files, TREE_BUDGET);

@@ -76,11 +76,11 @@ fn package_line(package: &str, files: &[&FileEntry]) -> String {
         .take(SYMBOLS_PER_PACKAGE)
         .map(|s| format!("{} {}", s.kind.label(), s.name))
         .collect();
-    let mut line = format!(
-        "- {name}/ ({} files): modules {}",
-        files.len(),
-        modules.join(", ")
-    );
+    let count = match files.len() {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
+    let mut line = format!("- {name}/ ({count}): modules {}", modules.join(", "));
     if more_modules > 0 {
         line.push_str(&format!(" (+{more_modules})"));
     }
