@@ -10,7 +10,7 @@ use super::index::Index;
 
 /// Bumped whenever the index layout or what the extractor records changes, so an old
 /// cache is rebuilt instead of misread.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 #[derive(Deserialize)]
 struct CacheFile {

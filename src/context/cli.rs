@@ -109,8 +109,15 @@ fn write_human(out: &mut impl std::io::Write, report: &ContextReport) -> std::io
     let stats = &report.index;
     writeln!(
         out,
-        "index: {} source files ({} parsed, {} unchanged, {} skipped), {} definitions, {} ms",
-        stats.files, stats.parsed, stats.reused, stats.skipped, stats.symbols, stats.elapsed_ms
+        "index: {} source files ({} read, {} unchanged, {} skipped); {} parsed now, {} definitions known from {} parsed files; {} ms",
+        stats.files,
+        stats.scanned,
+        stats.reused,
+        stats.skipped,
+        stats.parsed,
+        stats.symbols,
+        stats.indexed,
+        stats.elapsed_ms
     )?;
     let names: Vec<&str> = report.candidates.iter().map(|c| c.name.as_str()).collect();
     writeln!(out, "looked up: {}", names.join(", "))?;

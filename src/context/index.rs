@@ -1,10 +1,13 @@
 //! The symbol index of a root directory: every source file with its top-level
 //! definitions, built by a parallel `.gitignore`-aware walk and refreshed incrementally.
 //!
-//! A refresh re-parses only files whose size or modification time changed. When no
-//! directory changed either (no file added, removed or renamed, no ignore file edited),
-//! the walk itself is skipped and only the known files are stat-ed: that is what keeps
-//! a warm lookup in the tens of milliseconds on a tree of tens of thousands of files.
+//! The walk reads and screens every source file but only sketches it (see
+//! [`super::sketch`]); a file is parsed with tree-sitter the first time a looked-up name
+//! is in its sketch, and its definitions are kept from then on. A refresh re-reads only
+//! files whose size or modification time changed. When no directory changed either (no
+//! file added, removed or renamed, no ignore file edited), the walk itself is skipped
+//! and only the known files are stat-ed: that is what keeps a warm lookup in the tens
+//! of milliseconds on a tree of tens of thousands of files.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,6 +18,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, Wal
 use serde::{Deserialize, Serialize};
 
 use super::language::{Language, Parsers};
+use super::sketch::{holds, name_hash, sketch};
 use super::symbols::{Symbol, extract};
 use super::triage::{MAX_FILE_BYTES, SkipReason, screen};
 
@@ -65,9 +69,12 @@ impl Stamp {
     }
 }
 
-/// What became of one source file.
+/// What is known of one source file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
+    /// Read and screened; the sorted hashes of the names it may declare. Not parsed yet.
+    Sketched(Vec<u32>),
+    /// Parsed: its top-level definitions.
     Indexed(Vec<Symbol>),
     Skipped(SkipReason),
 }
@@ -82,10 +89,23 @@ pub struct FileEntry {
 }
 
 impl FileEntry {
+    pub fn is_skipped(&self) -> bool {
+        matches!(self.outcome, Outcome::Skipped(_))
+    }
+
+    /// Its definitions, once parsed.
     pub fn symbols(&self) -> &[Symbol] {
         match &self.outcome {
             Outcome::Indexed(symbols) => symbols,
-            Outcome::Skipped(_) => &[],
+            Outcome::Sketched(_) | Outcome::Skipped(_) => &[],
+        }
+    }
+
+    /// Whether the file must be parsed before it can answer for one of `hashes`.
+    fn awaits(&self, hashes: &[u32]) -> bool {
+        match &self.outcome {
+            Outcome::Sketched(sketch) => hashes.iter().any(|&h| holds(sketch, h)),
+            Outcome::Indexed(_) | Outcome::Skipped(_) => false,
         }
     }
 }
@@ -108,14 +128,22 @@ pub struct Index {
     pub watched: Vec<Watched>,
 }
 
-/// How a refresh went, for the report and the log.
+/// How a refresh and lookup went, for the report and the log.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct IndexStats {
-    /// Source files known to the index (parsed, reused or skipped).
+    /// Source files known to the index.
     pub files: usize,
+    /// Files read and sketched by this run (new or changed).
+    pub scanned: usize,
+    /// Files parsed with tree-sitter by this run.
     pub parsed: usize,
+    /// Files taken unchanged from the cache.
     pub reused: usize,
+    /// Files left out (huge, binary, generated, unreadable, unparsable).
     pub skipped: usize,
+    /// Files parsed so far, by this run or an earlier one.
+    pub indexed: usize,
+    /// Definitions known from the parsed files.
     pub symbols: usize,
     /// Whether the directory tree was walked (false: only stat-ed, nothing moved).
     pub walked: bool,
@@ -136,15 +164,55 @@ impl Index {
             Some(previous) if nothing_moved(root, &previous) => restat(root, previous),
             previous => walk(root, previous.as_ref()),
         };
-        stats.files = index.files.len();
-        stats.skipped = index
-            .files
-            .iter()
-            .filter(|f| matches!(f.outcome, Outcome::Skipped(_)))
-            .count();
-        stats.symbols = index.symbol_count();
+        index.count_into(&mut stats);
         stats.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         (index, stats)
+    }
+
+    /// Parses, on all cores, every sketched file that may define one of `names`, so
+    /// that the index can answer for them; counts the work in `stats`.
+    pub fn resolve(&mut self, names: &[&str], stats: &mut IndexStats) {
+        let started = Instant::now();
+        let hashes: Vec<u32> = names.iter().map(|n| name_hash(n)).collect();
+        let root = self.root.clone();
+        let mut pending: Vec<&mut FileEntry> = self
+            .files
+            .iter_mut()
+            .filter(|f| f.awaits(&hashes))
+            .collect();
+        let parsed = pending.len();
+        if parsed > 0 {
+            let chunk = pending.len().div_ceil(threads()).max(1);
+            std::thread::scope(|scope| {
+                for part in pending.chunks_mut(chunk) {
+                    let root = &root;
+                    scope.spawn(move || {
+                        let mut parsers = Parsers::default();
+                        for entry in part.iter_mut() {
+                            entry.outcome =
+                                parse(&mut parsers, &root.join(&entry.path), entry.language);
+                        }
+                    });
+                }
+            });
+        }
+        stats.parsed += parsed;
+        self.count_into(stats);
+        stats.elapsed_ms += u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    }
+
+    fn count_into(&self, stats: &mut IndexStats) {
+        stats.files = self.files.len();
+        stats.skipped = 0;
+        stats.indexed = 0;
+        for file in &self.files {
+            match file.outcome {
+                Outcome::Skipped(_) => stats.skipped += 1,
+                Outcome::Indexed(_) => stats.indexed += 1,
+                Outcome::Sketched(_) => {}
+            }
+        }
+        stats.symbols = self.symbol_count();
     }
 }
 
@@ -180,15 +248,14 @@ fn parallel_all<T: Sync>(items: &[T], check: impl Fn(&T) -> bool + Sync) -> bool
 fn restat(root: &Path, mut index: Index) -> (Index, IndexStats) {
     let chunk = index.files.len().div_ceil(threads()).max(1);
     let gone = Mutex::new(Vec::new());
-    let parsed = std::thread::scope(|scope| {
+    let scanned = std::thread::scope(|scope| {
         let handles: Vec<_> = index
             .files
             .chunks_mut(chunk)
             .map(|part| {
                 let gone = &gone;
                 scope.spawn(move || {
-                    let mut parsers = Parsers::default();
-                    let mut parsed = 0;
+                    let mut scanned = 0;
                     for entry in part {
                         let path = root.join(&entry.path);
                         match std::fs::metadata(&path) {
@@ -196,9 +263,8 @@ fn restat(root: &Path, mut index: Index) -> (Index, IndexStats) {
                                 let stamp = Stamp::of(&meta);
                                 if stamp != entry.stamp {
                                     entry.stamp = stamp;
-                                    entry.outcome =
-                                        examine(&mut parsers, &path, entry.language, stamp);
-                                    parsed += 1;
+                                    entry.outcome = scan(&path, entry.language, stamp);
+                                    scanned += 1;
                                 }
                             }
                             Err(_) => {
@@ -208,7 +274,7 @@ fn restat(root: &Path, mut index: Index) -> (Index, IndexStats) {
                             }
                         }
                     }
-                    parsed
+                    scanned
                 })
             })
             .collect();
@@ -222,34 +288,31 @@ fn restat(root: &Path, mut index: Index) -> (Index, IndexStats) {
         index.files.retain(|f| !gone.contains(&f.path));
     }
     let stats = IndexStats {
-        parsed,
-        reused: index.files.len() - parsed,
+        scanned,
+        reused: index.files.len().saturating_sub(scanned),
         walked: false,
         ..IndexStats::default()
     };
     (index, stats)
 }
 
-/// Reads, screens and parses one file.
-fn examine(parsers: &mut Parsers, path: &Path, language: Language, stamp: Stamp) -> Outcome {
+/// Reads and screens one file, and sketches the names it may declare.
+fn scan(path: &Path, language: Language, stamp: Stamp) -> Outcome {
     if stamp.size > MAX_FILE_BYTES {
         return Outcome::Skipped(SkipReason::Huge);
     }
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(error) => {
-            tracing::warn!(path = %path.display(), %error, "context: cannot read source file");
-            return Outcome::Skipped(SkipReason::Unreadable);
-        }
-    };
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    if let Err(reason) = screen(name, &bytes) {
-        tracing::debug!(path = %path.display(), reason = reason.describe(), "context: skipped");
-        return Outcome::Skipped(reason);
+    match read_screened(path) {
+        Ok(bytes) => Outcome::Sketched(sketch(language, &bytes)),
+        Err(reason) => Outcome::Skipped(reason),
     }
+}
+
+/// Reads, screens and parses one file.
+fn parse(parsers: &mut Parsers, path: &Path, language: Language) -> Outcome {
+    let bytes = match read_screened(path) {
+        Ok(bytes) => bytes,
+        Err(reason) => return Outcome::Skipped(reason),
+    };
     match extract(parsers, language, &bytes) {
         Ok(symbols) => Outcome::Indexed(symbols),
         Err(error) => {
@@ -259,13 +322,29 @@ fn examine(parsers: &mut Parsers, path: &Path, language: Language, stamp: Stamp)
     }
 }
 
+/// The contents of a source file worth indexing, or why it is not.
+fn read_screened(path: &Path) -> Result<Vec<u8>, SkipReason> {
+    let bytes = std::fs::read(path).map_err(|error| {
+        tracing::warn!(path = %path.display(), %error, "context: cannot read source file");
+        SkipReason::Unreadable
+    })?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    screen(name, &bytes).inspect_err(|reason| {
+        tracing::debug!(path = %path.display(), reason = reason.describe(), "context: skipped");
+    })?;
+    Ok(bytes)
+}
+
 /// What the walker threads gather.
 #[derive(Default)]
 struct Gathered {
     files: Vec<FileEntry>,
     packages: Vec<String>,
     watched: Vec<Watched>,
-    parsed: usize,
+    scanned: usize,
     reused: usize,
 }
 
@@ -274,7 +353,7 @@ impl Gathered {
         self.files.append(&mut other.files);
         self.packages.append(&mut other.packages);
         self.watched.append(&mut other.watched);
-        self.parsed += other.parsed;
+        self.scanned += other.scanned;
         self.reused += other.reused;
     }
 }
@@ -325,7 +404,7 @@ fn walk(root: &Path, previous: Option<&Index>) -> (Index, IndexStats) {
     gathered.packages.dedup();
     gathered.watched.sort_by(|a, b| a.path.cmp(&b.path));
     let stats = IndexStats {
-        parsed: gathered.parsed,
+        scanned: gathered.scanned,
         reused: gathered.reused,
         walked: true,
         ..IndexStats::default()
@@ -351,18 +430,16 @@ impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
             root: self.root,
             known: self.known,
             sink: self.sink,
-            parsers: Parsers::default(),
             local: Gathered::default(),
         })
     }
 }
 
-/// One walker thread: its own parsers, its own results, handed over when it ends.
+/// One walker thread: its own results, handed over when it ends.
 struct Visitor<'s> {
     root: &'s Path,
     known: &'s HashMap<&'s str, &'s FileEntry>,
     sink: &'s Mutex<Gathered>,
-    parsers: Parsers,
     local: Gathered,
 }
 
@@ -420,8 +497,8 @@ impl Visitor<'_> {
             self.local.reused += 1;
             return;
         }
-        let outcome = examine(&mut self.parsers, entry.path(), language, stamp);
-        self.local.parsed += 1;
+        let outcome = scan(entry.path(), language, stamp);
+        self.local.scanned += 1;
         self.local.files.push(FileEntry {
             path: rel,
             language,

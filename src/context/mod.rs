@@ -12,6 +12,7 @@ pub mod index;
 pub mod language;
 pub mod root;
 pub mod section;
+pub mod sketch;
 pub mod symbols;
 pub mod tree;
 pub mod triage;
@@ -73,7 +74,8 @@ pub fn build_context_with(root: &Path, text: &str, cache: &CacheLocation) -> Con
         tracing::warn!(root = %root.display(), "context: the root is not a readable directory, no context");
         return report;
     }
-    let index = load_index(&root, cache, &mut report.index);
+    let names: Vec<&str> = report.candidates.iter().map(|c| c.name.as_str()).collect();
+    let index = load_index(&root, &names, cache, &mut report.index);
     let found = section::find(&index, &report.candidates);
     if !found.is_empty() {
         let (block, matches) = section::render(&root, &index, &report.candidates, &found);
@@ -93,11 +95,18 @@ pub fn build_context_with(root: &Path, text: &str, cache: &CacheLocation) -> Con
     report
 }
 
-/// The up-to-date index of `root`: the cached one refreshed, saved back if it changed.
-pub fn load_index(root: &Path, cache: &CacheLocation, stats: &mut IndexStats) -> Index {
+/// The up-to-date index of `root`, able to answer for `names`: the cached one
+/// refreshed, the files that may define the names parsed, saved back if it changed.
+pub fn load_index(
+    root: &Path,
+    names: &[&str],
+    cache: &CacheLocation,
+    stats: &mut IndexStats,
+) -> Index {
     let previous = cache::load(cache, root);
-    let (index, fresh) = Index::refresh(root, previous);
-    if fresh.parsed > 0 || fresh.walked {
+    let (mut index, mut fresh) = Index::refresh(root, previous);
+    index.resolve(names, &mut fresh);
+    if fresh.scanned > 0 || fresh.parsed > 0 || fresh.walked {
         cache::save(cache, &index);
     }
     *stats = fresh;

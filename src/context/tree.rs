@@ -1,5 +1,6 @@
 //! The project tree: each package of the root with its modules and top symbols, so
-//! the architect sees where new code would live next to the old.
+//! the architect sees where new code would live next to the old. Definitions are
+//! listed for the files parsed so far, which always include the matched ones.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -39,7 +40,7 @@ pub fn summarise(index: &Index, matched_files: &[&str], budget: usize) -> String
 fn group(index: &Index) -> BTreeMap<String, Vec<&FileEntry>> {
     let known: HashSet<&str> = index.packages.iter().map(String::as_str).collect();
     let mut packages: BTreeMap<String, Vec<&FileEntry>> = BTreeMap::new();
-    for file in index.files.iter().filter(|f| !f.symbols().is_empty()) {
+    for file in index.files.iter().filter(|f| !f.is_skipped()) {
         let mut dir = file.path.as_str();
         let package = loop {
             match dir.rfind('/') {
@@ -84,10 +85,13 @@ fn package_line(package: &str, files: &[&FileEntry]) -> String {
     if more_modules > 0 {
         line.push_str(&format!(" (+{more_modules})"));
     }
-    line.push_str("; defines ");
-    line.push_str(&top.join(", "));
-    if more_symbols > 0 {
-        line.push_str(&format!(" (+{more_symbols})"));
+    // Only parsed files have known definitions (files are parsed when first needed).
+    if !top.is_empty() {
+        line.push_str("; defines ");
+        line.push_str(&top.join(", "));
+        if more_symbols > 0 {
+            line.push_str(&format!(" (+{more_symbols})"));
+        }
     }
     line.push('\n');
     line
