@@ -518,3 +518,40 @@ fn cli_without_any_root_injects_nothing_and_succeeds() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("no context root"), "{stdout}");
 }
+
+/// The sketch decides which files get parsed, so it must hold every name tree-sitter
+/// finds; checked on this crate's own sources.
+#[test]
+fn the_sketch_never_misses_a_definition_of_real_code() {
+    use volk::context::language::{Language, Parsers};
+    use volk::context::sketch::{holds, name_hash, sketch};
+    use volk::context::symbols::extract;
+
+    let mut parsers = Parsers::default();
+    let mut checked = 0;
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let Some(language) = Language::of_path(&path) else {
+                continue;
+            };
+            let bytes = fs::read(&path).unwrap();
+            let sketch = sketch(language, &bytes);
+            for symbol in extract(&mut parsers, language, &bytes).unwrap() {
+                assert!(
+                    holds(&sketch, name_hash(&symbol.name)),
+                    "{}: {}",
+                    path.display(),
+                    symbol.name
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} definitions checked");
+}

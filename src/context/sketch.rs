@@ -147,7 +147,7 @@ mod tests {
             ),
             (
                 Language::Python,
-                "@dataclass\nclass Task:\n    pass\n\nasync def run():\n    pass\n",
+                "@dataclass\nclass Task:\n    pass\n\nasync def run():\n    pass\n\nclass Café:\n    pass\n",
             ),
             (
                 Language::TypeScript,
