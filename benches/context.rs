@@ -147,6 +147,14 @@ fn benches(c: &mut Criterion) {
                 .len()
         })
     });
+    // The part of a warm lookup that proves the cache current: load it, stat every
+    // known directory and file.
+    group.bench_function("warm_verify", |b| {
+        b.iter(|| {
+            let cached = volk::context::cache::load(&location, &root);
+            Index::refresh(&root, cached).1.reused
+        })
+    });
     group.finish();
 }
 
