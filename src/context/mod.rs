@@ -1,3 +1,114 @@
 //! Monorepo context: the existing code a design should reuse.
+//!
+//! Before a design, the names the requirements mention (CapWords, `backticked`
+//! identifiers, dotted paths) are looked up in a tree-sitter symbol index of the
+//! context root, and the source of each definition goes into the prompt as its own
+//! labelled section. Nothing here may stop a design: every failure is logged and
+//! skipped, and the worst outcome is an empty section.
 
+pub mod cache;
 pub mod cli;
+pub mod index;
+pub mod language;
+pub mod root;
+pub mod section;
+pub mod sketch;
+pub mod symbols;
+pub mod tree;
+pub mod triage;
+pub mod words;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use cache::CacheLocation;
+pub use index::{Index, IndexStats};
+pub use language::Language;
+pub use root::{configured_root, resolve_root};
+pub use section::{LABEL, MAX_DEFINITION_LINES, MAX_SECTION_BYTES, Shown, SymbolMatch};
+pub use symbols::SymbolKind;
+pub use words::{Candidate, WordSource};
+
+/// What `build_context` found: the block for the prompt and why it holds what it holds.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ContextReport {
+    pub root: PathBuf,
+    /// The labelled block for the design prompt; empty when nothing matched.
+    pub section: String,
+    /// Every definition a candidate named, injected or not (see [`SymbolMatch::shown`]).
+    pub matches: Vec<SymbolMatch>,
+    /// The names looked up.
+    pub candidates: Vec<Candidate>,
+    pub index: IndexStats,
+}
+
+impl ContextReport {
+    /// The matches whose source is in the section.
+    pub fn injected(&self) -> impl Iterator<Item = &SymbolMatch> {
+        self.matches.iter().filter(|m| m.shown != Shown::Omitted)
+    }
+}
+
+/// Builds the "existing API sources" block for `text` (requirements, user stories, UX
+/// notes) from the code under `root`, using and refreshing the on-disk index cache.
+/// Never fails: errors are logged with `tracing` and skipped.
+pub fn build_context(root: &Path, text: &str) -> ContextReport {
+    build_context_with(root, text, &CacheLocation::UserCache)
+}
+
+/// [`build_context`] with the index cache kept at `cache`.
+pub fn build_context_with(root: &Path, text: &str, cache: &CacheLocation) -> ContextReport {
+    let root = root::absolute(root);
+    let candidates = words::candidates(text);
+    let mut report = ContextReport {
+        root: root.clone(),
+        candidates,
+        ..ContextReport::default()
+    };
+    if report.candidates.is_empty() {
+        tracing::info!(root = %root.display(), "context: no candidate names in the text");
+        return report;
+    }
+    if !root.is_dir() {
+        tracing::warn!(root = %root.display(), "context: the root is not a readable directory, no context");
+        return report;
+    }
+    let names: Vec<&str> = report.candidates.iter().map(|c| c.name.as_str()).collect();
+    let index = load_index(&root, &names, cache, &mut report.index);
+    let found = section::find(&index, &report.candidates);
+    if !found.is_empty() {
+        let (block, matches) = section::render(&root, &index, &report.candidates, &found);
+        report.section = block;
+        report.matches = matches;
+    }
+    tracing::info!(
+        root = %root.display(),
+        candidates = report.candidates.len(),
+        matches = report.matches.len(),
+        bytes = report.section.len(),
+        parsed = report.index.parsed,
+        reused = report.index.reused,
+        elapsed_ms = report.index.elapsed_ms,
+        "context: built"
+    );
+    report
+}
+
+/// The up-to-date index of `root`, able to answer for `names`: the cached one
+/// refreshed, the files that may define the names parsed, saved back if it changed.
+pub fn load_index(
+    root: &Path,
+    names: &[&str],
+    cache: &CacheLocation,
+    stats: &mut IndexStats,
+) -> Index {
+    let previous = cache::load(cache, root);
+    let (mut index, mut fresh) = Index::refresh(root, previous);
+    index.resolve(names, &mut fresh);
+    if fresh.scanned > 0 || fresh.parsed > 0 || fresh.walked {
+        cache::save(cache, &index);
+    }
+    *stats = fresh;
+    index
+}
