@@ -90,10 +90,8 @@ pub struct Cassette {
 impl Cassette {
     /// Reads `path`; any unreadable or malformed line is refused with its number.
     pub fn load(path: &Path) -> Result<Cassette, ReasonerError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ReasonerError::Cassette {
-            path: path.display().to_string(),
-            line: 0,
-            message: format!("cannot read: {e}"),
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            ReasonerError::Config(format!("{}: cannot read the cassette: {e}", path.display()))
         })?;
         Cassette::parse(&text).map_err(|(line, message)| ReasonerError::Cassette {
             path: path.display().to_string(),
@@ -235,10 +233,11 @@ impl Recorder {
             lines: Mutex::new(vec![header_line()]),
             secret,
         });
-        tape.save().map_err(|e| ReasonerError::Cassette {
-            path: path.display().to_string(),
-            line: 0,
-            message: format!("cannot write: {e}"),
+        tape.save().map_err(|e| {
+            ReasonerError::Config(format!(
+                "{}: cannot write the cassette: {e}",
+                path.display()
+            ))
         })?;
         Ok(Recorder { inner, tape })
     }
@@ -380,14 +379,11 @@ impl Replay {
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default();
-            return Err(ReasonerError::Cassette {
-                path: self.path.display().to_string(),
-                line: 0,
-                message: format!(
-                    "no unplayed `{purpose}` call left ({} recorded in all)",
-                    calls.len()
-                ),
-            });
+            return Err(ReasonerError::Config(format!(
+                "{}: no unplayed `{purpose}` call left ({} recorded in all)",
+                self.path.display(),
+                calls.len()
+            )));
         };
         played[index] = true;
         Ok(calls[index].clone())

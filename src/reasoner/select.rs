@@ -300,6 +300,28 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_key_names_the_variable_only_at_the_providers_own_url() {
+        let preset = Preset {
+            key_variable: "VOLK_TEST_KEY_THAT_IS_NEVER_SET",
+            ..PRESETS[0]
+        };
+        let s = Settings::default();
+        let err = endpoint(&preset, &ReasonerArgs::default(), &s)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "openai: no API key; set VOLK_TEST_KEY_THAT_IS_NEVER_SET in the environment"
+        );
+        let local = ReasonerArgs {
+            base_url: Some("http://127.0.0.1:8080/v1".into()),
+            ..ReasonerArgs::default()
+        };
+        let e = endpoint(&preset, &local, &s).unwrap();
+        assert!(e.key.is_none());
+    }
+
+    #[test]
     fn bad_values_are_refused() {
         let mut args = ReasonerArgs {
             base_url: Some("ftp://x".into()),
