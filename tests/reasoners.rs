@@ -809,3 +809,268 @@ fn a_corrupt_cassette_is_refused_with_its_line_number() {
     assert!(err.contains(&format!("{}:4:", path.display())), "{err}");
     assert!(Cassette::load(&path).is_err());
 }
+
+// ---------------------------------------------------------------- the binary, end to end
+
+const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");
+
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `volk run` in `dir` with `env` and nothing inherited that could steer it.
+async fn volk_run(dir: &std::path::Path, args: &[String], env: &[(&str, &str)]) -> Ran {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_volk"));
+    cmd.arg("run")
+        .args(args)
+        .current_dir(dir)
+        .env("VOLK_LOG", dir.join("volk.log"))
+        .env("VOLK_LOG_LEVEL", "debug")
+        .env("VOLK_CONFIG_DIR", dir.join("no-user-config"))
+        .env_remove("VOLK_REASONER")
+        .env_remove("VOLK_MODEL")
+        .env_remove("VOLK_BASE_URL")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("DEEPSEEK_API_KEY")
+        .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().await.unwrap();
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Every file under `dir`, as bytes (git objects included, and `git log -p` of each
+/// repository found, since objects are compressed).
+fn everything_written(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n == ".git") {
+                    let log = std::process::Command::new("git")
+                        .arg("-C")
+                        .arg(path.parent().unwrap())
+                        .args(["log", "-p", "--all"])
+                        .output()
+                        .unwrap();
+                    assert!(log.status.success());
+                    out.push((format!("git log -p of {}", path.display()), log.stdout));
+                }
+                stack.push(path);
+            } else {
+                out.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
+}
+
+const FULL_DESIGN: &str = "Here is the design.\n\n## ARCHITECTURE:\nA command-line front end over a SQLite store → simple, testable.\n\n## Open questions\n1. Time zones? Assumed local time.\n\n**REQUIREMENTS:**\nFR-01: Add tasks with name and due date.\nNFR-01: Response time < 200ms.\n\nFILE_TREE:\n```\nsrc/taskman/cli.py\nsrc/taskman/store.py\n```\n\nAPI_SPEC:\nadd_task(name: str, due: date) -> Task\n\nCLASS_DIAGRAM:\nclassDiagram\n  class Task\n  Store --> Task\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn volk_run_against_a_local_openai_server_writes_the_streamed_design_and_never_the_key() {
+    let mut body = String::new();
+    for piece in FULL_DESIGN.split_inclusive(' ') {
+        body.push_str(&chunk(piece));
+    }
+    body.push_str(": keep-alive\n\n");
+    body.push_str(&finish_and_usage(321, 123));
+    let server = Server::start(vec![sse(pieces(&body, 13))]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let packet = dir.path().join("scope.json");
+    std::fs::write(&packet, EXAMPLE_1).unwrap();
+    let work = dir.path().join("work");
+    let cassette = dir.path().join("session.jsonl");
+    let args: Vec<String> = [
+        "--workspace",
+        work.to_str().unwrap(),
+        "--packet",
+        packet.to_str().unwrap(),
+        "--reasoner",
+        "openai",
+        "--base-url",
+        &format!("{}/v1", server.url),
+        "--model",
+        "test-model",
+        "--record",
+        cassette.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let ran = volk_run(dir.path(), &args, &[("OPENAI_API_KEY", KEY)]).await;
+    assert_eq!(ran.code, 0, "stderr: {}", ran.stderr);
+
+    // The artifacts are exactly what the streamed text parses into.
+    let expected = volk::design::parser::parse(FULL_DESIGN);
+    let out: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    let project = work.join("taskman");
+    for (section, text) in expected.iter() {
+        assert!(!text.is_empty());
+        assert_eq!(
+            out["payload"][section.key()],
+            text,
+            "{section:?} in the packet"
+        );
+        let file = std::fs::read_to_string(project.join("design").join(section.file_name()))
+            .unwrap_or_else(|e| panic!("{section:?}: {e}"));
+        assert_eq!(file.trim(), text, "{section:?} on disk");
+    }
+
+    // What was sent.
+    let seen = server.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].path, "/v1/chat/completions");
+    assert_eq!(seen[0].headers["authorization"], format!("Bearer {KEY}"));
+    assert_eq!(seen[0].body["model"], "test-model");
+    assert_eq!(seen[0].body["stream"], true);
+    let prompt = seen[0].body["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        prompt.contains("Add tasks with name and due date"),
+        "{prompt}"
+    );
+
+    // The key is nowhere: workspace, journal, session, git history, cassette, log, output.
+    let written = everything_written(dir.path());
+    assert!(written.iter().any(|(p, _)| p.ends_with("session.jsonl")));
+    assert!(written.iter().any(|(p, _)| p.contains("journal")));
+    for (path, bytes) in &written {
+        assert!(!contains(bytes, KEY), "the key is in {path}");
+        assert!(
+            !contains(bytes, &KEY[KEY.len() - 8..]),
+            "part of the key is in {path}"
+        );
+    }
+    assert!(!ran.stdout.contains(KEY) && !ran.stderr.contains(KEY));
+
+    // Replaying the cassette, with no key and no server, gives the same design.
+    let again = tempfile::tempdir().unwrap();
+    let work2 = again.path().join("work");
+    let args: Vec<String> = [
+        "--workspace",
+        work2.to_str().unwrap(),
+        "--packet",
+        packet.to_str().unwrap(),
+        "--reasoner",
+        &format!("replay:{}", cassette.display()),
+        "--replay-speed",
+        "0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let replayed = volk_run(again.path(), &args, &[]).await;
+    assert_eq!(replayed.code, 0, "stderr: {}", replayed.stderr);
+    let out2: serde_json::Value = serde_json::from_str(&replayed.stdout).unwrap();
+    for (section, text) in expected.iter() {
+        assert_eq!(out2["payload"][section.key()], text, "{section:?} replayed");
+    }
+    assert_eq!(server.seen().len(), 1);
+}
+
+#[tokio::test]
+async fn volk_run_without_a_key_names_the_variable_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let packet = dir.path().join("scope.json");
+    std::fs::write(&packet, EXAMPLE_1).unwrap();
+    let work = dir.path().join("work");
+    let args: Vec<String> = [
+        "--workspace",
+        work.to_str().unwrap(),
+        "--packet",
+        packet.to_str().unwrap(),
+        "--reasoner",
+        "anthropic",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let ran = volk_run(dir.path(), &args, &[]).await;
+    assert_eq!(ran.code, 2, "stderr: {}", ran.stderr);
+    assert_eq!(
+        ran.stderr.trim(),
+        "volk: anthropic: no API key; set ANTHROPIC_API_KEY in the environment"
+    );
+    assert!(ran.stdout.is_empty());
+    assert!(!work.exists());
+}
+
+#[tokio::test]
+async fn volk_run_refuses_a_corrupt_cassette_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let packet = dir.path().join("scope.json");
+    std::fs::write(&packet, EXAMPLE_1).unwrap();
+    let cassette = dir.path().join("c.jsonl");
+    std::fs::write(&cassette, "{\"volk_cassette\":1}\n{\"call\": 3}\n").unwrap();
+    let args: Vec<String> = [
+        "--workspace",
+        dir.path().join("work").to_str().unwrap(),
+        "--packet",
+        packet.to_str().unwrap(),
+        "--reasoner",
+        &format!("replay:{}", cassette.display()),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let ran = volk_run(dir.path(), &args, &[]).await;
+    assert_eq!(ran.code, 2, "stderr: {}", ran.stderr);
+    assert!(
+        ran.stderr
+            .starts_with(&format!("volk: {}:2: ", cassette.display())),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(ran.stderr.trim().lines().count(), 1, "{}", ran.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn volk_run_with_a_refused_key_fails_without_showing_it() {
+    let body = format!(
+        r#"{{"error":{{"message":"Incorrect API key provided: {KEY}","type":"invalid_request_error","code":"invalid_api_key"}}}}"#
+    );
+    let server = Server::start(vec![status(401, &body, vec![])]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let packet = dir.path().join("scope.json");
+    std::fs::write(&packet, EXAMPLE_1).unwrap();
+    let args: Vec<String> = [
+        "--workspace",
+        dir.path().join("work").to_str().unwrap(),
+        "--packet",
+        packet.to_str().unwrap(),
+        "--reasoner",
+        "openai",
+        "--base-url",
+        &format!("{}/v1", server.url),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let ran = volk_run(dir.path(), &args, &[("OPENAI_API_KEY", KEY)]).await;
+    assert_ne!(ran.code, 0);
+    assert!(ran.stderr.contains("OPENAI_API_KEY"), "{}", ran.stderr);
+    assert_eq!(server.seen().len(), 1, "a 401 is not retried");
+    for (path, bytes) in everything_written(dir.path()) {
+        assert!(!contains(&bytes, KEY), "the key is in {path}");
+    }
+    assert!(!ran.stderr.contains(KEY) && !ran.stdout.contains(KEY));
+}

@@ -244,14 +244,11 @@ impl<W: Wire> Call<W> {
         }
         let wait = endpoint.retry.wait(self.attempt, server);
         if Instant::now() + wait >= deadline {
-            return Err(gave_up(
-                self.attempt,
-                ReasonerError::Timeout(format!(
-                    "the next attempt would start after the overall limit of {}s ({})",
-                    endpoint.timeouts.overall.as_secs(),
-                    failure.error
-                )),
-            ));
+            tracing::warn!(
+                wait_ms = wait.as_millis() as u64,
+                "no retry: the wait would pass the overall limit"
+            );
+            return Err(gave_up(self.attempt, failure.error));
         }
         tracing::warn!(
             attempt = self.attempt,
@@ -377,19 +374,23 @@ fn transport_failure(url: &str, error: &reqwest::Error) -> Failure {
     }
 }
 
-/// The error and its sources on one line (reqwest's own message hides the cause).
+/// What actually went wrong, on one line: reqwest's own message only repeats the URL,
+/// so the causes beneath it are used, without hyper's generic "client error" layer.
 fn chain(error: &dyn std::error::Error) -> String {
-    let mut out = error.to_string();
+    let mut causes: Vec<String> = Vec::new();
     let mut source = error.source();
     while let Some(cause) = source {
         let text = cause.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
+        if !text.starts_with("client error") && !causes.iter().any(|c| c.contains(&text)) {
+            causes.push(text);
         }
         source = cause.source();
     }
-    out
+    if causes.is_empty() {
+        error.to_string()
+    } else {
+        causes.join(": ")
+    }
 }
 
 /// At most this much of an error body is read.
