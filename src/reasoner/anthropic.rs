@@ -365,6 +365,23 @@ mod tests {
     }
 
     #[test]
+    fn base_url_with_or_without_v1() {
+        for base in ["https://api.anthropic.com", "https://proxy.test/v1/"] {
+            let endpoint = Endpoint {
+                base_url: base.into(),
+                model: "m".into(),
+                key: None,
+                key_variable: None,
+                timeouts: http::Timeouts::default(),
+                retry: crate::reasoner::retry::RetryPolicy::default(),
+            };
+            let a = Anthropic::new(endpoint).unwrap();
+            assert!(a.inner.url().ends_with("/v1/messages"), "{}", a.inner.url());
+            assert!(!a.inner.url().contains("v1/v1"));
+        }
+    }
+
+    #[test]
     fn error_event_after_200() {
         let (_, failure) = run(&[(
             "error",

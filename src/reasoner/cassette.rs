@@ -446,6 +446,21 @@ mod tests {
     }
 
     #[test]
+    fn a_negative_or_missing_speed_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.jsonl");
+        std::fs::write(&path, header_line()).unwrap();
+        assert!(Replay::load(&path, -1.0).is_err());
+        assert!(Replay::load(&path, f64::NAN).is_err());
+        assert!(Replay::load(&path, 0.0).is_ok());
+        let missing = Replay::load(&dir.path().join("nope.jsonl"), 1.0)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(missing.contains("nope.jsonl: cannot read"), "{missing}");
+    }
+
+    #[test]
     fn lines_round_trip() {
         let text = format!(
             "{}\n{}\n{}\n",

@@ -266,6 +266,7 @@ impl<W: Wire> Call<W> {
     ) -> Result<Phase<W::Decoder>, Failure> {
         self.attempt += 1;
         let url = self.wire.url();
+        tracing::debug!(%url, model = %endpoint.model, attempt = self.attempt, "reasoner call");
         let send = self.wire.build(&self.request).send();
         let (limit, reason) = limit(endpoint, deadline);
         let response = match tokio::time::timeout_at(limit, send).await {
@@ -286,7 +287,7 @@ impl<W: Wire> Call<W> {
             });
         }
         let server_wait = retry_after(response.headers(), SystemTime::now());
-        let body = read_error_body(response, limit).await;
+        let body = read_error_body(response, self::limit(endpoint, deadline).0).await;
         Err(status_failure(
             status.as_u16(),
             &url,
