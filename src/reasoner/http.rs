@@ -214,6 +214,8 @@ impl<W: Wire> Call<W> {
                 Ok(next) => self.phase = next,
                 Err(failure) => match self.retry_wait(failure, &endpoint, deadline) {
                     Ok(wait) => {
+                        // Nothing of a failed attempt reaches the caller.
+                        self.pending.clear();
                         tokio::time::sleep(wait).await;
                         self.phase = Phase::Connect;
                     }
