@@ -137,6 +137,11 @@ pub fn build(args: &ReasonerArgs, settings: &Settings) -> Result<SharedReasoner,
             "{origin}: unknown reasoner '{name}' (expected offline, openai, anthropic, deepseek, ollama or replay:PATH)"
         ))
     })?;
+    if args.replay_speed.is_some() && !matches!(choice, Choice::Replay(_)) {
+        return Err(BadInput::new(format!(
+            "--replay-speed: only applies to --reasoner replay:FILE (the reasoner is '{name}')"
+        )));
+    }
     let (reasoner, secret): (SharedReasoner, Option<ApiKey>) = match choice {
         Choice::Offline => (Arc::new(OfflineDrafter::default()), None),
         Choice::Replay(path) => {
@@ -345,5 +350,11 @@ mod tests {
             ..ReasonerArgs::default()
         };
         assert!(build(&unknown, &s).is_err());
+        let speed_without_replay = ReasonerArgs {
+            replay_speed: Some(2.0),
+            ..ReasonerArgs::default()
+        };
+        let err = build(&speed_without_replay, &s).err().unwrap().to_string();
+        assert!(err.starts_with("--replay-speed"), "{err}");
     }
 }
