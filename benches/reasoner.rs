@@ -1,7 +1,118 @@
-//! Benchmarks for the reasoner area (filled in by the work on that area).
-use criterion::{Criterion, criterion_group, criterion_main};
+//! SSE decoding plus section parsing of a 1 MB response delivered as 20,000
+//! OpenAI-style events: the path every streamed token takes before it reaches a tab.
 
-fn benches(_c: &mut Criterion) {}
+use std::convert::Infallible;
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use eventsource_stream::Eventsource;
+use futures_util::StreamExt;
+use volk::design::parser::SectionParser;
+use volk::reasoner::StreamEvent;
+use volk::reasoner::http::Decoder;
+use volk::reasoner::openai::ChatDecoder;
+
+const EVENTS: usize = 20_000;
+const RESPONSE_BYTES: usize = 1 << 20;
+
+/// A design response of just over 1 MiB: five sections of realistic lines.
+fn response() -> String {
+    let mut text = String::with_capacity(RESPONSE_BYTES + 1024);
+    let sections = [
+        "ARCHITECTURE:",
+        "REQUIREMENTS:",
+        "FILE_TREE:",
+        "API_SPEC:",
+        "CLASS_DIAGRAM:",
+    ];
+    let mut i = 0;
+    while text.len() < RESPONSE_BYTES {
+        if i % 2000 == 0 {
+            text.push_str(sections[(i / 2000) % 5]);
+            text.push('\n');
+        }
+        text.push_str(&format!(
+            "- FR-{i:04}: the task store keeps \"item {i}\" with its due date → ✓\n"
+        ));
+        i += 1;
+    }
+    text
+}
+
+/// The response cut into `EVENTS` pieces (on character boundaries), each wrapped in
+/// a `chat.completion.chunk` event; then the usage chunk and `[DONE]`.
+fn events(text: &str) -> Vec<Vec<u8>> {
+    let per = text.len() / EVENTS;
+    let mut out = Vec::with_capacity(EVENTS + 2);
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + per.max(1)).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let chunk = serde_json::json!({
+            "id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "m",
+            "choices": [{"index": 0, "delta": {"content": &text[start..end]}, "finish_reason": null}]
+        });
+        out.push(format!("data: {chunk}\n\n").into_bytes());
+        start = end;
+    }
+    out.push(b"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n".to_vec());
+    out
+}
+
+/// Regroups the events into network reads of `size` bytes.
+fn reads(events: &[Vec<u8>], size: usize) -> Vec<Vec<u8>> {
+    events.concat().chunks(size).map(<[u8]>::to_vec).collect()
+}
+
+fn decode_and_parse(runtime: &tokio::runtime::Runtime, chunks: &[Vec<u8>]) -> usize {
+    runtime.block_on(async {
+        let bytes =
+            futures_util::stream::iter(chunks.iter().map(|c| Ok::<_, Infallible>(c.as_slice())));
+        let mut sse = bytes.eventsource();
+        let mut decoder = ChatDecoder::default();
+        let mut parser = SectionParser::new();
+        let mut out = Vec::new();
+        let mut total = 0;
+        while let Some(Ok(event)) = sse.next().await {
+            out.clear();
+            if decoder.event(&event, &mut out).is_err() {
+                break;
+            }
+            for item in &out {
+                if let StreamEvent::Text { text } = item {
+                    total += text.len();
+                    parser.feed(text);
+                }
+            }
+        }
+        black_box(parser.finish());
+        total
+    })
+}
+
+fn benches(c: &mut Criterion) {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread().build() else {
+        return;
+    };
+    let rt = &runtime;
+    let text = response();
+    let per_event = events(&text);
+    assert_eq!(decode_and_parse(rt, &per_event), text.len());
+    let mut group = c.benchmark_group("reasoner_sse");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.sample_size(20);
+    group.bench_function("openai_1MB_20k_events_one_read_each", |b| {
+        b.iter(|| decode_and_parse(rt, black_box(&per_event)))
+    });
+    let big_reads = reads(&per_event, 16 * 1024);
+    assert_eq!(decode_and_parse(rt, &big_reads), text.len());
+    group.bench_function("openai_1MB_20k_events_16KiB_reads", |b| {
+        b.iter(|| decode_and_parse(rt, black_box(&big_reads)))
+    });
+    group.finish();
+}
 
 criterion_group!(group, benches);
 criterion_main!(group);

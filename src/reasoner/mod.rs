@@ -2,7 +2,14 @@
 //! offline drafter and cassette replay all implement [`Reasoner`], so the design loop,
 //! the section parser and the workbench see one stream shape whatever the source.
 
+pub mod anthropic;
+pub mod cassette;
+pub mod http;
+pub mod metrics;
 pub mod offline;
+pub mod openai;
+pub mod retry;
+pub mod secret;
 pub mod select;
 
 use std::pin::Pin;
@@ -128,6 +135,66 @@ pub enum ReasonerError {
     Cancelled,
     #[error("{0}")]
     Config(String),
+    /// The account is out of quota or over its spending limit; not retried.
+    #[error("out of quota: {0}")]
+    Quota(String),
+    /// The response broke off before the provider marked it complete; the text
+    /// received so far has already been streamed.
+    #[error("the response was cut short: {0}")]
+    Incomplete(String),
+    /// Every attempt failed; `last` is the final failure.
+    #[error("gave up after {attempts} attempts: {last}")]
+    GaveUp {
+        attempts: u32,
+        last: Box<ReasonerError>,
+    },
+    /// A failure recorded in a cassette, replayed as it happened.
+    #[error("recorded failure: {0}")]
+    Recorded(String),
+}
+
+impl ReasonerError {
+    /// The same error with every message passed through `f` (used to scrub keys).
+    pub fn map_messages(self, f: &dyn Fn(&str) -> String) -> ReasonerError {
+        use ReasonerError as E;
+        match self {
+            E::MissingKey { variable } => E::MissingKey { variable },
+            E::Connect { url, message } => E::Connect {
+                url: f(&url),
+                message: f(&message),
+            },
+            E::Http {
+                status,
+                url,
+                message,
+            } => E::Http {
+                status,
+                url: f(&url),
+                message: f(&message),
+            },
+            E::Provider(m) => E::Provider(f(&m)),
+            E::Timeout(m) => E::Timeout(f(&m)),
+            E::Protocol(m) => E::Protocol(f(&m)),
+            E::Cassette {
+                path,
+                line,
+                message,
+            } => E::Cassette {
+                path,
+                line,
+                message: f(&message),
+            },
+            E::Cancelled => E::Cancelled,
+            E::Config(m) => E::Config(f(&m)),
+            E::Quota(m) => E::Quota(f(&m)),
+            E::Incomplete(m) => E::Incomplete(f(&m)),
+            E::GaveUp { attempts, last } => E::GaveUp {
+                attempts,
+                last: Box::new(last.map_messages(f)),
+            },
+            E::Recorded(m) => E::Recorded(f(&m)),
+        }
+    }
 }
 
 /// The stream of one call. Dropping it cancels the call at once.
