@@ -176,6 +176,8 @@ pub enum Verdict {
 pub struct Metrics {
     pub ttft_ms: Option<u64>,
     pub tokens_per_sec: Option<f64>,
+    /// The runtime reports metrics; then the workbench stops estimating its own.
+    pub reported: bool,
 }
 
 /// Areas of the last drawn frame, for mouse hits and page sizes.
@@ -413,6 +415,7 @@ impl App {
                 self.metrics = Metrics {
                     ttft_ms: ttft_ms.or(self.metrics.ttft_ms),
                     tokens_per_sec: tokens_per_sec.or(self.metrics.tokens_per_sec),
+                    reported: true,
                 };
             }
             AppEvent::Error { message, retryable } => {
@@ -460,7 +463,7 @@ impl App {
         self.verdict = Verdict::None;
         match &phase {
             Phase::Designing { cycle } => {
-                self.cycle = self.cycle.max(cycle.saturating_sub(1));
+                self.cycle = *cycle;
                 self.metrics = Metrics::default();
             }
             Phase::Reflecting | Phase::Planning { .. } => {
@@ -524,11 +527,8 @@ impl App {
                     }
                     Purpose::Reflect | Purpose::Plan => self.side_stream.push_str(&text),
                 }
-                if self.metrics.ttft_ms.is_none() {
-                    self.metrics.ttft_ms = Some(live.started.elapsed().as_millis() as u64);
-                }
                 let secs = live.started.elapsed().as_secs_f64();
-                if secs > 0.2 {
+                if !self.metrics.reported && secs > 0.2 {
                     self.metrics.tokens_per_sec = Some(live.chars as f64 / 4.0 / secs);
                 }
             }

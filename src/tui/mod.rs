@@ -14,6 +14,8 @@ pub mod frame;
 pub mod highlight;
 pub mod keys;
 pub mod runloop;
+pub mod session;
 pub mod terminal;
 pub mod theme;
 pub mod view;
+pub mod wrap;

@@ -16,6 +16,7 @@ use crate::tui::diff::DiffKind;
 use crate::tui::event::Phase;
 use crate::tui::keys::HELP;
 use crate::tui::theme::Palette;
+use crate::tui::wrap;
 
 /// The smallest terminal the layout fits in.
 pub const MIN_WIDTH: u16 = 60;
@@ -260,17 +261,49 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     }
     let height = inner.height as usize;
 
+    let gutter_width = match gutter {
+        Gutter::Numbers => digits(len.max(1)) + 1,
+        Gutter::Hidden => 0,
+    };
+    let text_width = inner.width.saturating_sub(gutter_width).max(1);
+    let doc = app.current_doc();
+    let rows_of = |i: usize| match wrap {
+        Wrap::Soft => doc.lines().get(i).map_or(1, |l| wrap::rows(l, text_width)),
+        Wrap::Off => 1,
+    };
+    // The first line to draw so that line `last` (and `extra` rows after it) ends
+    // exactly at the bottom.
+    let top_ending_at = |last: usize, extra: usize| {
+        let mut used = extra;
+        let mut first = last + 1;
+        while first > 0 {
+            let r = rows_of(first - 1);
+            if used + r > height {
+                break;
+            }
+            used += r;
+            first -= 1;
+        }
+        first.min(last)
+    };
     // Keep the cursor (and, when following a stream, the tail) on screen.
+    let has_tail = is_live && !doc.tail().is_empty();
     let mut top = view.top.min(len.saturating_sub(1));
-    if view.cursor < top {
-        top = view.cursor;
-    }
-    if view.cursor >= top + height {
-        top = view.cursor + 1 - height;
-    }
-    let has_tail = is_live && !app.current_doc().tail().is_empty();
     if is_live && view.follow == Follow::Stream {
-        top = (len + usize::from(has_tail)).saturating_sub(height);
+        let tail_rows = if has_tail {
+            wrap::rows(doc.tail(), text_width.saturating_sub(1))
+        } else {
+            0
+        };
+        top = if len == 0 {
+            0
+        } else {
+            top_ending_at(len - 1, tail_rows)
+        };
+    } else if view.cursor < top {
+        top = view.cursor;
+    } else if len > 0 {
+        top = top.max(top_ending_at(view.cursor.min(len - 1), 0));
     }
     app.views[tab].top = top;
 
@@ -294,22 +327,17 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         );
         return;
     }
-    let gutter_width = match gutter {
-        Gutter::Numbers => digits(len.max(1)) + 1,
-        Gutter::Hidden => 0,
-    };
     let text_x = inner.x + gutter_width;
-    let text_width = inner.width.saturating_sub(gutter_width).max(1);
     let mut y = inner.y;
     let bottom = inner.bottom();
     let mut index = top;
+    let buf = frame.buffer_mut();
     while y < bottom && index < len {
         let Some(line) = doc.line(index) else { break };
         let rows = match wrap {
-            Wrap::Soft => (line.width() as u16).div_ceil(text_width).max(1),
-            Wrap::Off => 1,
+            Wrap::Soft => wrap::wrap_line(line, text_width),
+            Wrap::Off => vec![line],
         };
-        let h = rows.min(bottom - y);
         let is_cursor = index == view.cursor;
         if gutter_width > 0 {
             let style = if is_cursor {
@@ -317,23 +345,22 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             } else {
                 Style::default().fg(p.line_number)
             };
-            frame.render_widget(
-                Paragraph::new(Span::styled(
-                    format!("{:>w$} ", index + 1, w = (gutter_width - 1) as usize),
-                    style,
-                )),
-                Rect::new(inner.x, y, gutter_width, 1),
-            );
+            let number = format!("{:>w$} ", index + 1, w = (gutter_width - 1) as usize);
+            buf.set_string(inner.x, y, number, style);
         }
-        let mut paragraph = Paragraph::new(line);
-        if wrap == Wrap::Soft {
-            paragraph = paragraph.wrap(TextWrap { trim: false });
+        for row in rows {
+            if y >= bottom {
+                break;
+            }
+            if is_cursor && focused {
+                buf.set_style(
+                    Rect::new(text_x, y, text_width, 1),
+                    Style::default().bg(p.cursor_line),
+                );
+            }
+            buf.set_line(text_x, y, &row, text_width);
+            y += 1;
         }
-        if is_cursor && focused {
-            paragraph = paragraph.style(Style::default().bg(p.cursor_line));
-        }
-        frame.render_widget(paragraph, Rect::new(text_x, y, text_width, h));
-        y += h;
         index += 1;
     }
     if has_tail && y < bottom {
@@ -572,7 +599,14 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(commit) = &app.last_commit {
         left.push_str(&format!(" · commit {commit}"));
     }
+    let room = (area.width as usize)
+        .saturating_sub(left.chars().count() + 10)
+        .max(10);
     let right = match &app.notice {
+        Some(n) if n.chars().count() > room => {
+            let cut: String = n.chars().take(room.saturating_sub(1)).collect();
+            format!("{cut}…  ? help ")
+        }
         Some(n) => format!("{n}  ? help "),
         None => "? help · q quit ".to_string(),
     };
@@ -694,7 +728,7 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
     let Some(popup) = &mut app.popup else { return };
     match popup {
         Popup::Help { scroll } => {
-            let rect = centered(area, 72, area.height.saturating_sub(4));
+            let rect = centered(area, 92, area.height.saturating_sub(2));
             let mut lines = Vec::new();
             for (group, keys) in HELP {
                 lines.push(section_title(&p, group));
@@ -710,6 +744,7 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
             frame.render_widget(Clear, rect);
             frame.render_widget(
                 Paragraph::new(lines)
+                    .wrap(TextWrap { trim: false })
                     .block(popup_block(
                         &p,
                         " Keys (Esc closes, j/k scroll) ".into(),
