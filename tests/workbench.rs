@@ -1,6 +1,8 @@
 //! The workbench: screens drawn on ratatui's TestBackend and compared with insta
 //! snapshots, the draft surviving a restart, and `volk demo` driven end to end in tmux.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};

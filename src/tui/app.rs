@@ -578,7 +578,7 @@ impl App {
             let doc = &mut self.docs[i];
             if committed.len() > live.consumed[i] {
                 let mut fresh = &committed[live.consumed[i]..];
-                if doc.len() == 0 {
+                if doc.lines().is_empty() {
                     // Leading blank lines are trimmed from the finished section too.
                     let blank =
                         fresh.len() - fresh.trim_start_matches(['\n', ' ', '\t', '\r']).len();
@@ -790,10 +790,8 @@ impl App {
     fn on_review_key(&mut self, key: KeyEvent) {
         let count = self.review_items();
         match key.code {
-            KeyCode::Down | KeyCode::Char('j') => {
-                if count > 0 {
-                    self.review_selected = (self.review_selected + 1).min(count - 1);
-                }
+            KeyCode::Down | KeyCode::Char('j') if count > 0 => {
+                self.review_selected = (self.review_selected + 1).min(count - 1);
             }
             KeyCode::Up | KeyCode::Char('k') => {
                 self.review_selected = self.review_selected.saturating_sub(1)
