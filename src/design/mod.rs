@@ -2,6 +2,7 @@
 //! reasoner's response, and how they are written to `design/`.
 
 pub mod parser;
+pub mod questions;
 pub mod write;
 
 use serde::{Deserialize, Serialize};

@@ -2,3 +2,9 @@
 //! performs its effects.
 
 pub mod cli;
+pub mod journal;
+pub mod machine;
+pub mod plan_step;
+pub mod prompts;
+pub mod runtime;
+pub mod session;

@@ -1,0 +1,788 @@
+//! The design loop as a pure state machine: an [`Input`] (a packet, a person's action,
+//! the result of an effect) goes in, [`Effect`]s come out. Nothing here touches the
+//! disk, the network or the clock, so every transition is tested directly and the
+//! workbench and `volk run` share one source of truth.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::cxp::{CODE_DIRECTOR, Feedback, JUNIOR, Packet, Verdict};
+use crate::design::parser::parse;
+use crate::design::questions::open_questions;
+use crate::design::{Artifacts, Section};
+use crate::reasoner::{Purpose, ReasonerRequest};
+use crate::volk::journal::JournalEntry;
+use crate::volk::plan_step::{self, PlanCheck};
+use crate::volk::prompts;
+use crate::volk::session::{CycleRecord, PendingCall, Phase, Session};
+
+/// Who decides at the points where a person may step in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `volk run`: reflection answers go to stderr, a clean plan is approved, the loop
+    /// stops whenever it waits for a packet.
+    Headless,
+    /// The workbench: the person finalizes after reflection and approves the plan.
+    Interactive,
+}
+
+/// Everything that can happen to a design thread.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A new session: start the first design.
+    Begin,
+    /// The monorepo context is gathered (possibly empty).
+    ContextReady {
+        section: String,
+        symbols: Vec<String>,
+    },
+    ReasonerDone {
+        call: u64,
+        text: String,
+    },
+    ReasonerFailed {
+        call: u64,
+        message: String,
+        retryable: bool,
+    },
+    /// The reviewer's verdict, from a packet or from the person.
+    Feedback(Feedback),
+    /// The reflection questions to ask (`None`: reflection is off), or why they could
+    /// not be read (reflection is then skipped, never fatal).
+    ReflectionLoaded(Result<Option<Vec<String>>, String>),
+    /// After reflection: finalize now.
+    Finalize,
+    PlanApproved,
+    PlanSteer(String),
+    Retry,
+    /// The person stopped the running call.
+    Cancelled,
+    Committed {
+        cycle: u32,
+        short_id: String,
+    },
+}
+
+/// What the runtime must do, in order.
+#[derive(Debug, Clone)]
+pub enum Effect {
+    /// Find existing code matching `text`; answer with [`Input::ContextReady`].
+    GatherContext {
+        text: String,
+    },
+    /// Start a reasoner call; answer with `ReasonerDone` or `ReasonerFailed`.
+    CallReasoner {
+        call: u64,
+        request: ReasonerRequest,
+    },
+    /// Write the artifacts to `design/` (before any packet that claims them).
+    WriteDocs {
+        artifacts: Artifacts,
+    },
+    /// Commit the project; answer with `Committed` when done.
+    Commit {
+        cycle: u32,
+        message: String,
+    },
+    /// Read the reflection questions; answer with `ReflectionLoaded`.
+    LoadReflection,
+    /// Show the reflection answers (stderr headless, a pane in the workbench). They
+    /// are never written to `design/`, the journal or git.
+    ShowReflection {
+        questions: Vec<String>,
+        answers: String,
+    },
+    /// Show a compiled (or failed) plan to the person.
+    ShowPlan(PlanCheck),
+    /// Write `design/execution_plan.json`.
+    WritePlan {
+        json: String,
+    },
+    /// Write the packet to the outbox (and, headless, to stdout).
+    Emit(Packet),
+    Journal(JournalEntry),
+    /// A `[U:Ar]` progress line.
+    Log(String),
+    /// A `[U:Ar]` warning line.
+    Warn(String),
+    SaveSession,
+    /// A call failed: say so; `retryable` offers the retry key.
+    Failed {
+        message: String,
+        retryable: bool,
+    },
+}
+
+/// Input that does not fit the thread's state: the caller's error, nothing changed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Refusal {
+    #[error("thread {thread} is {phase}; it does not take {what}")]
+    WrongPhase {
+        thread: String,
+        phase: String,
+        what: String,
+    },
+    #[error(
+        "payload.design_cycle: feedback is for cycle {got} but thread {thread} is at cycle {expected}"
+    )]
+    StaleCycle {
+        thread: String,
+        got: u32,
+        expected: u32,
+    },
+}
+
+/// The state machine of one thread.
+#[derive(Debug)]
+pub struct Architect {
+    pub session: Session,
+    mode: Mode,
+    next_call: u64,
+    in_flight: Option<u64>,
+    max_tokens: u32,
+    plan_repairs: u32,
+}
+
+impl Architect {
+    pub fn new(session: Session, mode: Mode) -> Architect {
+        Architect {
+            session,
+            mode,
+            next_call: 1,
+            in_flight: None,
+            max_tokens: 16_000,
+            plan_repairs: 2,
+        }
+    }
+
+    pub fn with_limits(mut self, max_tokens: u32, plan_repairs: u32) -> Architect {
+        self.max_tokens = max_tokens;
+        self.plan_repairs = plan_repairs;
+        self
+    }
+
+    pub fn phase(&self) -> &Phase {
+        &self.session.phase
+    }
+
+    /// The call whose result is awaited, if any.
+    pub fn in_flight(&self) -> Option<u64> {
+        self.in_flight
+    }
+
+    /// True when the thread waits for something outside the runtime: a packet, the
+    /// person, or nothing at all.
+    pub fn is_waiting(&self) -> bool {
+        self.in_flight.is_none()
+            && matches!(
+                self.session.phase,
+                Phase::AwaitingReview { .. }
+                    | Phase::AwaitingFinalize
+                    | Phase::AwaitingPlanApproval
+                    | Phase::Finalized
+                    | Phase::Failed { .. }
+            )
+    }
+
+    /// Applies one input.
+    pub fn handle(&mut self, input: Input) -> Result<Vec<Effect>, Refusal> {
+        let mut fx = Vec::new();
+        match input {
+            Input::Begin => self.begin(&mut fx)?,
+            Input::ContextReady { section, symbols } => {
+                self.context_ready(section, symbols, &mut fx)
+            }
+            Input::ReasonerDone { call, text } => {
+                if self.in_flight != Some(call) {
+                    return Ok(fx); // a stale result of a cancelled call
+                }
+                self.in_flight = None;
+                self.reasoner_done(text, &mut fx);
+            }
+            Input::ReasonerFailed {
+                call,
+                message,
+                retryable,
+            } => {
+                if self.in_flight != Some(call) {
+                    return Ok(fx);
+                }
+                self.in_flight = None;
+                self.fail(message, retryable, &mut fx);
+            }
+            Input::Feedback(feedback) => self.feedback(feedback, &mut fx)?,
+            Input::ReflectionLoaded(loaded) => self.reflection_loaded(loaded, &mut fx),
+            Input::Finalize => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingFinalize),
+                    "finalize",
+                )?;
+                self.finalize_docs(&mut fx);
+            }
+            Input::PlanApproved => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
+                    "a plan approval",
+                )?;
+                self.journal(&mut fx, "plan_approved", json!({}));
+                self.emit_implement(&mut fx);
+            }
+            Input::PlanSteer(note) => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
+                    "a plan note",
+                )?;
+                self.journal(&mut fx, "plan_steered", json!({ "note": note }));
+                self.session.plan.notes.push(note);
+                self.session.phase = Phase::Planning { attempt: 1 };
+                self.call(Purpose::Plan, self.session.brief(Purpose::Plan), &mut fx);
+            }
+            Input::Retry => {
+                let Phase::Failed { resume, .. } = &self.session.phase else {
+                    return Err(self.wrong_phase("a retry"));
+                };
+                self.session.phase = (**resume).clone();
+                match self.session.pending.clone() {
+                    Some(pending) => self.call(pending.purpose, pending.brief, &mut fx),
+                    None => self.begin_design(&mut fx),
+                }
+            }
+            Input::Cancelled => {
+                if self.in_flight.take().is_some() {
+                    self.fail("cancelled by the person".into(), true, &mut fx);
+                }
+            }
+            Input::Committed { cycle, short_id } => {
+                if let Some(record) = self
+                    .session
+                    .history
+                    .iter_mut()
+                    .rev()
+                    .find(|r| r.cycle == cycle)
+                {
+                    record.commit = Some(short_id.clone());
+                }
+                self.journal(
+                    &mut fx,
+                    "committed",
+                    json!({ "commit": short_id, "cycle": cycle }),
+                );
+                fx.push(Effect::SaveSession);
+            }
+        }
+        Ok(fx)
+    }
+
+    fn expect(&self, ok: bool, what: &str) -> Result<(), Refusal> {
+        if ok {
+            Ok(())
+        } else {
+            Err(self.wrong_phase(what))
+        }
+    }
+
+    fn wrong_phase(&self, what: &str) -> Refusal {
+        Refusal::WrongPhase {
+            thread: self.session.thread_id.clone(),
+            phase: self.session.phase.label(),
+            what: what.to_string(),
+        }
+    }
+
+    fn journal(&self, fx: &mut Vec<Effect>, event: &str, detail: Value) {
+        fx.push(Effect::Journal(JournalEntry {
+            time: String::new(),
+            trace_id: self.session.trace_id.clone(),
+            thread_id: self.session.thread_id.clone(),
+            cycle: self.session.cycle,
+            event: event.to_string(),
+            detail,
+        }));
+    }
+
+    fn log(&self, fx: &mut Vec<Effect>, message: String) {
+        fx.push(Effect::Log(format!(
+            "[U:Ar] {message} (trace {})",
+            self.session.trace_id
+        )));
+    }
+
+    fn begin(&mut self, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        self.expect(matches!(self.session.phase, Phase::New), "a new design")?;
+        let scope = &self.session.scope;
+        self.journal(
+            fx,
+            "design_started",
+            json!({ "subject": scope.subject, "task_summary": scope.task_summary, "max_cycles": self.session.max_cycles }),
+        );
+        self.log(
+            fx,
+            format!(
+                "design started for thread {} ({})",
+                self.session.thread_id, scope.subject
+            ),
+        );
+        if scope.ux_design.is_some() {
+            self.log(fx, "UX design incorporated into the prompt".into());
+            self.journal(fx, "ux_design_incorporated", Value::Null);
+        }
+        if let Some(report) = &scope.impact_report {
+            self.log(fx, format!("impact report: {report}"));
+            self.journal(fx, "impact_report", report.clone());
+        }
+        self.session.phase = Phase::GatheringContext;
+        let scope = &self.session.scope;
+        let mut text = format!(
+            "{}\n{}\n{}",
+            scope.task_summary, scope.requirements, scope.original_intent
+        );
+        for story in &scope.user_stories {
+            text.push('\n');
+            text.push_str(&crate::cxp::value_text(story));
+        }
+        if let Some(ux) = &scope.ux_design {
+            text.push('\n');
+            text.push_str(ux);
+        }
+        fx.push(Effect::GatherContext { text });
+        fx.push(Effect::SaveSession);
+        Ok(())
+    }
+
+    fn context_ready(&mut self, section: String, symbols: Vec<String>, fx: &mut Vec<Effect>) {
+        if !matches!(self.session.phase, Phase::GatheringContext) {
+            return;
+        }
+        self.session.context = prompts::cap(&section, prompts::CONTEXT_CAP);
+        self.journal(
+            fx,
+            "context_gathered",
+            json!({ "bytes": section.len(), "symbols": symbols }),
+        );
+        self.begin_design(fx);
+    }
+
+    fn begin_design(&mut self, fx: &mut Vec<Effect>) {
+        self.session.phase = Phase::Designing { cycle: 1 };
+        self.call(Purpose::Design, self.session.brief(Purpose::Design), fx);
+    }
+
+    /// Issues a reasoner call and remembers it so a failure can be retried.
+    fn call(&mut self, purpose: Purpose, brief: crate::reasoner::Brief, fx: &mut Vec<Effect>) {
+        let context = &self.session.context;
+        let prompt = match purpose {
+            Purpose::Design => prompts::design(&brief, context),
+            Purpose::Update => prompts::update(&brief, context),
+            Purpose::Reflect => prompts::reflect(&brief),
+            Purpose::Plan => plan_step::prompt(&brief, &self.session.plan),
+        };
+        let call = self.next_call;
+        self.next_call += 1;
+        self.in_flight = Some(call);
+        self.session.pending = Some(PendingCall {
+            purpose,
+            brief: brief.clone(),
+        });
+        self.journal(
+            fx,
+            "reasoner_call",
+            json!({ "call": call, "purpose": purpose, "prompt_bytes": prompt.len() }),
+        );
+        fx.push(Effect::SaveSession);
+        fx.push(Effect::CallReasoner {
+            call,
+            request: ReasonerRequest {
+                purpose,
+                system: prompts::SYSTEM.to_string(),
+                prompt,
+                max_tokens: self.max_tokens,
+                brief: Arc::new(brief),
+            },
+        });
+    }
+
+    fn fail(&mut self, message: String, retryable: bool, fx: &mut Vec<Effect>) {
+        let resume = match &self.session.phase {
+            Phase::Failed { resume, .. } => resume.clone(),
+            other => Box::new(other.clone()),
+        };
+        self.journal(
+            fx,
+            "call_failed",
+            json!({ "message": message, "retryable": retryable }),
+        );
+        fx.push(Effect::Warn(format!(
+            "[U:Ar] reasoner call failed: {message}"
+        )));
+        self.session.phase = Phase::Failed {
+            resume,
+            message: message.clone(),
+        };
+        fx.push(Effect::SaveSession);
+        fx.push(Effect::Failed { message, retryable });
+    }
+
+    fn reasoner_done(&mut self, text: String, fx: &mut Vec<Effect>) {
+        let purpose = self.session.pending.as_ref().map(|p| p.purpose);
+        match (self.session.phase.clone(), purpose) {
+            (Phase::Designing { cycle }, _) => self.design_written(cycle, &text, fx),
+            (Phase::Reflecting, _) => self.reflected(text, fx),
+            (Phase::Planning { attempt }, _) => self.plan_written(attempt, &text, fx),
+            _ => {}
+        }
+    }
+
+    fn design_written(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
+        let artifacts = parse(text);
+        if artifacts.is_empty() {
+            self.fail(
+                format!(
+                    "the reasoner's answer ({} bytes) has none of the five section markers",
+                    text.len()
+                ),
+                true,
+                fx,
+            );
+            return;
+        }
+        self.session.pending = None;
+        let missing: Vec<&str> = artifacts
+            .iter()
+            .filter(|(_, t)| t.is_empty())
+            .map(|(s, _)| s.key())
+            .collect();
+        if !missing.is_empty() {
+            fx.push(Effect::Warn(format!(
+                "[U:Ar] cycle {cycle}: empty sections: {}",
+                missing.join(", ")
+            )));
+        }
+        let changed: Vec<Section> = artifacts.changed_since(&self.session.artifacts);
+        let previous = std::mem::replace(&mut self.session.artifacts, artifacts);
+        if cycle > 1 {
+            self.session.previous = Some(previous);
+        }
+        self.session.cycle = cycle;
+        self.session.history.push(CycleRecord {
+            cycle,
+            commit: None,
+            feedback: None,
+        });
+        self.session.phase = Phase::AwaitingReview { cycle };
+        fx.push(Effect::WriteDocs {
+            artifacts: self.session.artifacts.clone(),
+        });
+        fx.push(Effect::Commit {
+            cycle,
+            message: cycle_message(cycle, &changed, &self.session.scope.task_summary),
+        });
+        self.journal(
+            fx,
+            "cycle_written",
+            json!({ "changed": changed.iter().map(|s| s.key()).collect::<Vec<_>>(), "missing": missing }),
+        );
+        self.log(
+            fx,
+            format!("design cycle {cycle} written and committed; review requested from {JUNIOR}"),
+        );
+        fx.push(Effect::SaveSession);
+        fx.push(Effect::Emit(self.review_packet()));
+    }
+
+    fn review_packet(&self) -> Packet {
+        let s = &self.session;
+        let mut payload = artifacts_payload(&s.artifacts);
+        payload.insert("design_cycle".into(), json!(s.cycle));
+        payload.insert(
+            "project_dir".into(),
+            json!(s.project_dir.display().to_string()),
+        );
+        payload.insert("task_summary".into(), json!(s.scope.task_summary));
+        payload.insert(
+            "open_questions".into(),
+            json!(open_questions(&s.artifacts.architecture)),
+        );
+        payload.insert("max_cycles".into(), json!(s.max_cycles));
+        Packet::outbound(JUNIOR, "design_review", &s.thread_id, &s.trace_id, payload)
+    }
+
+    fn feedback(&mut self, feedback: Feedback, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        let cycle = match self.session.phase {
+            Phase::AwaitingReview { cycle } => cycle,
+            Phase::AwaitingFinalize => self.session.cycle,
+            _ => return Err(self.wrong_phase("design feedback")),
+        };
+        if let Some(got) = feedback.design_cycle
+            && got != cycle
+        {
+            return Err(Refusal::StaleCycle {
+                thread: self.session.thread_id.clone(),
+                got,
+                expected: cycle,
+            });
+        }
+        if let Some(record) = self
+            .session
+            .history
+            .iter_mut()
+            .rev()
+            .find(|r| r.cycle == cycle)
+        {
+            record.feedback = Some(feedback.clone());
+        }
+        self.session
+            .answers
+            .extend(feedback.answers.iter().cloned());
+        self.journal(
+            fx,
+            "feedback_received",
+            json!({ "verdict": feedback.verdict, "questions": feedback.questions, "answers": feedback.answers }),
+        );
+        match feedback.verdict {
+            Verdict::Ready => {
+                self.log(fx, format!("verdict READY for cycle {cycle}"));
+                self.start_finalization(fx);
+            }
+            Verdict::Questions if cycle >= self.session.max_cycles => {
+                self.session.forced = true;
+                fx.push(Effect::Warn(format!(
+                    "[U:Ar] Max design cycles reached ({}): finalizing without READY (trace {})",
+                    self.session.max_cycles, self.session.trace_id
+                )));
+                self.journal(
+                    fx,
+                    "forced_finalize",
+                    json!({ "max_cycles": self.session.max_cycles }),
+                );
+                self.start_finalization(fx);
+            }
+            Verdict::Questions => {
+                self.log(
+                    fx,
+                    format!(
+                        "{} question(s) on cycle {cycle}; revising as cycle {}",
+                        feedback.questions.len(),
+                        cycle + 1
+                    ),
+                );
+                self.session.phase = Phase::Designing { cycle: cycle + 1 };
+                let mut brief = self.session.brief(Purpose::Update);
+                brief.questions = feedback.questions;
+                self.call(Purpose::Update, brief, fx);
+            }
+        }
+        Ok(())
+    }
+
+    fn start_finalization(&mut self, fx: &mut Vec<Effect>) {
+        self.session.phase = Phase::Reflecting;
+        fx.push(Effect::SaveSession);
+        fx.push(Effect::LoadReflection);
+    }
+
+    fn reflection_loaded(
+        &mut self,
+        loaded: Result<Option<Vec<String>>, String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        if !matches!(self.session.phase, Phase::Reflecting) || self.in_flight.is_some() {
+            return;
+        }
+        match loaded {
+            Ok(Some(questions)) if !questions.is_empty() => {
+                self.journal(
+                    fx,
+                    "reflection_started",
+                    json!({ "questions": questions.len() }),
+                );
+                let mut brief = self.session.brief(Purpose::Reflect);
+                brief.reflection_questions = questions;
+                self.call(Purpose::Reflect, brief, fx);
+            }
+            Ok(_) => self.finalize_docs(fx),
+            Err(message) => {
+                fx.push(Effect::Warn(format!(
+                    "[U:Ar] reflection skipped: {message}"
+                )));
+                self.finalize_docs(fx);
+            }
+        }
+    }
+
+    fn reflected(&mut self, answers: String, fx: &mut Vec<Effect>) {
+        let questions = self
+            .session
+            .pending
+            .take()
+            .map(|p| p.brief.reflection_questions)
+            .unwrap_or_default();
+        // Only the fact is journaled, never the answers.
+        self.journal(
+            fx,
+            "reflection_done",
+            json!({ "questions": questions.len() }),
+        );
+        fx.push(Effect::ShowReflection { questions, answers });
+        match self.mode {
+            Mode::Headless => self.finalize_docs(fx),
+            Mode::Interactive => {
+                self.session.phase = Phase::AwaitingFinalize;
+                fx.push(Effect::SaveSession);
+            }
+        }
+    }
+
+    fn finalize_docs(&mut self, fx: &mut Vec<Effect>) {
+        let cycle = self.session.cycle;
+        fx.push(Effect::WriteDocs {
+            artifacts: self.session.artifacts.clone(),
+        });
+        let how = if self.session.forced {
+            "at the cycle limit, without READY"
+        } else {
+            "after READY"
+        };
+        fx.push(Effect::Commit {
+            cycle,
+            message: format!("Finalize design after {cycle} cycle(s), {how}"),
+        });
+        self.journal(
+            fx,
+            "finalized_docs",
+            json!({ "forced": self.session.forced }),
+        );
+        self.log(
+            fx,
+            format!("design finalized after {cycle} cycle(s); drafting the execution plan"),
+        );
+        self.session.phase = Phase::Planning { attempt: 1 };
+        self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx);
+    }
+
+    fn plan_written(&mut self, attempt: u32, text: &str, fx: &mut Vec<Effect>) {
+        let check = plan_step::check(text);
+        self.session.plan.source = check.source.clone();
+        self.session.plan.diagnostics = check.diagnostics_human.clone();
+        self.session.plan.ok = check.ok;
+        self.journal(
+            fx,
+            "plan_compiled",
+            json!({ "attempt": attempt, "ok": check.ok, "errors": check.error_count }),
+        );
+        if !check.ok && attempt <= self.plan_repairs {
+            self.log(
+                fx,
+                format!("execution plan attempt {attempt} has errors; asking for a repair"),
+            );
+            self.session.phase = Phase::Planning {
+                attempt: attempt + 1,
+            };
+            let mut brief = self.session.brief(Purpose::Plan);
+            brief.plan_feedback.push(format!(
+                "The previous plan did not compile:\n{}",
+                check.diagnostics_human
+            ));
+            self.call(Purpose::Plan, brief, fx);
+            return;
+        }
+        self.session.pending = None;
+        fx.push(Effect::ShowPlan(check.clone()));
+        match self.mode {
+            Mode::Interactive => {
+                self.session.phase = Phase::AwaitingPlanApproval;
+                fx.push(Effect::SaveSession);
+            }
+            Mode::Headless => {
+                if !check.ok {
+                    fx.push(Effect::Warn(format!(
+                        "[U:Ar] the execution plan still has errors after {} repair(s); it is not attached:\n{}",
+                        self.plan_repairs, check.diagnostics_human
+                    )));
+                }
+                self.emit_implement(fx);
+            }
+        }
+    }
+
+    fn emit_implement(&mut self, fx: &mut Vec<Effect>) {
+        let plan = match (&self.session.plan.source, self.session.plan.ok) {
+            (Some(source), true) => serde_json::from_str::<Value>(source).ok(),
+            _ => None,
+        };
+        if let Some(plan) = &plan {
+            fx.push(Effect::WritePlan {
+                json: serde_json::to_string_pretty(plan).unwrap_or_default(),
+            });
+            fx.push(Effect::Commit {
+                cycle: self.session.cycle,
+                message: "Add the execution plan".into(),
+            });
+        }
+        let s = &self.session;
+        let scope = &s.scope;
+        let mut payload = artifacts_payload(&s.artifacts);
+        payload.insert(
+            "project_dir".into(),
+            json!(s.project_dir.display().to_string()),
+        );
+        payload.insert("task_summary".into(), json!(scope.task_summary));
+        payload.insert("original_intent".into(), json!(scope.original_intent));
+        payload.insert(
+            "structured_requirements".into(),
+            json!(scope.structured_requirements),
+        );
+        payload.insert("user_stories".into(), json!(scope.user_stories));
+        payload.insert("monorepo_src_section".into(), json!(s.context));
+        payload.insert("nfrs".into(), json!(scope.nfrs));
+        payload.insert(
+            "spec_metadata".into(),
+            Value::Object(scope.spec_metadata.clone()),
+        );
+        payload.insert("design_cycles".into(), json!(s.cycle));
+        payload.insert("forced".into(), json!(s.forced));
+        if let Some(plan) = plan {
+            payload.insert("execution_plan".into(), plan);
+        }
+        let packet = Packet::outbound(
+            CODE_DIRECTOR,
+            "implement",
+            &s.thread_id,
+            &s.trace_id,
+            payload,
+        );
+        self.session.phase = Phase::Finalized;
+        self.journal(fx, "escalated", json!({ "to": CODE_DIRECTOR }));
+        self.log(fx, format!("implement packet sent to {CODE_DIRECTOR}"));
+        fx.push(Effect::SaveSession);
+        fx.push(Effect::Emit(packet));
+    }
+}
+
+fn artifacts_payload(artifacts: &Artifacts) -> Map<String, Value> {
+    let mut payload = Map::new();
+    for (section, text) in artifacts.iter() {
+        payload.insert(section.key().into(), json!(text));
+    }
+    payload
+}
+
+fn cycle_message(cycle: u32, changed: &[Section], summary: &str) -> String {
+    let what = if cycle == 1 || changed.len() == Section::ALL.len() {
+        "all artifacts".to_string()
+    } else if changed.is_empty() {
+        "no artifact changed".to_string()
+    } else {
+        changed
+            .iter()
+            .map(|s| s.title())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut message = format!("Design cycle {cycle}: {what}");
+    if cycle == 1 && !summary.is_empty() {
+        message.push_str("\n\n");
+        message.push_str(summary);
+    }
+    message
+}

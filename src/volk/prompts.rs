@@ -1,0 +1,255 @@
+//! Renders the prompts in `assets/prompts/` (compiled into the binary).
+//!
+//! Templates use `{{name}}` slots, filled in one pass: text that is injected (requirements,
+//! source code, the current design) is never scanned for slots again, so braces in it
+//! are harmless.
+
+use std::fmt::Write as _;
+
+use crate::design::{Artifacts, Section};
+use crate::reasoner::Brief;
+
+pub const SYSTEM: &str = include_str!("../../assets/prompts/system.md");
+const DESIGN: &str = include_str!("../../assets/prompts/design.md");
+const UPDATE: &str = include_str!("../../assets/prompts/update.md");
+const ANSWERS: &str = include_str!("../../assets/prompts/answers.md");
+const REFLECT: &str = include_str!("../../assets/prompts/reflect.md");
+
+/// Injected context larger than this is cut with a visible marker.
+pub const CONTEXT_CAP: usize = 100 * 1024;
+
+/// Fills `{{name}}` slots from `values`; an unknown slot is left as it is.
+pub fn render(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out =
+        String::with_capacity(template.len() + values.iter().map(|(_, v)| v.len()).sum::<usize>());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find("}}") {
+            Some(end) => {
+                let name = &after[..end];
+                match values.iter().find(|(k, _)| *k == name) {
+                    Some((_, value)) => out.push_str(value),
+                    None => {
+                        out.push_str("{{");
+                        out.push_str(name);
+                        out.push_str("}}");
+                    }
+                }
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Cuts `text` to at most `cap` bytes (on a line boundary when possible) and says so.
+pub fn cap(text: &str, cap: usize) -> String {
+    if text.len() <= cap {
+        return text.to_string();
+    }
+    let mut end = cap;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if let Some(nl) = text[..end].rfind('\n') {
+        end = nl + 1;
+    }
+    format!(
+        "{}\n[… truncated by volk: {} of {} bytes shown, cap {} KB …]\n",
+        &text[..end],
+        end,
+        text.len(),
+        cap / 1024
+    )
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        return "(none)".to_string();
+    }
+    let mut out = String::new();
+    for item in items {
+        let _ = writeln!(out, "- {}", item.trim());
+    }
+    out
+}
+
+fn numbered(items: &[String]) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        let _ = writeln!(out, "{}. {}", i + 1, item.trim());
+    }
+    out
+}
+
+fn ux_section(brief: &Brief) -> String {
+    match &brief.ux_design {
+        Some(ux) => format!("\n# UX design (from U:Ux)\n{}\n", ux.trim()),
+        None => String::new(),
+    }
+}
+
+fn context_section(context: &str) -> String {
+    if context.trim().is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n# Existing API sources\nThe codebase already has these types and functions. Reuse them with their real names, constructors and import paths instead of inventing new ones.\n\n{}\n",
+        cap(context, CONTEXT_CAP)
+    )
+}
+
+/// The design as the prompt shows it: the five sections under their markers.
+pub fn design_text(artifacts: &Artifacts) -> String {
+    let mut out = String::new();
+    for section in Section::ALL {
+        let _ = writeln!(out, "{}:\n{}\n", section.marker(), artifacts.get(section));
+    }
+    out
+}
+
+fn requirements(brief: &Brief) -> &str {
+    if brief.requirements.trim().is_empty() {
+        "(see the task)"
+    } else {
+        &brief.requirements
+    }
+}
+
+/// The first design of a scope.
+pub fn design(brief: &Brief, context: &str) -> String {
+    render(
+        DESIGN,
+        &[
+            ("task_summary", &brief.task_summary),
+            ("requirements", requirements(brief)),
+            (
+                "original_intent",
+                if brief.original_intent.is_empty() {
+                    "(not given)"
+                } else {
+                    &brief.original_intent
+                },
+            ),
+            (
+                "structured_requirements",
+                &list(&brief.structured_requirements),
+            ),
+            ("nfrs", &list(&brief.nfrs)),
+            ("ux_section", &ux_section(brief)),
+            ("context_section", &context_section(context)),
+        ],
+    )
+}
+
+/// A revision answering the reviewer's questions; earlier answers bind it.
+pub fn update(brief: &Brief, context: &str) -> String {
+    let answers_section = if brief.answers.is_empty() {
+        String::new()
+    } else {
+        let mut lines = String::new();
+        for (i, a) in brief.answers.iter().enumerate() {
+            let _ = writeln!(
+                lines,
+                "{}. Q: {}\n   A: {}",
+                i + 1,
+                a.question.trim(),
+                a.answer.trim()
+            );
+        }
+        render(ANSWERS, &[("answers", &lines)])
+    };
+    let current = brief.current.as_ref().map(design_text).unwrap_or_default();
+    render(
+        UPDATE,
+        &[
+            ("cycle", &brief.cycle.saturating_sub(1).max(1).to_string()),
+            ("questions", &numbered(&brief.questions)),
+            ("answers_section", &answers_section),
+            ("task_summary", &brief.task_summary),
+            ("requirements", requirements(brief)),
+            ("ux_section", &ux_section(brief)),
+            ("context_section", &context_section(context)),
+            ("current_design", &current),
+        ],
+    )
+}
+
+/// The reflection pass before finalizing.
+pub fn reflect(brief: &Brief) -> String {
+    let current = brief.current.as_ref().map(design_text).unwrap_or_default();
+    render(
+        REFLECT,
+        &[
+            ("questions", &numbered(&brief.reflection_questions)),
+            ("current_design", &current),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reasoner::Answer;
+
+    #[test]
+    fn render_is_single_pass() {
+        let out = render("a {{x}} b {{y}} {{z}}", &[("x", "{{y}}"), ("y", "Y")]);
+        assert_eq!(out, "a {{y}} b Y {{z}}");
+    }
+
+    #[test]
+    fn cap_marks_truncation() {
+        let text = "line\n".repeat(100);
+        let out = cap(&text, 50);
+        assert!(out.len() < 200);
+        assert!(out.contains("truncated by volk"));
+        assert_eq!(cap("short", 50), "short");
+    }
+
+    #[test]
+    fn design_prompt_asks_for_markers_and_open_questions() {
+        let brief = Brief {
+            task_summary: "Build X".into(),
+            ..Brief::default()
+        };
+        let p = design(&brief, "struct Foo;");
+        for s in Section::ALL {
+            assert!(p.contains(&format!("{}:", s.marker())));
+        }
+        assert!(p.contains("## Open questions"));
+        assert!(p.contains("# Existing API sources"));
+        assert!(p.contains("struct Foo;"));
+    }
+
+    #[test]
+    fn update_prompt_numbers_questions_and_binds_answers() {
+        let brief = Brief {
+            task_summary: "Build X".into(),
+            cycle: 2,
+            questions: vec!["What is the schema?".into(), "Flag or delete?".into()],
+            answers: vec![Answer {
+                question: "Shared?".into(),
+                answer: "No".into(),
+            }],
+            current: Some(Artifacts {
+                architecture: "A".into(),
+                ..Artifacts::default()
+            }),
+            ..Brief::default()
+        };
+        let p = update(&brief, "");
+        assert!(p.contains("1. What is the schema?\n2. Flag or delete?"));
+        assert!(p.contains("binding"));
+        assert!(p.contains("Q: Shared?"));
+        assert!(p.contains("ARCHITECTURE:\nA"));
+        assert!(!p.contains("Existing API sources"));
+    }
+}

@@ -1,0 +1,784 @@
+//! The async edge of the design loop: performs the effects the [`Architect`] returns
+//! (reasoner calls, files, git, packets, journal) on tokio tasks and feeds the results
+//! back as inputs. `volk run` drives it until the thread waits for a packet; the
+//! workbench drives it through a [`SessionHandle`] and listens to [`Event`]s.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
+use serde_json::json;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use crate::BadInput;
+use crate::cxp::{Feedback, Inbound, Packet, Scope, Verdict};
+use crate::design::write::write_design_docs;
+use crate::design::{Artifacts, Section};
+use crate::fsutil::{append_line, atomic_write};
+use crate::project::scaffold::init_project;
+use crate::reasoner::{Answer, Purpose, ReasonerRequest, SharedReasoner, StreamEvent, Usage};
+use crate::volk::journal::JournalEntry;
+use crate::volk::machine::{Architect, Effect, Input, Mode};
+use crate::volk::plan_step::PlanCheck;
+use crate::volk::session::{Phase, Session, SessionError, project_dir_for};
+
+/// What the person (or a test) can ask of a running session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Verdict QUESTIONS with the reviewer's questions and answers to open questions.
+    SendQuestions {
+        questions: Vec<String>,
+        answers: Vec<Answer>,
+    },
+    /// Verdict READY: reflection, then finalization.
+    Ready,
+    /// After the reflection pane: finalize.
+    Finalize,
+    ApprovePlan,
+    SteerPlan(String),
+    Retry,
+    Cancel,
+}
+
+/// What the runtime reports to the workbench.
+#[derive(Debug, Clone)]
+pub enum Event {
+    Phase(Phase),
+    Delta {
+        call: u64,
+        purpose: Purpose,
+        event: StreamEvent,
+    },
+    CycleReady {
+        cycle: u32,
+        artifacts: Artifacts,
+        changed: Vec<Section>,
+    },
+    Committed {
+        cycle: u32,
+        short_id: String,
+    },
+    Reflection {
+        questions: Vec<String>,
+        answers: String,
+    },
+    Plan {
+        source: String,
+        diagnostics_human: String,
+        graph: Vec<String>,
+        ok: bool,
+    },
+    PacketWritten {
+        path: PathBuf,
+        subject: String,
+    },
+    Metrics {
+        ttft_ms: Option<u64>,
+        tokens_per_sec: Option<f64>,
+    },
+    Error {
+        message: String,
+        retryable: bool,
+    },
+    /// A progress or warning line (`[U:Ar] …`).
+    Notice(String),
+    Journal(serde_json::Value),
+}
+
+/// How a run behaves at its edges.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Print `[U:Ar]` lines and reflection answers on stderr (headless).
+    pub echo_stderr: bool,
+    /// Root of the code base to draw existing-API context from.
+    pub context_root: Option<PathBuf>,
+    /// `.prd_plugin/config.json` with the reflection questions.
+    pub reflection_config: Option<PathBuf>,
+    pub max_tokens: Option<u32>,
+    pub plan_repairs: Option<u32>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the reasoner call failed: {0}")]
+    CallFailed(String),
+    #[error("{0}")]
+    Refused(#[from] crate::volk::machine::Refusal),
+}
+
+/// Measurements of one reasoner call, journaled and shown in the status bar.
+#[derive(Debug, Clone, Copy, Default)]
+struct CallMetrics {
+    ttft_ms: Option<u64>,
+    elapsed_ms: u64,
+    usage: Option<Usage>,
+    text_bytes: usize,
+}
+
+impl CallMetrics {
+    fn tokens_per_sec(&self) -> Option<f64> {
+        let tokens = self.usage.map(|u| u.completion_tokens)?;
+        let generating = self
+            .elapsed_ms
+            .saturating_sub(self.ttft_ms.unwrap_or(0))
+            .max(1);
+        Some(tokens as f64 * 1000.0 / generating as f64)
+    }
+}
+
+struct CallOutcome {
+    input: Input,
+    metrics: CallMetrics,
+}
+
+/// Performs effects for one session.
+struct Executor {
+    reasoner: SharedReasoner,
+    options: RunOptions,
+    events: Option<UnboundedSender<Event>>,
+    emitted: Vec<(Packet, PathBuf)>,
+    failure: Option<String>,
+}
+
+impl Executor {
+    fn send(&self, event: Event) {
+        if let Some(tx) = &self.events {
+            let _ = tx.send(event);
+        }
+    }
+
+    fn say(&self, line: &str) {
+        if self.options.echo_stderr {
+            eprintln!("{line}");
+        }
+        self.send(Event::Notice(line.to_string()));
+    }
+
+    /// Performs one effect; follow-up inputs go to `queue`, a reasoner call to `call`.
+    async fn perform(
+        &mut self,
+        effect: Effect,
+        session: &mut Session,
+        queue: &mut VecDeque<Input>,
+        call: &mut Option<BoxFuture<'static, CallOutcome>>,
+    ) -> Result<(), RuntimeError> {
+        match effect {
+            Effect::GatherContext { text } => {
+                let root = self.options.context_root.clone();
+                let (section, symbols) =
+                    tokio::task::spawn_blocking(move || gather_context(root.as_deref(), &text))
+                        .await
+                        .unwrap_or_default();
+                queue.push_back(Input::ContextReady { section, symbols });
+            }
+            Effect::CallReasoner { call: id, request } => {
+                *call = Some(Box::pin(run_call(
+                    self.reasoner.clone(),
+                    id,
+                    request,
+                    self.events.clone(),
+                )));
+            }
+            Effect::WriteDocs { artifacts } => {
+                let dir = session.project_dir.join("design");
+                let changed = session
+                    .previous
+                    .as_ref()
+                    .map(|p| artifacts.changed_since(p))
+                    .unwrap_or_else(|| Section::ALL.to_vec());
+                let target = dir.clone();
+                let docs = artifacts.clone();
+                tokio::task::spawn_blocking(move || write_design_docs(&target, &docs))
+                    .await
+                    .map_err(|e| RuntimeError::Io {
+                        path: dir.clone(),
+                        source: std::io::Error::other(e),
+                    })?
+                    .map_err(|source| RuntimeError::Io { path: dir, source })?;
+                self.send(Event::CycleReady {
+                    cycle: session.cycle,
+                    artifacts,
+                    changed,
+                });
+            }
+            Effect::Commit { cycle, message } => {
+                let dir = session.project_dir.clone();
+                let result = tokio::task::spawn_blocking(move || {
+                    crate::project::git::commit_all(&dir, &message)
+                })
+                .await;
+                match result {
+                    Ok(Ok(Some(oid))) => {
+                        let short_id: String = oid.to_string().chars().take(7).collect();
+                        self.send(Event::Committed {
+                            cycle,
+                            short_id: short_id.clone(),
+                        });
+                        queue.push_back(Input::Committed { cycle, short_id });
+                    }
+                    Ok(Ok(None)) => {}
+                    Ok(Err(e)) => self.say(&format!(
+                        "[U:Ar] commit failed (design files are written): {e}"
+                    )),
+                    Err(e) => self.say(&format!(
+                        "[U:Ar] commit failed (design files are written): {e}"
+                    )),
+                }
+            }
+            Effect::LoadReflection => {
+                let path = self.options.reflection_config.clone();
+                let loaded = tokio::task::spawn_blocking(move || load_reflection(path.as_deref()))
+                    .await
+                    .unwrap_or_else(|e| Err(e.to_string()));
+                queue.push_back(Input::ReflectionLoaded(loaded));
+            }
+            Effect::ShowReflection { questions, answers } => {
+                if self.options.echo_stderr {
+                    eprintln!(
+                        "[U:Ar] reflection before finalizing ({} question(s)):",
+                        questions.len()
+                    );
+                    for line in answers.lines() {
+                        eprintln!("[U:Ar]   {line}");
+                    }
+                }
+                self.send(Event::Reflection { questions, answers });
+            }
+            Effect::ShowPlan(PlanCheck {
+                source,
+                ok,
+                diagnostics_human,
+                graph,
+                ..
+            }) => {
+                self.send(Event::Plan {
+                    source: source.unwrap_or_default(),
+                    diagnostics_human,
+                    graph,
+                    ok,
+                });
+            }
+            Effect::WritePlan { json } => {
+                let path = session
+                    .project_dir
+                    .join("design")
+                    .join("execution_plan.json");
+                atomic_write(&path, json.as_bytes())
+                    .map_err(|source| RuntimeError::Io { path, source })?;
+            }
+            Effect::Emit(packet) => {
+                session.outbox_seq += 1;
+                let path = session.outbox_dir().join(format!(
+                    "{:03}-{}.json",
+                    session.outbox_seq, packet.header.subject
+                ));
+                atomic_write(&path, packet.to_json_pretty().as_bytes()).map_err(|source| {
+                    RuntimeError::Io {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+                self.send(Event::PacketWritten {
+                    path: path.clone(),
+                    subject: packet.header.subject.clone(),
+                });
+                self.emitted.push((packet, path));
+            }
+            Effect::Journal(entry) => {
+                let entry = entry.stamped();
+                let path = session.journal_path();
+                let line = serde_json::to_string(&entry).unwrap_or_default();
+                append_line(&path, &line).map_err(|source| RuntimeError::Io { path, source })?;
+                self.send(Event::Journal(
+                    serde_json::to_value(&entry).unwrap_or_default(),
+                ));
+            }
+            Effect::Log(line) | Effect::Warn(line) => self.say(&line),
+            Effect::SaveSession => session.save()?,
+            Effect::Failed { message, retryable } => {
+                self.failure = Some(message.clone());
+                self.send(Event::Error { message, retryable });
+            }
+        }
+        Ok(())
+    }
+
+    fn journal_metrics(&self, session: &Session, metrics: &CallMetrics) {
+        let entry = JournalEntry {
+            time: String::new(),
+            trace_id: session.trace_id.clone(),
+            thread_id: session.thread_id.clone(),
+            cycle: session.cycle,
+            event: "reasoner_metrics".into(),
+            detail: json!({
+                "reasoner": self.reasoner.name(),
+                "model": self.reasoner.model(),
+                "ttft_ms": metrics.ttft_ms,
+                "elapsed_ms": metrics.elapsed_ms,
+                "tokens_per_sec": metrics.tokens_per_sec(),
+                "prompt_tokens": metrics.usage.map(|u| u.prompt_tokens),
+                "completion_tokens": metrics.usage.map(|u| u.completion_tokens),
+                "text_bytes": metrics.text_bytes,
+            }),
+        }
+        .stamped();
+        let _ = append_line(
+            &session.journal_path(),
+            &serde_json::to_string(&entry).unwrap_or_default(),
+        );
+        self.send(Event::Metrics {
+            ttft_ms: metrics.ttft_ms,
+            tokens_per_sec: metrics.tokens_per_sec(),
+        });
+    }
+}
+
+/// Runs one reasoner call to its end, forwarding deltas as events.
+async fn run_call(
+    reasoner: SharedReasoner,
+    call: u64,
+    request: ReasonerRequest,
+    events: Option<UnboundedSender<Event>>,
+) -> CallOutcome {
+    let purpose = request.purpose;
+    let started = Instant::now();
+    let mut metrics = CallMetrics::default();
+    let mut text = String::new();
+    let mut stream = reasoner.stream(request);
+    let mut failure = None;
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(event) => {
+                match &event {
+                    StreamEvent::Text { text: t } => {
+                        if metrics.ttft_ms.is_none() {
+                            metrics.ttft_ms = Some(started.elapsed().as_millis() as u64);
+                        }
+                        text.push_str(t);
+                    }
+                    StreamEvent::Usage { usage } => metrics.usage = Some(*usage),
+                    StreamEvent::Thinking { .. } | StreamEvent::Finished { .. } => {}
+                }
+                if let Some(tx) = &events {
+                    let _ = tx.send(Event::Delta {
+                        call,
+                        purpose,
+                        event,
+                    });
+                }
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    metrics.elapsed_ms = started.elapsed().as_millis() as u64;
+    metrics.text_bytes = text.len();
+    let input = match failure {
+        None => Input::ReasonerDone { call, text },
+        Some(error) => {
+            let retryable = !matches!(error, crate::reasoner::ReasonerError::MissingKey { .. });
+            let kept = if text.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} bytes had arrived)", text.len())
+            };
+            Input::ReasonerFailed {
+                call,
+                message: format!("{error}{kept}"),
+                retryable,
+            }
+        }
+    };
+    CallOutcome { input, metrics }
+}
+
+/// The monorepo context for a design prompt, and the symbols it names.
+fn gather_context(root: Option<&Path>, text: &str) -> (String, Vec<String>) {
+    let _ = (root, text);
+    (String::new(), Vec::new())
+}
+
+/// The reflection questions for the architect; `Ok(None)` when reflection is off.
+fn load_reflection(path: Option<&Path>) -> Result<Option<Vec<String>>, String> {
+    let _ = path;
+    Ok(None)
+}
+
+/// Drives `architect` from `first` until it waits. With `commands`, it keeps going
+/// with the person's commands until the channel closes.
+async fn drive(
+    architect: &mut Architect,
+    exec: &mut Executor,
+    first: Option<Input>,
+    mut commands: Option<UnboundedReceiver<Command>>,
+) -> Result<(), RuntimeError> {
+    let mut queue: VecDeque<Input> = first.into_iter().collect();
+    let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
+    loop {
+        while let Some(input) = queue.pop_front() {
+            let effects = match architect.handle(input) {
+                Ok(effects) => effects,
+                Err(refusal) if commands.is_some() => {
+                    exec.send(Event::Error {
+                        message: refusal.to_string(),
+                        retryable: false,
+                    });
+                    continue;
+                }
+                Err(refusal) => return Err(refusal.into()),
+            };
+            // One session write per transition, however many effects asked for it.
+            let mut save = false;
+            for effect in effects {
+                if matches!(effect, Effect::SaveSession) {
+                    save = true;
+                    continue;
+                }
+                if let Err(e) = exec
+                    .perform(effect, &mut architect.session, &mut queue, &mut call)
+                    .await
+                {
+                    exec.send(Event::Error {
+                        message: e.to_string(),
+                        retryable: false,
+                    });
+                    return Err(e);
+                }
+            }
+            if save {
+                architect.session.save()?;
+            }
+            exec.send(Event::Phase(architect.phase().clone()));
+        }
+        let Some(rx) = commands.as_mut() else {
+            match call.take() {
+                Some(pending) => {
+                    let outcome = pending.await;
+                    exec.journal_metrics(&architect.session, &outcome.metrics);
+                    queue.push_back(outcome.input);
+                    continue;
+                }
+                None => return Ok(()),
+            }
+        };
+        tokio::select! {
+            outcome = async { match call.as_mut() { Some(c) => c.await, None => std::future::pending().await } } => {
+                call = None;
+                exec.journal_metrics(&architect.session, &outcome.metrics);
+                queue.push_back(outcome.input);
+            }
+            command = rx.recv() => {
+                let Some(command) = command else { return Ok(()) };
+                let input = match command {
+                    Command::SendQuestions { questions, answers } => Input::Feedback(Feedback {
+                        verdict: Verdict::Questions,
+                        questions,
+                        design_cycle: None,
+                        answers,
+                        project_dir: None,
+                    }),
+                    Command::Ready => Input::Feedback(Feedback {
+                        verdict: Verdict::Ready,
+                        questions: Vec::new(),
+                        design_cycle: None,
+                        answers: Vec::new(),
+                        project_dir: None,
+                    }),
+                    Command::Finalize => Input::Finalize,
+                    Command::ApprovePlan => Input::PlanApproved,
+                    Command::SteerPlan(note) => Input::PlanSteer(note),
+                    Command::Retry => Input::Retry,
+                    Command::Cancel => {
+                        call = None; // dropping the stream stops the request
+                        Input::Cancelled
+                    }
+                };
+                queue.push_back(input);
+            }
+        }
+    }
+}
+
+/// Creates (or finds) the project and session of a new design thread.
+pub fn prepare_project(
+    workspace: &Path,
+    scope: Scope,
+    thread_id: &str,
+    trace_id: &str,
+    max_cycles: u32,
+) -> Result<(Session, bool), RuntimeError> {
+    let dir = project_dir_for(workspace, &scope, thread_id)?;
+    if let Some(existing) = Session::load(&dir)? {
+        return Ok((existing, false));
+    }
+    let report = init_project(&dir).map_err(|source| RuntimeError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    if let Some(error) = &report.git_error {
+        tracing::warn!("git init failed in {}: {error}", dir.display());
+    }
+    if let Some(Err(error)) = &report.venv {
+        tracing::debug!("uv venv failed in {}: {error}", dir.display());
+    }
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let session = Session::new(thread_id, trace_id, dir, scope, max_cycles);
+    session.save()?;
+    Ok((session, true))
+}
+
+/// The first input for a session loaded from disk: start it, or resume an interrupted
+/// call (a crash or a closed terminal mid-stream).
+pub fn resume_input(session: &mut Session) -> Option<Input> {
+    match &session.phase {
+        Phase::New => Some(Input::Begin),
+        Phase::GatheringContext => {
+            session.phase = Phase::New;
+            Some(Input::Begin)
+        }
+        Phase::Designing { .. } | Phase::Reflecting | Phase::Planning { .. } => {
+            session.phase = Phase::Failed {
+                resume: Box::new(session.phase.clone()),
+                message: "interrupted".into(),
+            };
+            Some(Input::Retry)
+        }
+        _ => None,
+    }
+}
+
+/// The outcome of one headless packet.
+#[derive(Debug)]
+pub struct HeadlessOutcome {
+    /// Packets emitted, in order, with their outbox paths.
+    pub emitted: Vec<(Packet, PathBuf)>,
+    pub project_dir: PathBuf,
+}
+
+/// Handles one inbound packet headless: the thread advances until it waits for the next
+/// packet. `Ok(None)` when the packet is not for the architect.
+pub async fn run_packet(
+    mut packet: Packet,
+    source_name: &str,
+    workspace: &Path,
+    reasoner: SharedReasoner,
+    max_cycles: Option<u32>,
+    options: RunOptions,
+) -> anyhow::Result<Option<HeadlessOutcome>> {
+    let inbound = packet
+        .classify(source_name)
+        .map_err(|e| BadInput::err(e.to_string()))?;
+    let trace_id = packet.ensure_trace_id();
+    let thread_id = packet.header.thread_id.clone();
+    let (mut session, first) = match inbound {
+        Inbound::Ignored { reason } => {
+            eprintln!(
+                "[U:Ar] ignored packet from {}: {reason}",
+                packet.header.from_agent
+            );
+            return Ok(None);
+        }
+        Inbound::Design(scope) => {
+            let (mut session, created) = prepare_project(
+                workspace,
+                *scope,
+                &thread_id,
+                &trace_id,
+                max_cycles.unwrap_or(crate::volk::session::DEFAULT_MAX_CYCLES),
+            )?;
+            session.trace_id = trace_id;
+            let first = if created {
+                Some(Input::Begin)
+            } else if matches!(session.phase, Phase::Failed { .. }) {
+                Some(Input::Retry)
+            } else if let Some(input) = resume_input(&mut session) {
+                Some(input)
+            } else {
+                return Err(BadInput::err(format!(
+                    "{source_name}: header.thread_id: thread {thread_id} already has a design ({}) in {}",
+                    session.phase.label(),
+                    session.project_dir.display()
+                )));
+            };
+            (session, first)
+        }
+        Inbound::Feedback(feedback) => {
+            let dir = match crate::volk::session::find_thread(workspace, &thread_id)? {
+                Some(dir) => dir,
+                None => {
+                    return Err(BadInput::err(format!(
+                        "{source_name}: header.thread_id: no design session for thread {thread_id} in {}",
+                        workspace.display()
+                    )));
+                }
+            };
+            let Some(mut session) = Session::load(&dir)? else {
+                return Err(BadInput::err(format!(
+                    "{}: session vanished",
+                    dir.display()
+                )));
+            };
+            session.trace_id = trace_id;
+            let first = if matches!(session.phase, Phase::Failed { .. }) {
+                Input::Retry
+            } else {
+                Input::Feedback(feedback)
+            };
+            (session, Some(first))
+        }
+    };
+    if let Some(limit) = max_cycles {
+        session.max_cycles = limit.max(1);
+    }
+    let project_dir = session.project_dir.clone();
+    let repairs = options.plan_repairs.unwrap_or(2);
+    let tokens = options.max_tokens.unwrap_or(16_000);
+    let mut architect = Architect::new(session, Mode::Headless).with_limits(tokens, repairs);
+    let mut exec = Executor {
+        reasoner,
+        options,
+        events: None,
+        emitted: Vec::new(),
+        failure: None,
+    };
+    match drive(&mut architect, &mut exec, first, None).await {
+        Ok(()) => {}
+        Err(RuntimeError::Refused(refusal)) => {
+            return Err(BadInput::err(format!("{source_name}: {refusal}")));
+        }
+        Err(e) => return Err(e.into()),
+    }
+    if let Some(message) = exec.failure {
+        return Err(RuntimeError::CallFailed(message).into());
+    }
+    Ok(Some(HeadlessOutcome {
+        emitted: exec.emitted,
+        project_dir,
+    }))
+}
+
+/// A cloneable way to send the person's commands to a running session.
+#[derive(Debug, Clone)]
+pub struct SessionHandle {
+    commands: UnboundedSender<Command>,
+}
+
+impl SessionHandle {
+    pub fn send(&self, command: Command) {
+        let _ = self.commands.send(command);
+    }
+}
+
+/// Starts the session in `project_dir` on the current tokio runtime, interactively.
+/// Dropping every handle ends it.
+pub fn start(
+    project_dir: PathBuf,
+    reasoner: SharedReasoner,
+    options: RunOptions,
+) -> Result<(SessionHandle, UnboundedReceiver<Event>), RuntimeError> {
+    let Some(mut session) = Session::load(&project_dir)? else {
+        return Err(RuntimeError::Io {
+            path: Session::path(&project_dir),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no volk session here"),
+        });
+    };
+    let first = resume_input(&mut session);
+    let (command_tx, command_rx) = unbounded_channel();
+    let (event_tx, event_rx) = unbounded_channel();
+    let repairs = options.plan_repairs.unwrap_or(2);
+    let tokens = options.max_tokens.unwrap_or(16_000);
+    let mut architect = Architect::new(session, Mode::Interactive).with_limits(tokens, repairs);
+    let mut exec = Executor {
+        reasoner,
+        options,
+        events: Some(event_tx),
+        emitted: Vec::new(),
+        failure: None,
+    };
+    tokio::spawn(async move {
+        exec.send(Event::Phase(architect.phase().clone()));
+        if let Err(e) = drive(&mut architect, &mut exec, first, Some(command_rx)).await {
+            tracing::error!("session runtime stopped: {e}");
+        }
+    });
+    Ok((
+        SessionHandle {
+            commands: command_tx,
+        },
+        event_rx,
+    ))
+}
+
+/// Reads a design input for the workbench: a CXP packet (`.json`) whose subject starts a
+/// design, or a requirements file (`.md`, `.txt`). Returns the scope, thread and trace id.
+pub fn load_design_input(path: &Path) -> Result<(Scope, String, String), BadInput> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| BadInput::new(format!("{name}: cannot read: {e}")))?;
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match extension.as_str() {
+        "json" => {
+            let mut packet =
+                Packet::parse(&name, &text).map_err(|e| BadInput::new(e.to_string()))?;
+            let trace_id = packet.ensure_trace_id();
+            match packet
+                .classify(&name)
+                .map_err(|e| BadInput::new(e.to_string()))?
+            {
+                Inbound::Design(scope) => Ok((*scope, packet.header.thread_id.clone(), trace_id)),
+                Inbound::Feedback(_) => Err(BadInput::new(format!(
+                    "{name}: header.subject: design_feedback continues a design; open its project with `volk open`"
+                ))),
+                Inbound::Ignored { reason } => Err(BadInput::new(format!("{name}: {reason}"))),
+            }
+        }
+        "md" | "txt" | "markdown" => {
+            if text.trim().is_empty() {
+                return Err(BadInput::new(format!(
+                    "{name}: the requirements file is empty"
+                )));
+            }
+            let title = text
+                .lines()
+                .map(|l| l.trim().trim_start_matches('#').trim())
+                .find(|l| !l.is_empty())
+                .unwrap_or_default()
+                .to_string();
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_string();
+            let scope = Scope {
+                task_summary: title,
+                project_name: stem,
+                requirements: text,
+                subject: "scope_validated".into(),
+                ..Scope::default()
+            };
+            Ok((
+                scope,
+                format!("thread-{}", uuid::Uuid::new_v4()),
+                uuid::Uuid::new_v4().to_string(),
+            ))
+        }
+        other => Err(BadInput::new(format!(
+            "{name}: unsupported input type '.{other}' (expected a .json packet or a .md/.txt requirements file)"
+        ))),
+    }
+}

@@ -1,0 +1,299 @@
+//! The session of one design thread, persisted in `PROJECT/.volk/session.json` so that a
+//! `design_feedback` packet handled by a new process continues where the last one
+//! stopped. One thread, one project directory, one session: threads never share state.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::cxp::{Feedback, Scope};
+use crate::design::Artifacts;
+use crate::fsutil::{atomic_write, create_private_dir};
+use crate::project::slug::slugify;
+use crate::reasoner::{Brief, Purpose};
+
+pub const SESSION_VERSION: u32 = 1;
+pub const DEFAULT_MAX_CYCLES: u32 = 99;
+
+/// Where the loop stands. Persisted, so it names what the thread waits for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+pub enum Phase {
+    /// Created, nothing done yet.
+    New,
+    /// Finding existing code the design should reuse.
+    GatheringContext,
+    /// The reasoner is writing design cycle `cycle`.
+    Designing { cycle: u32 },
+    /// Cycle `cycle` is written and committed; waiting for the reviewer's verdict.
+    AwaitingReview { cycle: u32 },
+    /// The architect answers the reflection questions about its own design.
+    Reflecting,
+    /// Reflection answers are shown; the person finalizes or asks more.
+    AwaitingFinalize,
+    /// The reasoner writes the execution plan (attempt counts repairs too).
+    Planning { attempt: u32 },
+    /// The compiled plan is shown; the person approves it or steers it.
+    AwaitingPlanApproval,
+    /// The implement packet is written; the thread is closed.
+    Finalized,
+    /// A reasoner call failed; `resume` is where a retry continues.
+    Failed { resume: Box<Phase>, message: String },
+}
+
+impl Phase {
+    /// A short label for headers and logs.
+    pub fn label(&self) -> String {
+        match self {
+            Phase::New => "new".into(),
+            Phase::GatheringContext => "gathering context".into(),
+            Phase::Designing { cycle } => format!("designing cycle {cycle}"),
+            Phase::AwaitingReview { cycle } => format!("awaiting review of cycle {cycle}"),
+            Phase::Reflecting => "reflecting".into(),
+            Phase::AwaitingFinalize => "awaiting finalize".into(),
+            Phase::Planning { attempt } => format!("planning (attempt {attempt})"),
+            Phase::AwaitingPlanApproval => "awaiting plan approval".into(),
+            Phase::Finalized => "finalized".into(),
+            Phase::Failed { message, .. } => format!("failed: {message}"),
+        }
+    }
+}
+
+/// One design cycle as it happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CycleRecord {
+    pub cycle: u32,
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// The feedback that answered this cycle, once it came.
+    #[serde(default)]
+    pub feedback: Option<Feedback>,
+}
+
+/// The reasoner call to issue (again, after a failure).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PendingCall {
+    pub purpose: Purpose,
+    pub brief: Brief,
+}
+
+/// The execution plan's progress.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanState {
+    /// The last plan the reasoner wrote (extracted JSON).
+    pub source: Option<String>,
+    /// Human-readable diagnostics of `source`.
+    pub diagnostics: String,
+    /// Whether `source` compiled without errors.
+    pub ok: bool,
+    /// The person's steering notes, oldest first; they win over the model's choices.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Session {
+    pub version: u32,
+    pub thread_id: String,
+    pub trace_id: String,
+    pub project_dir: PathBuf,
+    pub scope: Scope,
+    pub max_cycles: u32,
+    /// The last design cycle written (0 before the first).
+    pub cycle: u32,
+    pub phase: Phase,
+    pub artifacts: Artifacts,
+    /// Design of the cycle before, for "what changed".
+    #[serde(default)]
+    pub previous: Option<Artifacts>,
+    /// The monorepo context injected into prompts (`monorepo_src_section`).
+    #[serde(default)]
+    pub context: String,
+    #[serde(default)]
+    pub history: Vec<CycleRecord>,
+    /// Every answer the reviewer gave to the architect's open questions so far.
+    #[serde(default)]
+    pub answers: Vec<crate::reasoner::Answer>,
+    #[serde(default)]
+    pub pending: Option<PendingCall>,
+    /// True when the design was finalized at the cycle limit without READY.
+    #[serde(default)]
+    pub forced: bool,
+    #[serde(default)]
+    pub plan: PlanState,
+    #[serde(default)]
+    pub outbox_seq: u32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a volk session: {message}")]
+    Corrupt { path: PathBuf, message: String },
+}
+
+impl Session {
+    pub fn new(
+        thread_id: &str,
+        trace_id: &str,
+        project_dir: PathBuf,
+        scope: Scope,
+        max_cycles: u32,
+    ) -> Session {
+        Session {
+            version: SESSION_VERSION,
+            thread_id: thread_id.to_string(),
+            trace_id: trace_id.to_string(),
+            project_dir,
+            scope,
+            max_cycles: max_cycles.max(1),
+            cycle: 0,
+            phase: Phase::New,
+            artifacts: Artifacts::default(),
+            previous: None,
+            context: String::new(),
+            history: Vec::new(),
+            answers: Vec::new(),
+            pending: None,
+            forced: false,
+            plan: PlanState::default(),
+            outbox_seq: 0,
+        }
+    }
+
+    pub fn dir(project_dir: &Path) -> PathBuf {
+        project_dir.join(".volk")
+    }
+
+    pub fn path(project_dir: &Path) -> PathBuf {
+        Self::dir(project_dir).join("session.json")
+    }
+
+    pub fn journal_path(&self) -> PathBuf {
+        Self::dir(&self.project_dir).join("journal.jsonl")
+    }
+
+    pub fn outbox_dir(&self) -> PathBuf {
+        Self::dir(&self.project_dir).join("outbox")
+    }
+
+    /// Writes the session atomically.
+    pub fn save(&self) -> Result<(), SessionError> {
+        let dir = Self::dir(&self.project_dir);
+        create_private_dir(&dir).map_err(|source| SessionError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let path = Self::path(&self.project_dir);
+        let text = serde_json::to_string_pretty(self).map_err(|e| SessionError::Corrupt {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        atomic_write(&path, text.as_bytes()).map_err(|source| SessionError::Io { path, source })
+    }
+
+    /// Loads the session of a project directory; `Ok(None)` when there is none.
+    pub fn load(project_dir: &Path) -> Result<Option<Session>, SessionError> {
+        let path = Self::path(project_dir);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(SessionError::Io { path, source }),
+        };
+        let mut session: Session =
+            serde_json::from_str(&text).map_err(|e| SessionError::Corrupt {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+        // The directory may have been moved since; trust where it is now.
+        session.project_dir = project_dir.to_path_buf();
+        Ok(Some(session))
+    }
+
+    /// The brief a reasoner call of `purpose` works from.
+    pub fn brief(&self, purpose: Purpose) -> Brief {
+        let scope = &self.scope;
+        let texts = |values: &[serde_json::Value]| {
+            values
+                .iter()
+                .map(crate::cxp::value_text)
+                .collect::<Vec<_>>()
+        };
+        Brief {
+            task_summary: scope.task_summary.clone(),
+            project_name: scope.project_name.clone(),
+            requirements: scope.requirements.clone(),
+            original_intent: scope.original_intent.clone(),
+            structured_requirements: texts(&scope.structured_requirements),
+            nfrs: texts(&scope.nfrs),
+            ux_design: scope.ux_design.clone(),
+            current: (purpose != Purpose::Design).then(|| self.artifacts.clone()),
+            questions: Vec::new(),
+            answers: self.answers.clone(),
+            reflection_questions: Vec::new(),
+            plan_feedback: self.plan.notes.clone(),
+            cycle: match purpose {
+                Purpose::Design => 1,
+                Purpose::Update => self.cycle + 1,
+                Purpose::Reflect | Purpose::Plan => self.cycle,
+            },
+        }
+    }
+}
+
+/// The project directory for a new thread: `WORKSPACE/<slug>`, or `<slug>-2`, `-3`, …
+/// when that directory already belongs to another thread.
+pub fn project_dir_for(
+    workspace: &Path,
+    scope: &Scope,
+    thread_id: &str,
+) -> Result<PathBuf, SessionError> {
+    let base = if scope.project_name.trim().is_empty() {
+        slugify(&scope.task_summary)
+    } else {
+        slugify(&scope.project_name)
+    };
+    let mut n = 1u32;
+    loop {
+        let name = if n == 1 {
+            base.clone()
+        } else {
+            format!("{base}-{n}")
+        };
+        let dir = workspace.join(&name);
+        match Session::load(&dir)? {
+            None => return Ok(dir),
+            Some(s) if s.thread_id == thread_id => return Ok(dir),
+            Some(_) => n += 1,
+        }
+    }
+}
+
+/// Finds the project of `thread_id` in `workspace` (one level deep).
+pub fn find_thread(workspace: &Path, thread_id: &str) -> Result<Option<PathBuf>, SessionError> {
+    let entries = match std::fs::read_dir(workspace) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(SessionError::Io {
+                path: workspace.to_path_buf(),
+                source,
+            });
+        }
+    };
+    for entry in entries.flatten() {
+        let dir = entry.path();
+        if !Session::path(&dir).is_file() {
+            continue;
+        }
+        if let Some(session) = Session::load(&dir)?
+            && session.thread_id == thread_id
+        {
+            return Ok(Some(dir));
+        }
+    }
+    Ok(None)
+}

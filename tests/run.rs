@@ -1,0 +1,434 @@
+//! `volk run` end to end: the real binary, real temp workspaces, real git repositories.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");
+const EXAMPLE_2: &str = include_str!("fixtures/packets/example2_questions.json");
+const EXAMPLE_3: &str = include_str!("fixtures/packets/example3_ready.json");
+
+struct Run {
+    output: Output,
+}
+
+impl Run {
+    fn code(&self) -> i32 {
+        self.output.status.code().unwrap_or(-1)
+    }
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+    fn packet(&self) -> Value {
+        serde_json::from_str(&self.stdout())
+            .unwrap_or_else(|e| panic!("stdout is not a packet ({e}): {}", self.stdout()))
+    }
+}
+
+fn volk(workspace: &Path, args: &[&str], stdin: Option<&str>) -> Run {
+    use std::io::Write;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_volk"));
+    cmd.arg("run")
+        .arg("--workspace")
+        .arg(workspace)
+        .args(args)
+        .current_dir(workspace)
+        .env("VOLK_LOG", workspace.join("volk.log"))
+        .env("VOLK_CONFIG_DIR", workspace.join("no-user-config"))
+        .env_remove("VOLK_REASONER")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    drop(child.stdin.take());
+    Run {
+        output: child.wait_with_output().unwrap(),
+    }
+}
+
+fn send(workspace: &Path, packet: &str, extra: &[&str]) -> Run {
+    let mut args = vec!["--packet", "-"];
+    args.extend_from_slice(extra);
+    volk(workspace, &args, Some(packet))
+}
+
+fn commits(dir: &Path) -> Vec<String> {
+    let repo = git2::Repository::open(dir).unwrap();
+    let mut walk = repo.revwalk().unwrap();
+    walk.push_head().unwrap();
+    walk.map(|oid| {
+        repo.find_commit(oid.unwrap())
+            .unwrap()
+            .summary()
+            .unwrap()
+            .unwrap()
+            .to_string()
+    })
+    .collect()
+}
+
+fn journal(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join(".volk/journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn examples_1_2_3_design_questions_ready() {
+    let ws = tempfile::tempdir().unwrap();
+    let ws = ws.path();
+
+    // 1: scope -> design_review for cycle 1
+    let r1 = send(ws, EXAMPLE_1, &[]);
+    assert_eq!(r1.code(), 0, "{}", r1.stderr());
+    let p1 = r1.packet();
+    assert_eq!(p1["header"]["from_agent"], "U:Ar");
+    assert_eq!(p1["header"]["to_agent"], "J:Junior");
+    assert_eq!(p1["header"]["subject"], "design_review");
+    assert_eq!(p1["header"]["thread_id"], "thread-042");
+    assert!(
+        !p1["header"]["trace_id"].as_str().unwrap().is_empty(),
+        "a missing trace id is generated"
+    );
+    assert_eq!(p1["payload"]["design_cycle"], 1);
+    assert_eq!(
+        p1["payload"]["task_summary"],
+        "Build a task management CLI with SQLite storage"
+    );
+    let project = PathBuf::from(p1["payload"]["project_dir"].as_str().unwrap());
+    assert_eq!(project.file_name().unwrap(), "taskman");
+    for key in [
+        "architecture",
+        "requirements",
+        "file_tree",
+        "api_spec",
+        "class_diagram",
+    ] {
+        let text = p1["payload"][key].as_str().unwrap();
+        assert!(!text.is_empty(), "{key}");
+        let file =
+            std::fs::read_to_string(project.join("design").join(format!("{key}.md"))).unwrap();
+        assert_eq!(file.trim_end(), text, "{key} on disk equals the packet");
+    }
+    assert!(
+        !p1["payload"]["open_questions"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(r1.stderr().contains("[U:Ar]"));
+    assert_eq!(commits(&project), vec!["Design cycle 1: all artifacts"]);
+
+    // 2: QUESTIONS -> cycle 2, the questions recorded in the update
+    let r2 = send(ws, EXAMPLE_2, &[]);
+    assert_eq!(r2.code(), 0, "{}", r2.stderr());
+    let p2 = r2.packet();
+    assert_eq!(p2["header"]["subject"], "design_review");
+    assert_eq!(p2["payload"]["design_cycle"], 2);
+    let arch = p2["payload"]["architecture"].as_str().unwrap();
+    assert!(
+        arch.contains("1. What is the exact SQLite schema for the tasks table?"),
+        "{arch}"
+    );
+    assert!(arch.contains("2. Should completed tasks be deleted or retained with a status flag?"));
+    assert_eq!(commits(&project).len(), 2);
+
+    // 3: READY -> implement to U:Cd with everything
+    let r3 = send(ws, EXAMPLE_3, &[]);
+    assert_eq!(r3.code(), 0, "{}", r3.stderr());
+    let p3 = r3.packet();
+    assert_eq!(p3["header"]["to_agent"], "U:Cd");
+    assert_eq!(p3["header"]["subject"], "implement");
+    let payload = p3["payload"].as_object().unwrap();
+    for key in [
+        "architecture",
+        "requirements",
+        "file_tree",
+        "api_spec",
+        "class_diagram",
+        "project_dir",
+        "task_summary",
+        "original_intent",
+        "structured_requirements",
+        "user_stories",
+        "monorepo_src_section",
+        "nfrs",
+        "spec_metadata",
+    ] {
+        assert!(payload.contains_key(key), "implement payload lacks {key}");
+    }
+    assert_eq!(
+        payload["structured_requirements"],
+        serde_json::json!(["Add task", "List tasks", "Complete task"])
+    );
+    assert_eq!(
+        payload["nfrs"],
+        serde_json::json!(["Response time < 200ms"])
+    );
+    assert_eq!(
+        payload["original_intent"],
+        "A simple task manager for personal use"
+    );
+    assert_eq!(payload["forced"], false);
+    let plan = &payload["execution_plan"];
+    assert!(
+        plan["stages"].as_array().is_some_and(|s| !s.is_empty()),
+        "offline plan attached"
+    );
+    assert!(project.join("design/execution_plan.json").is_file());
+
+    let log = commits(&project);
+    assert!(log.len() >= 3, "{log:?}");
+    assert!(
+        log.iter()
+            .any(|c| c.starts_with("Finalize design after 2 cycle(s)")),
+        "{log:?}"
+    );
+
+    // outbox and journal
+    let outbox: Vec<String> = entries(&project.join(".volk/outbox"))
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        outbox,
+        vec![
+            "001-design_review.json",
+            "002-design_review.json",
+            "003-implement.json"
+        ]
+    );
+    let events: Vec<String> = journal(&project)
+        .iter()
+        .map(|e| e["event"].as_str().unwrap().to_string())
+        .collect();
+    for needed in [
+        "design_started",
+        "cycle_written",
+        "feedback_received",
+        "finalized_docs",
+        "escalated",
+        "committed",
+    ] {
+        assert!(
+            events.iter().any(|e| e == needed),
+            "journal lacks {needed}: {events:?}"
+        );
+    }
+    for entry in journal(&project) {
+        assert!(entry["time"].as_str().unwrap().ends_with('Z'));
+        assert!(!entry["trace_id"].as_str().unwrap().is_empty());
+    }
+
+    // The thread is closed: more feedback is refused, nothing changes.
+    let again = send(ws, EXAMPLE_3, &[]);
+    assert_eq!(again.code(), 2);
+    assert!(again.stdout().is_empty());
+    assert_eq!(commits(&project).len(), log.len());
+}
+
+#[test]
+fn refused_sender_creates_nothing() {
+    let ws = tempfile::tempdir().unwrap();
+    let packet = EXAMPLE_1.replace("U:PM", "U:Mallory");
+    let r = send(ws.path(), &packet, &[]);
+    assert_eq!(r.code(), 2);
+    assert!(r.stdout().is_empty());
+    let line = r.stderr();
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert!(
+        line.contains("header.from_agent") && line.contains("U:Mallory"),
+        "{line}"
+    );
+    let created: Vec<_> = entries(ws.path())
+        .into_iter()
+        .filter(|p| !p.ends_with("volk.log"))
+        .collect();
+    assert!(created.is_empty(), "{created:?}");
+}
+
+#[test]
+fn invalid_json_names_file_line_and_column() {
+    let ws = tempfile::tempdir().unwrap();
+    let file = ws.path().join("broken.json");
+    std::fs::write(
+        &file,
+        "{\n  \"header\": {\n    \"from_agent\": \"U:PM\",,\n",
+    )
+    .unwrap();
+    let r = volk(ws.path(), &["--packet", file.to_str().unwrap()], None);
+    assert_eq!(r.code(), 2);
+    let err = r.stderr();
+    assert!(err.contains("broken.json:3:"), "{err}");
+    assert_eq!(err.lines().count(), 1);
+}
+
+#[test]
+fn missing_required_field_is_named() {
+    let ws = tempfile::tempdir().unwrap();
+    let packet = EXAMPLE_2.replace("\"verdict\": \"QUESTIONS\",", "");
+    // The thread must exist for the feedback to be routed.
+    assert_eq!(send(ws.path(), EXAMPLE_1, &[]).code(), 0);
+    let r = send(ws.path(), &packet, &[]);
+    assert_eq!(r.code(), 2);
+    assert!(
+        r.stderr().contains("payload.verdict: missing"),
+        "{}",
+        r.stderr()
+    );
+}
+
+#[test]
+fn unknown_subject_prints_nothing_and_succeeds() {
+    let ws = tempfile::tempdir().unwrap();
+    let packet = EXAMPLE_1.replace("scope_validated", "weather_report");
+    let r = send(ws.path(), &packet, &[]);
+    assert_eq!(r.code(), 0);
+    assert!(r.stdout().is_empty());
+    assert!(r.stderr().contains("weather_report"));
+    assert!(!ws.path().join("taskman").exists());
+}
+
+#[test]
+fn path_escaping_project_name_stays_in_the_workspace() {
+    let ws = tempfile::tempdir().unwrap();
+    let workspace = ws.path().join("ws");
+    std::fs::create_dir(&workspace).unwrap();
+    let packet = EXAMPLE_1.replace("\"taskman\"", "\"../../escape/../../etc\"");
+    let r = send(&workspace, &packet, &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let project = PathBuf::from(r.packet()["payload"]["project_dir"].as_str().unwrap());
+    assert_eq!(project.file_name().unwrap(), "escape-etc");
+    assert_eq!(project.parent().unwrap(), workspace.canonicalize().unwrap());
+    assert!(!ws.path().join("escape").exists());
+}
+
+#[test]
+fn forced_escalation_at_the_cycle_limit() {
+    let ws = tempfile::tempdir().unwrap();
+    assert_eq!(send(ws.path(), EXAMPLE_1, &["--max-cycles", "1"]).code(), 0);
+    let r = send(ws.path(), EXAMPLE_2, &["--max-cycles", "1"]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(
+        r.stderr().contains("[U:Ar] Max design cycles reached"),
+        "{}",
+        r.stderr()
+    );
+    let p = r.packet();
+    assert_eq!(p["header"]["subject"], "implement");
+    assert_eq!(p["payload"]["forced"], true);
+    let project = PathBuf::from(p["payload"]["project_dir"].as_str().unwrap());
+    // The docs were written and committed before the packet was built.
+    assert!(
+        commits(&project)
+            .iter()
+            .any(|c| c.contains("at the cycle limit"))
+    );
+    assert!(project.join("design/architecture.md").is_file());
+}
+
+#[test]
+fn stale_cycle_is_refused_without_changes() {
+    let ws = tempfile::tempdir().unwrap();
+    assert_eq!(send(ws.path(), EXAMPLE_1, &[]).code(), 0);
+    let r = send(ws.path(), EXAMPLE_3, &[]); // READY for cycle 2 while at cycle 1
+    assert_eq!(r.code(), 2);
+    assert!(
+        r.stderr().contains("payload.design_cycle"),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(commits(&ws.path().join("taskman")).len(), 1);
+}
+
+#[test]
+fn two_threads_never_share_a_project() {
+    let ws = tempfile::tempdir().unwrap();
+    assert_eq!(send(ws.path(), EXAMPLE_1, &[]).code(), 0);
+    let other = EXAMPLE_1.replace("thread-042", "thread-043");
+    let r = send(ws.path(), &other, &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    let dir = PathBuf::from(r.packet()["payload"]["project_dir"].as_str().unwrap());
+    assert_eq!(dir.file_name().unwrap(), "taskman-2");
+    // Feedback for the first thread continues the first project only.
+    let r2 = send(ws.path(), EXAMPLE_2, &[]);
+    assert_eq!(
+        r2.packet()["payload"]["project_dir"].as_str().unwrap(),
+        ws.path()
+            .join("taskman")
+            .canonicalize()
+            .unwrap()
+            .to_str()
+            .unwrap()
+    );
+    assert_eq!(commits(&dir).len(), 1);
+}
+
+#[test]
+fn feedback_for_an_unknown_thread_is_bad_input() {
+    let ws = tempfile::tempdir().unwrap();
+    let r = send(ws.path(), EXAMPLE_2, &[]);
+    assert_eq!(r.code(), 2);
+    assert!(
+        r.stderr()
+            .contains("no design session for thread thread-042"),
+        "{}",
+        r.stderr()
+    );
+}
+
+#[test]
+fn ux_design_and_impact_report_are_used() {
+    let ws = tempfile::tempdir().unwrap();
+    let packet = EXAMPLE_1
+        .replace("\"from_agent\": \"U:PM\"", "\"from_agent\": \"U:Ux\"")
+        .replace("scope_validated", "ux_complete")
+        .replace(
+            "\"spec_metadata\": {},",
+            "\"spec_metadata\": {}, \"ux_design\": \"Screens: task list, add form\", \"parameters\": {\"_impact_report\": {\"severity\": \"low\"}},",
+        );
+    let r = send(ws.path(), &packet, &[]);
+    assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(r.stderr().contains("UX design incorporated"));
+    assert!(r.stderr().contains("impact report"));
+    assert!(
+        r.packet()["payload"]["architecture"]
+            .as_str()
+            .unwrap()
+            .contains("Screens: task list")
+    );
+}
+
+/// The tests of this project use no mocking library (constitutional requirement).
+#[test]
+fn no_mocking_framework_anywhere() {
+    let manifest =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+    for name in ["mockall", "mockito", "wiremock", "httpmock", "faux"] {
+        assert!(!manifest.contains(name), "Cargo.toml names {name}");
+    }
+}
