@@ -90,7 +90,7 @@ fn benches(c: &mut Criterion) {
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
     terminal.draw(|f| view::draw(f, &mut app)).unwrap();
     eprintln!("start to first frame: {:?}", start.elapsed());
-    highlight::assets();
+    highlight::warm_now();
     // Memory (measured first, in a fresh process) with five 200 KB artifacts loaded and fully highlighted.
     let before = rss_kib();
     let big = markdown(3_400); // about 200 KB
@@ -126,7 +126,7 @@ fn benches(c: &mut Criterion) {
         })
     });
 
-    highlight::assets();
+    highlight::warm_now();
 
     // A full frame of a 20,000-line highlighted artifact, scrolled to the middle.
     let artifacts = Artifacts {

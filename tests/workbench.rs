@@ -242,9 +242,7 @@ fn summary() {
         path: PathBuf::from("/work/space/bookshelf/.volk/outbox/implement-0001.json"),
         subject: "implement".into(),
     });
-    app.on_app_event(AppEvent::Phase(Phase::Finalized {
-        packet_path: PathBuf::from("/work/space/bookshelf/.volk/outbox/implement-0001.json"),
-    }));
+    app.on_app_event(AppEvent::Phase(Phase::Finalized));
     let shot = screen(&mut app, 100, 24);
     assert!(shot.contains("implement-0001.json"), "{shot}");
     insta::assert_snapshot!("summary", shot);
@@ -501,4 +499,14 @@ fn demo_end_to_end_in_tmux() {
     let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(10));
     assert!(end.contains("VOLK-EXITED-0"), "{end}");
     assert!(end.contains(&workspace.display().to_string()), "{end}");
+}
+
+#[test]
+fn composer_open() {
+    let (mut app, _) = reviewing();
+    app.on_key(key(KeyCode::Char('a')));
+    typed(&mut app, "How are reading sessions stored?");
+    let shot = screen(&mut app, 100, 30);
+    assert!(shot.contains("New question"), "{shot}");
+    insta::assert_snapshot!("composer", shot);
 }

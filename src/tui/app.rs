@@ -190,7 +190,6 @@ pub struct HitAreas {
 
 /// One reasoner call being streamed.
 struct LiveCall {
-    id: u64,
     purpose: Purpose,
     parser: SectionParser,
     /// Bytes of each section already moved into its document.
@@ -210,6 +209,8 @@ pub struct App {
     pub journal: Document,
     pub views: [ViewState; TAB_COUNT],
     pub tab: usize,
+    /// Whether the tab bar moves to the section being written.
+    pub tab_follow: Follow,
     pub wrap: Wrap,
     pub gutter: Gutter,
     pub focus: Focus,
@@ -238,6 +239,8 @@ pub struct App {
     pub verdict: Verdict,
     pub spinner: usize,
     pub areas: HitAreas,
+    /// Set by a draw that could not finish highlighting what it shows.
+    pub redraw_soon: bool,
     live: Option<LiveCall>,
     last_call: u64,
     intents: Vec<Intent>,
@@ -263,6 +266,7 @@ impl App {
             journal,
             views: [ViewState::default(); TAB_COUNT],
             tab: 0,
+            tab_follow: Follow::Stream,
             wrap: Wrap::Soft,
             gutter: Gutter::Numbers,
             focus: Focus::Viewer,
@@ -290,6 +294,7 @@ impl App {
             verdict: Verdict::None,
             spinner: 0,
             areas: HitAreas::default(),
+            redraw_soon: false,
             live: None,
             last_call: 0,
             intents: Vec::new(),
@@ -372,6 +377,9 @@ impl App {
                 self.show_artifacts(cycle, artifacts);
                 self.changed = changed;
                 self.committing = true;
+                if self.tab_follow == Follow::Stream {
+                    self.tab = 0;
+                }
                 self.draft.cycle = cycle;
                 for view in &mut self.views {
                     view.follow = Follow::Stream;
@@ -401,7 +409,7 @@ impl App {
                 });
             }
             AppEvent::PacketWritten { path, subject } => {
-                if subject == "implement" || self.outcome.is_none() {
+                if subject == "implement" {
                     self.outcome = Some(Outcome {
                         packet_path: path,
                         subject,
@@ -456,6 +464,10 @@ impl App {
                 }
             }
             AppEvent::JobFailed(message) => self.notice = Some(message),
+            AppEvent::Notice(line) => {
+                let line = line.trim_start_matches("[U:Ar]").trim().to_string();
+                self.notice = Some(line);
+            }
         }
     }
 
@@ -471,13 +483,7 @@ impl App {
                 self.metrics = Metrics::default();
             }
             Phase::AwaitingReview { cycle } => self.cycle = *cycle,
-            Phase::Finalized { packet_path } => {
-                if self.outcome.is_none() {
-                    self.outcome = Some(Outcome {
-                        packet_path: packet_path.clone(),
-                        subject: "implement".into(),
-                    });
-                }
+            Phase::Finalized => {
                 self.live = None;
                 self.screen = Screen::Summary;
                 self.popup = None;
@@ -549,9 +555,9 @@ impl App {
                 *view = ViewState::default();
             }
             self.changed.clear();
+            self.tab_follow = Follow::Stream;
         }
         self.live = Some(LiveCall {
-            id: call,
             purpose,
             parser: SectionParser::new(),
             consumed: [0; 5],
@@ -595,7 +601,12 @@ impl App {
                 doc.set_tail("");
             }
         }
-        let _ = live.id;
+        if let (Follow::Stream, Some(section), None) = (self.tab_follow, growing, &self.old_cycle)
+            && live.purpose != Purpose::Reflect
+            && live.purpose != Purpose::Plan
+        {
+            self.tab = section.index();
+        }
         // Follow the stream on every tab that is not scrolled away.
         for section in Section::ALL {
             let i = section.index();
@@ -683,9 +694,9 @@ impl App {
                     self.focus = Focus::Viewer;
                 }
             }
-            KeyCode::Char(c @ '1'..='6') => self.select_tab(c as usize - '1' as usize),
-            KeyCode::Tab => self.select_tab((self.tab + 1) % TAB_COUNT),
-            KeyCode::BackTab => self.select_tab((self.tab + TAB_COUNT - 1) % TAB_COUNT),
+            KeyCode::Char(c @ '1'..='6') => self.pick_tab(c as usize - '1' as usize),
+            KeyCode::Tab => self.pick_tab((self.tab + 1) % TAB_COUNT),
+            KeyCode::BackTab => self.pick_tab((self.tab + TAB_COUNT - 1) % TAB_COUNT),
             KeyCode::Char('f') => {
                 self.focus = match self.focus {
                     Focus::Viewer => Focus::Review,
@@ -1151,6 +1162,12 @@ impl App {
         });
     }
 
+    /// The person chose a tab: stop moving tabs with the stream.
+    fn pick_tab(&mut self, tab: usize) {
+        self.tab_follow = Follow::Manual;
+        self.select_tab(tab);
+    }
+
     pub fn select_tab(&mut self, tab: usize) {
         if tab < TAB_COUNT {
             self.tab = tab;
@@ -1240,7 +1257,7 @@ impl App {
             }
             MouseEventKind::Down(MouseButton::Left) if self.popup.is_none() => {
                 if let Some(tab) = self.areas.tabs.iter().position(|r| r.contains(at)) {
-                    self.select_tab(tab);
+                    self.pick_tab(tab);
                 } else if self.areas.viewer.contains(at) {
                     self.focus = Focus::Viewer;
                     let row = (mouse.row - self.areas.viewer.y) as usize;

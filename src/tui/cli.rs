@@ -20,6 +20,7 @@ use crate::tui::runloop::{self, Channels, Exit};
 use crate::tui::session::{self, Start};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::theme::Theme;
+use crate::volk::runtime::RunOptions;
 
 /// The bundled example scope.
 pub const DEMO_SCOPE: &str = include_str!("../../assets/demo/scope.json");
@@ -73,6 +74,16 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
+fn options(settings: &Settings, context_root: Option<PathBuf>) -> RunOptions {
+    RunOptions {
+        echo_stderr: false,
+        context_root: context_root.or(settings.context_root.clone()),
+        reflection_config: None,
+        max_tokens: settings.max_tokens,
+        plan_repairs: settings.plan_repairs,
+    }
+}
+
 pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
     let settings = Settings::load(&[Path::new(".")])?;
     let theme = theme(args.theme.as_deref(), &settings)?;
@@ -85,16 +96,18 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
     };
     crate::fsutil::create_private_dir(&workspace)
         .map_err(|e| BadInput::err(format!("{}: cannot create: {e}", workspace.display())))?;
-    let packet: serde_json::Value = serde_json::from_str(DEMO_SCOPE)?;
-    // Paced so a person can watch the tabs fill: about 2 KB/s, 30 chunks a second.
+    let (scope, thread_id, trace_id) =
+        session::scope_from_packet("assets/demo/scope.json", DEMO_SCOPE)?;
+    // Paced so a person can watch the tabs fill: about 1.6 KB/s in 48-byte chunks.
     let reasoner: SharedReasoner = Arc::new(OfflineDrafter::paced(Duration::from_millis(30), 48));
-    let start = Start::Packet {
-        packet,
+    let start = Start::Scope {
+        scope: Box::new(scope),
+        thread_id,
+        trace_id,
         workspace: workspace.clone(),
         max_cycles: settings.max_cycles,
-        context_root: None,
     };
-    let code = workbench(start, reasoner, theme)?;
+    let code = workbench(start, reasoner, theme, options(&settings, None))?;
     println!("volk demo: the workspace is {}", workspace.display());
     Ok(code)
 }
@@ -102,38 +115,44 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
 pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
     let settings = Settings::load(&[Path::new(".")])?;
     let theme = theme(args.theme.as_deref(), &settings)?;
-    let packet = session::packet_from_input(&args.input)?;
+    let (scope, thread_id, trace_id) = crate::volk::runtime::load_design_input(&args.input)?;
     let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
     let workspace = args.workspace.unwrap_or_else(|| PathBuf::from("."));
-    let start = Start::Packet {
-        packet,
+    let start = Start::Scope {
+        scope: Box::new(scope),
+        thread_id,
+        trace_id,
         workspace,
         max_cycles: args.max_cycles.or(settings.max_cycles),
-        context_root: args.context_root.or(settings.context_root.clone()),
     };
-    workbench(start, reasoner, theme)
+    workbench(start, reasoner, theme, options(&settings, args.context_root))
 }
 
 pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
     let dir = &args.project_dir;
-    if !dir.join(".volk").is_dir() {
+    if !dir.join(".volk").join("session.json").is_file() {
         return Err(BadInput::err(format!(
-            "{}: not a volk project (no .volk/ directory; start one with `volk design`)",
+            "{}: not a volk project (no .volk/session.json; start one with `volk design`)",
             dir.display()
         )));
     }
     let settings = Settings::load(&[dir.as_path(), Path::new(".")])?;
     let theme = theme(args.theme.as_deref(), &settings)?;
     let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
-    workbench(Start::Open(dir.clone()), reasoner, theme)
+    workbench(Start::Open(dir.clone()), reasoner, theme, options(&settings, None))
 }
 
 /// Starts the loop and the screen; returns when the person quits.
-fn workbench(start: Start, reasoner: SharedReasoner, theme: Theme) -> anyhow::Result<ExitCode> {
+fn workbench(
+    start: Start,
+    reasoner: SharedReasoner,
+    theme: Theme,
+    options: RunOptions,
+) -> anyhow::Result<ExitCode> {
     crate::tui::highlight::warm_up();
     let rt = runtime()?;
     rt.block_on(async move {
-        let connected = session::connect(start, reasoner).await?;
+        let connected = session::connect(start, reasoner, options).await?;
         let project_dir = connected.project_dir.clone();
         let mut app = App::new(
             SessionInfo {
@@ -146,8 +165,9 @@ fn workbench(start: Start, reasoner: SharedReasoner, theme: Theme) -> anyhow::Re
             },
             theme,
         );
-        if let Some((cycle, artifacts)) = connected.restored {
+        if let Some((cycle, artifacts, previous)) = connected.restored {
             app.show_artifacts(cycle, artifacts);
+            app.previous = previous;
         }
         let draft_path = draft::draft_path(&project_dir);
         let saved = draft::load(&draft_path).map_err(|e| BadInput::err(e.to_string()))?;

@@ -5,6 +5,14 @@ use ratatui::text::Line;
 
 use crate::tui::highlight::{Grammar, LineHighlighter};
 
+/// Whether highlighting reached the lines asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    Done,
+    /// Not yet: draw again soon.
+    Waiting,
+}
+
 /// A document shown in the viewer.
 pub struct Document {
     grammar: Grammar,
@@ -95,22 +103,33 @@ impl Document {
         self.highlighter = None;
     }
 
-    /// Highlights every line before `end` that is not highlighted yet. Does nothing
-    /// while the syntax assets are still loading (lines are then drawn plain).
-    pub fn highlight_until(&mut self, end: usize) {
+    /// Highlights the lines before `end` that are not highlighted yet, stopping at
+    /// `deadline` so that a long document never stalls a frame. Returns whether it got
+    /// to `end`; lines not reached yet are drawn plain. Does nothing while the syntax
+    /// assets are still warming up.
+    pub fn highlight_until(&mut self, end: usize, deadline: Option<std::time::Instant>) -> Progress {
         let end = end.min(self.lines.len());
         if self.styled.len() >= end {
-            return;
+            return Progress::Done;
         }
         if self.highlighter.is_none() {
             self.highlighter = LineHighlighter::new(self.grammar, &self.syntax_theme);
         }
         let Some(highlighter) = self.highlighter.as_mut() else {
-            return;
+            return Progress::Waiting;
         };
-        for line in &self.lines[self.styled.len()..end] {
+        let start = self.styled.len();
+        for (i, line) in self.lines[start..end].iter().enumerate() {
             self.styled.push(highlighter.next_line(line));
+            if i % 16 == 15 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return if self.styled.len() >= end {
+                    Progress::Done
+                } else {
+                    Progress::Waiting
+                };
+            }
         }
+        Progress::Done
     }
 
     /// Line `index`, highlighted when the cache reaches it, plain otherwise.

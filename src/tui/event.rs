@@ -14,6 +14,8 @@ use crate::reasoner::{Answer, Purpose, StreamEvent};
 pub enum Phase {
     /// Nothing has happened yet (the runtime is starting).
     Starting,
+    /// Finding existing code the design should reuse.
+    GatheringContext,
     Designing {
         cycle: u32,
     },
@@ -26,9 +28,8 @@ pub enum Phase {
         attempt: u32,
     },
     AwaitingPlanApproval,
-    Finalized {
-        packet_path: PathBuf,
-    },
+    /// The implement packet is written; the thread is closed.
+    Finalized,
     Failed {
         message: String,
     },
@@ -39,13 +40,14 @@ impl Phase {
     pub fn label(&self) -> String {
         match self {
             Phase::Starting => "starting".into(),
+            Phase::GatheringContext => "gathering context".into(),
             Phase::Designing { cycle } => format!("designing cycle {cycle}"),
             Phase::AwaitingReview { .. } => "your review".into(),
             Phase::Reflecting => "reflecting".into(),
             Phase::AwaitingFinalize => "reflection ready".into(),
             Phase::Planning { attempt } => format!("planning (attempt {attempt})"),
             Phase::AwaitingPlanApproval => "plan ready".into(),
-            Phase::Finalized { .. } => "finalized".into(),
+            Phase::Finalized => "finalized".into(),
             Phase::Failed { .. } => "failed".into(),
         }
     }
@@ -54,7 +56,11 @@ impl Phase {
     pub fn is_busy(&self) -> bool {
         matches!(
             self,
-            Phase::Starting | Phase::Designing { .. } | Phase::Reflecting | Phase::Planning { .. }
+            Phase::Starting
+                | Phase::GatheringContext
+                | Phase::Designing { .. }
+                | Phase::Reflecting
+                | Phase::Planning { .. }
         )
     }
 }
@@ -101,6 +107,8 @@ pub enum AppEvent {
         message: String,
         retryable: bool,
     },
+    /// A progress or warning line from the loop (`[U:Ar] …`).
+    Notice(String),
     Journal(serde_json::Value),
     /// The project's commits, newest first (answer to [`Intent::LoadHistory`]).
     History(Vec<CommitInfo>),

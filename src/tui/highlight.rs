@@ -2,6 +2,7 @@
 //! UI thread, and each document highlights a line once and keeps the styled spans.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -71,20 +72,77 @@ pub fn assets() -> &'static Assets {
     ASSETS.get_or_init(build_assets)
 }
 
-/// The assets if another thread has built them; the first frame never waits for them.
+/// Set once the assets are built and the common grammars' regexes are compiled, so
+/// highlighting on the UI thread never stalls a frame on regex compilation.
+static WARM: AtomicBool = AtomicBool::new(false);
+
+/// The assets once they are warm; the UI draws plain text until then.
 pub fn assets_if_ready() -> Option<&'static Assets> {
-    ASSETS.get()
+    if WARM.load(Ordering::Acquire) {
+        ASSETS.get()
+    } else {
+        None
+    }
 }
 
-/// Builds the assets on a background thread so the first frame is not delayed.
+pub fn is_warm() -> bool {
+    WARM.load(Ordering::Acquire)
+}
+
+/// Text that walks every grammar through its common states (and Markdown through the
+/// fenced languages designs use), so their regexes are compiled before first use.
+const WARM_UP_TEXT: &[(Grammar, &str)] = &[
+    (
+        Grammar::Markdown,
+        "# Title\n\n## Heading\n\n> quote **bold** _em_ `code` [link](http://x)\n\n\
+         1. item\n- item\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n\
+         ```python\ndef f(x: int) -> str:\n    return str(x)  # c\nclass A(B):\n    pass\n```\n\
+         ```json\n{\"a\": [1, true, null]}\n```\n```rust\nfn main() { let x = 1; }\n```\n\
+         ```bash\necho \"$HOME\" | grep x\n```\n```typescript\nfunction f(a: number): string { return ''; }\n```\n\
+         ```mermaid\nclassDiagram\n  A --> B\n```\n```\nplain\n```\n",
+    ),
+    (
+        Grammar::Mermaid,
+        "classDiagram\n  class Store {\n    +save(record) int\n  }\n  Store <|-- Db : uses\n  %% c\n",
+    ),
+    (Grammar::FileTree, "src/\n├── app/\n│   └── main.py  # entry\n└── README.md\n"),
+    (Grammar::Json, "{\"event\": \"x\", \"n\": 1, \"ok\": true}\n"),
+];
+
+/// Builds the assets and compiles the common regexes on a background thread; the first
+/// frames draw plain text meanwhile.
 pub fn warm_up() {
-    if ASSETS.get().is_none() {
-        let _ = std::thread::Builder::new()
-            .name("volk-syntax".into())
-            .spawn(|| {
-                assets();
-            });
+    if is_warm() {
+        return;
     }
+    let _ = std::thread::Builder::new()
+        .name("volk-syntax".into())
+        .spawn(warm_up_blocking);
+}
+
+/// Builds and warms the assets on this thread (benchmarks and tests).
+pub fn warm_now() {
+    warm_up_blocking();
+}
+
+fn warm_up_blocking() {
+    if is_warm() {
+        return;
+    }
+    let assets = assets();
+    if let Some(theme) = assets.themes.themes.get("base16-ocean.dark") {
+        for (grammar, text) in WARM_UP_TEXT {
+            let syntax = assets
+                .syntaxes
+                .find_syntax_by_name(grammar.syntax_name())
+                .unwrap_or_else(|| assets.syntaxes.find_syntax_plain_text());
+            let mut lines = HighlightLines::new(syntax, theme);
+            for line in text.split_inclusive('\n') {
+                let _ = lines.highlight_line(line, &assets.syntaxes);
+            }
+        }
+    }
+    WARM.store(true, Ordering::Release);
 }
 
 /// Highlights lines of one grammar in one colour scheme, carrying state across lines
@@ -166,7 +224,7 @@ mod tests {
 
     #[test]
     fn bundled_grammars_load_and_colour_their_text() {
-        assets();
+        warm_now();
         for grammar in [Grammar::Mermaid, Grammar::FileTree, Grammar::Markdown] {
             let set = &assets().syntaxes;
             assert!(
@@ -187,7 +245,7 @@ mod tests {
 
     #[test]
     fn state_carries_across_lines() {
-        assets();
+        warm_now();
         let mut h = LineHighlighter::new(Grammar::Markdown, "base16-ocean.dark").unwrap();
         let a = h.next_line("```python");
         let b = h.next_line("def run(): pass");

@@ -18,6 +18,7 @@ use crate::tui::draft::DraftStore;
 use crate::tui::event::{AppEvent, Intent};
 use crate::tui::frame::{FRAME, FrameScheduler};
 use crate::tui::view;
+use crate::tui::highlight;
 
 /// How the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +72,9 @@ where
             _ = sleep_until(deadline), if deadline.is_some() => {
                 terminal.draw(|f| view::draw(f, app))?;
                 frames.drawn(tokio::time::Instant::now());
+                if std::mem::take(&mut app.redraw_soon) {
+                    frames.request();
+                }
             }
             event = channels.events.recv(), if events_open => match event {
                 Some(event) => {
@@ -87,7 +91,7 @@ where
                 app.on_app_event(event);
                 frames.request();
             }
-            _ = spinner.tick(), if app.phase.is_busy() || app.committing => {
+            _ = spinner.tick(), if app.phase.is_busy() || app.committing || !highlight::is_warm() => {
                 app.tick();
                 frames.request();
             }

@@ -13,6 +13,7 @@ use crate::tui::app::{
     Wrap, tab_title,
 };
 use crate::tui::diff::DiffKind;
+use crate::tui::document::Progress;
 use crate::tui::event::Phase;
 use crate::tui::keys::HELP;
 use crate::tui::theme::Palette;
@@ -21,6 +22,9 @@ use crate::tui::wrap;
 /// The smallest terminal the layout fits in.
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 16;
+
+/// Time a frame may spend highlighting; the rest follows in the next frames.
+const HIGHLIGHT_BUDGET: std::time::Duration = std::time::Duration::from_millis(4);
 
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
 
@@ -307,8 +311,11 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     }
     app.views[tab].top = top;
 
+    let budget = std::time::Instant::now() + HIGHLIGHT_BUDGET;
     let doc = app.current_doc_mut();
-    doc.highlight_until(top + height);
+    if doc.highlight_until(top + height, Some(budget)) == Progress::Waiting {
+        app.redraw_soon = true;
+    }
     let doc = app.current_doc();
     if doc.is_empty() {
         let message = match (Section::ALL.get(tab), &app.phase) {
@@ -599,16 +606,16 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(commit) = &app.last_commit {
         left.push_str(&format!(" · commit {commit}"));
     }
+    let help = if app.notice.is_some() { "  ? help " } else { "? help · q quit " };
     let room = (area.width as usize)
-        .saturating_sub(left.chars().count() + 10)
-        .max(10);
+        .saturating_sub(left.chars().count() + help.chars().count() + 3);
     let right = match &app.notice {
         Some(n) if n.chars().count() > room => {
             let cut: String = n.chars().take(room.saturating_sub(1)).collect();
-            format!("{cut}…  ? help ")
+            format!("{cut}…{help}")
         }
-        Some(n) => format!("{n}  ? help "),
-        None => "? help · q quit ".to_string(),
+        Some(n) => format!("{n}{help}"),
+        None => help.to_string(),
     };
     let notice_style = if app.notice.is_some() {
         base.fg(p.warning)
