@@ -458,6 +458,33 @@ fn demo_end_to_end_in_tmux() {
     let arch = std::fs::read_to_string(project.join("design").join("architecture.md")).unwrap();
     assert!(arch.contains("How are reading sessions stored?"), "{arch}");
 
+    // An unsent question, then quit: volk asks first, and the draft stays on disk.
+    tmux.keys(&["a"]);
+    tmux.wait_for("New question", Duration::from_secs(5));
+    tmux.literal("An unsent thought");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Your questions (1)", Duration::from_secs(5));
+    tmux.keys(&["q"]);
+    tmux.wait_for("Quit?", Duration::from_secs(5));
+    tmux.keys(&["y"]);
+    let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(10));
+    assert!(end.contains("VOLK-EXITED-0"), "{end}");
+    assert!(end.contains(&workspace.display().to_string()), "{end}");
+    let saved = std::fs::read_to_string(&draft_path).unwrap();
+    assert!(saved.contains("An unsent thought"), "{saved}");
+
+    // `volk open` restores the session and the draft.
+    let open = format!(
+        "VOLK_CONFIG_DIR={} VOLK_LOG={} {} open {}; echo VOLK-OPEN-EXITED-$?; sleep 30",
+        config.display(),
+        dir.path().join("volk.log").display(),
+        env!("CARGO_BIN_EXE_volk"),
+        project.display()
+    );
+    tmux.run(&["respawn-pane", "-k", "-t", &tmux.session, &open]);
+    tmux.wait_for("An unsent thought", Duration::from_secs(10));
+    tmux.wait_for("cycle 2/", Duration::from_secs(5));
+
     // READY, confirmed; the loop finalizes and shows the summary.
     tmux.keys(&["C-r"]);
     tmux.wait_for("READY?", Duration::from_secs(5));
@@ -496,9 +523,9 @@ fn demo_end_to_end_in_tmux() {
     assert!(commits.len() >= 2, "{commits:?}");
 
     tmux.keys(&["q"]);
-    let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(10));
-    assert!(end.contains("VOLK-EXITED-0"), "{end}");
-    assert!(end.contains(&workspace.display().to_string()), "{end}");
+    let end = tmux.wait_for("VOLK-OPEN-EXITED-", Duration::from_secs(10));
+    assert!(end.contains("VOLK-OPEN-EXITED-0"), "{end}");
+    assert!(end.contains("implement packet"), "{end}");
 }
 
 #[test]

@@ -125,7 +125,12 @@ pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
         workspace,
         max_cycles: args.max_cycles.or(settings.max_cycles),
     };
-    workbench(start, reasoner, theme, options(&settings, args.context_root))
+    workbench(
+        start,
+        reasoner,
+        theme,
+        options(&settings, args.context_root),
+    )
 }
 
 pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
@@ -139,7 +144,12 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
     let settings = Settings::load(&[dir.as_path(), Path::new(".")])?;
     let theme = theme(args.theme.as_deref(), &settings)?;
     let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
-    workbench(Start::Open(dir.clone()), reasoner, theme, options(&settings, None))
+    workbench(
+        Start::Open(dir.clone()),
+        reasoner,
+        theme,
+        options(&settings, None),
+    )
 }
 
 /// Starts the loop and the screen; returns when the person quits.
@@ -168,6 +178,12 @@ fn workbench(
         if let Some((cycle, artifacts, previous)) = connected.restored {
             app.show_artifacts(cycle, artifacts);
             app.previous = previous;
+        }
+        if let Some(path) = connected.implement_packet.clone() {
+            app.on_app_event(AppEvent::PacketWritten {
+                path,
+                subject: "implement".into(),
+            });
         }
         let draft_path = draft::draft_path(&project_dir);
         let saved = draft::load(&draft_path).map_err(|e| BadInput::err(e.to_string()))?;

@@ -107,7 +107,11 @@ impl Document {
     /// `deadline` so that a long document never stalls a frame. Returns whether it got
     /// to `end`; lines not reached yet are drawn plain. Does nothing while the syntax
     /// assets are still warming up.
-    pub fn highlight_until(&mut self, end: usize, deadline: Option<std::time::Instant>) -> Progress {
+    pub fn highlight_until(
+        &mut self,
+        end: usize,
+        deadline: Option<std::time::Instant>,
+    ) -> Progress {
         let end = end.min(self.lines.len());
         if self.styled.len() >= end {
             return Progress::Done;

@@ -105,8 +105,14 @@ const WARM_UP_TEXT: &[(Grammar, &str)] = &[
         Grammar::Mermaid,
         "classDiagram\n  class Store {\n    +save(record) int\n  }\n  Store <|-- Db : uses\n  %% c\n",
     ),
-    (Grammar::FileTree, "src/\n├── app/\n│   └── main.py  # entry\n└── README.md\n"),
-    (Grammar::Json, "{\"event\": \"x\", \"n\": 1, \"ok\": true}\n"),
+    (
+        Grammar::FileTree,
+        "src/\n├── app/\n│   └── main.py  # entry\n└── README.md\n",
+    ),
+    (
+        Grammar::Json,
+        "{\"event\": \"x\", \"n\": 1, \"ok\": true}\n",
+    ),
 ];
 
 /// Builds the assets and compiles the common regexes on a background thread; the first

@@ -17,8 +17,8 @@ use crate::tui::app::App;
 use crate::tui::draft::DraftStore;
 use crate::tui::event::{AppEvent, Intent};
 use crate::tui::frame::{FRAME, FrameScheduler};
-use crate::tui::view;
 use crate::tui::highlight;
+use crate::tui::view;
 
 /// How the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -39,12 +39,17 @@ pub struct Connected {
     pub model: String,
     /// The newest finished cycle when resuming, and the one before it.
     pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
+    /// The newest implement packet in the outbox, for a finalized session.
+    pub implement_packet: Option<PathBuf>,
     pub events: UnboundedReceiver<AppEvent>,
     pub commands: UnboundedSender<Intent>,
 }
 
 /// Reads a packet held in memory (the bundled demo scope) as a design start.
-pub fn scope_from_packet(source_name: &str, text: &str) -> Result<(Scope, String, String), BadInput> {
+pub fn scope_from_packet(
+    source_name: &str,
+    text: &str,
+) -> Result<(Scope, String, String), BadInput> {
     let mut packet = Packet::parse(source_name, text).map_err(|e| BadInput::new(e.to_string()))?;
     let trace_id = packet.ensure_trace_id();
     match packet
@@ -178,6 +183,7 @@ pub async fn connect(
     } else {
         session.scope.project_name.clone()
     };
+    let implement_packet = newest_implement_packet(&session.outbox_dir());
     let reasoner_name = reasoner.name().to_string();
     let model = reasoner.model().to_string();
     let (handle, mut runtime_events) = runtime::start(project_dir.clone(), reasoner, options)?;
@@ -206,9 +212,24 @@ pub async fn connect(
         reasoner_name,
         model,
         restored,
+        implement_packet,
         events,
         commands,
     })
+}
+
+/// The outbox packets are numbered (`NNN-subject.json`), so the greatest name is the
+/// newest.
+fn newest_implement_packet(outbox: &std::path::Path) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(outbox).ok()?;
+    entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with("-implement.json"))
+        })
+        .max()
 }
 
 /// Joins two event sources into one channel.

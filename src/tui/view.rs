@@ -421,7 +421,7 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
             let tail: Vec<&str> = app.side_stream.lines().collect();
             let from = tail
                 .len()
-                .saturating_sub(inner.height.saturating_sub(2) as usize);
+                .saturating_sub(inner.height.saturating_sub(1) as usize);
             lines.extend(
                 tail[from..]
                     .iter()
@@ -430,6 +430,10 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
         }
         Phase::AwaitingFinalize => {
             lines.push(section_title(&p, "Reflection before finalizing"));
+            lines.push(Line::styled(
+                "Enter: finalize the design",
+                Style::default().fg(p.accent),
+            ));
             if let Some(r) = &app.reflection {
                 for q in &r.questions {
                     lines.push(Line::raw(format!("• {q}")));
@@ -437,14 +441,13 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                 lines.push(Line::raw(""));
                 lines.extend(r.answers.lines().map(|l| Line::raw(l.to_string())));
             }
-            lines.push(Line::raw(""));
-            lines.push(Line::styled(
-                "Enter: finalize the design",
-                Style::default().fg(p.accent),
-            ));
         }
         Phase::AwaitingPlanApproval => {
             lines.push(section_title(&p, "Execution plan"));
+            lines.push(Line::styled(
+                "y: approve · s: steer the next attempt",
+                Style::default().fg(p.accent),
+            ));
             if let Some(plan) = &app.plan {
                 let (mark, style) = if plan.ok {
                     ("compiles", p.added)
@@ -456,6 +459,13 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                     Style::default().fg(style),
                 ));
                 lines.extend(plan.graph.iter().map(|g| Line::raw(g.clone())));
+                if plan.graph.is_empty() {
+                    lines.extend(
+                        plan.source
+                            .lines()
+                            .map(|l| Line::styled(l.to_string(), Style::default().fg(p.muted))),
+                    );
+                }
                 if !plan.diagnostics.is_empty() {
                     lines.push(Line::raw(""));
                     lines.extend(
@@ -465,11 +475,6 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                     );
                 }
             }
-            lines.push(Line::raw(""));
-            lines.push(Line::styled(
-                "y: approve · s: steer the next attempt",
-                Style::default().fg(p.accent),
-            ));
         }
         _ => {
             let n = app.draft.questions.len();
@@ -544,12 +549,15 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
         }
     }
     let scroll = selected_line.saturating_sub(inner.height.saturating_sub(3) as usize) as u16;
-    frame.render_widget(
-        Paragraph::new(Text::from(lines))
-            .wrap(TextWrap { trim: false })
-            .scroll((scroll, 0)),
-        inner,
-    );
+    // The streams and the plan are drawn unwrapped so that the newest lines stay in view.
+    let mut paragraph = Paragraph::new(Text::from(lines)).scroll((scroll, 0));
+    if !matches!(
+        app.phase,
+        Phase::Reflecting | Phase::Planning { .. } | Phase::AwaitingPlanApproval
+    ) {
+        paragraph = paragraph.wrap(TextWrap { trim: false });
+    }
+    frame.render_widget(paragraph, inner);
 }
 
 fn draw_thinking(frame: &mut Frame, area: Rect, app: &App) {
@@ -606,9 +614,13 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(commit) = &app.last_commit {
         left.push_str(&format!(" · commit {commit}"));
     }
-    let help = if app.notice.is_some() { "  ? help " } else { "? help · q quit " };
-    let room = (area.width as usize)
-        .saturating_sub(left.chars().count() + help.chars().count() + 3);
+    let help = if app.notice.is_some() {
+        "  ? help "
+    } else {
+        "? help · q quit "
+    };
+    let room =
+        (area.width as usize).saturating_sub(left.chars().count() + help.chars().count() + 3);
     let right = match &app.notice {
         Some(n) if n.chars().count() > room => {
             let cut: String = n.chars().take(room.saturating_sub(1)).collect();
