@@ -537,3 +537,70 @@ fn composer_open() {
     assert!(shot.contains("New question"), "{shot}");
     insta::assert_snapshot!("composer", shot);
 }
+
+#[test]
+fn history_opens_an_older_cycle_read_only() {
+    use volk::project::git::CommitInfo;
+    use volk::tui::event::Intent;
+    let (mut app, first) = reviewing();
+    app.on_key(key(KeyCode::Char('h')));
+    assert_eq!(app.take_intents(), vec![Intent::LoadHistory]);
+    app.on_app_event(AppEvent::History(vec![
+        CommitInfo {
+            id: "b".repeat(40),
+            short_id: "bbbbbbb".into(),
+            summary: "design cycle 2".into(),
+            time: 0,
+        },
+        CommitInfo {
+            id: "a".repeat(40),
+            short_id: "aaaaaaa".into(),
+            summary: "design cycle 1".into(),
+            time: 0,
+        },
+    ]));
+    assert!(screen(&mut app, 100, 30).contains("design cycle 1"));
+    app.on_key(key(KeyCode::Down));
+    app.on_key(key(KeyCode::Enter));
+    let intents = app.take_intents();
+    assert!(
+        matches!(&intents[..], [Intent::LoadCommit { short_id, .. }] if short_id == "aaaaaaa"),
+        "{intents:?}"
+    );
+    let mut old = first.clone();
+    old.architecture = "the first draft".into();
+    app.on_app_event(AppEvent::OldCycle {
+        short_id: "aaaaaaa".into(),
+        summary: "design cycle 1".into(),
+        artifacts: old,
+    });
+    let shot = screen(&mut app, 100, 30);
+    assert!(shot.contains("read-only"), "{shot}");
+    assert!(shot.contains("the first draft"), "{shot}");
+    app.on_key(key(KeyCode::Esc));
+    let shot = screen(&mut app, 100, 30);
+    assert!(!shot.contains("the first draft"), "{shot}");
+}
+
+#[test]
+fn mouse_clicks_a_tab_and_the_wheel_scrolls() {
+    use ratatui::crossterm::event::{Event, MouseButton, MouseEvent, MouseEventKind};
+    let (mut app, _) = reviewing();
+    screen(&mut app, 100, 30);
+    let tab = app.areas.tabs[2];
+    app.on_terminal_event(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: tab.x + 1,
+        row: tab.y,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert_eq!(app.tab, 2);
+    app.select_tab(0);
+    app.on_terminal_event(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: 5,
+        row: 5,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert_eq!(app.views[0].top, 3);
+}

@@ -11,13 +11,13 @@ use ratatui::backend::Backend;
 use ratatui::crossterm::event::Event;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use crate::design::{Artifacts, Section};
 use crate::project::git;
 use crate::tui::app::App;
 use crate::tui::draft::DraftStore;
 use crate::tui::event::{AppEvent, Intent};
 use crate::tui::frame::{FRAME, FrameScheduler};
 use crate::tui::highlight;
+use crate::tui::history;
 use crate::tui::view;
 
 /// How the loop ended.
@@ -143,17 +143,6 @@ fn spawn_history(project_dir: &std::path::Path, tx: &UnboundedSender<AppEvent>) 
     });
 }
 
-fn artifacts_at(dir: &std::path::Path, id: &str) -> Result<Artifacts, git::GitError> {
-    let mut artifacts = Artifacts::default();
-    for section in Section::ALL {
-        let path = format!("design/{}", section.file_name());
-        if let Some(text) = git::file_at(dir, id, &path)? {
-            artifacts.set(section, text.trim_end().to_string());
-        }
-    }
-    Ok(artifacts)
-}
-
 fn spawn_load_commit(
     project_dir: &std::path::Path,
     id: String,
@@ -164,7 +153,7 @@ fn spawn_load_commit(
     let dir = project_dir.to_path_buf();
     let tx = tx.clone();
     tokio::task::spawn_blocking(move || {
-        let event = match artifacts_at(&dir, &id) {
+        let event = match history::artifacts_at(&dir, &id) {
             Ok(artifacts) => AppEvent::OldCycle {
                 short_id,
                 summary,
@@ -186,7 +175,7 @@ fn load_previous_cycle(project_dir: &std::path::Path, app: &App, tx: &UnboundedS
     tokio::task::spawn_blocking(move || {
         let Ok(commits) = git::log(&dir) else { return };
         if let Some(previous) = commits.get(1)
-            && let Ok(artifacts) = artifacts_at(&dir, &previous.id)
+            && let Ok(artifacts) = history::artifacts_at(&dir, &previous.id)
             && !artifacts.is_empty()
         {
             let _ = tx.send(AppEvent::PreviousCycle(artifacts));
