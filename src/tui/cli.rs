@@ -176,6 +176,9 @@ fn workbench(
             theme,
         );
         if let Some((cycle, artifacts, previous)) = connected.restored {
+            if let Some(previous) = &previous {
+                app.changed = artifacts.changed_since(previous);
+            }
             app.show_artifacts(cycle, artifacts);
             app.previous = previous;
         }

@@ -3,6 +3,7 @@
 //! change by a background task (newest wins, atomic writes) and restored on `volk open`.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
@@ -131,8 +132,29 @@ pub fn load(path: &Path) -> Result<Draft, DraftError> {
 /// the disk.
 pub struct DraftStore {
     path: PathBuf,
-    sender: watch::Sender<Draft>,
+    sender: watch::Sender<(u64, Draft)>,
+    /// Sequence number of the newest draft on disk; writes of older drafts are skipped,
+    /// so a slow background write can never overwrite what `flush` wrote.
+    written: Arc<Mutex<u64>>,
     task: tokio::task::JoinHandle<()>,
+}
+
+/// Writes `draft` unless a newer one is already on disk.
+fn save_newer(
+    written: &Mutex<u64>,
+    seq: u64,
+    path: &Path,
+    draft: &Draft,
+) -> Result<(), DraftError> {
+    let mut last = written
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if seq <= *last {
+        return Ok(());
+    }
+    save(path, draft)?;
+    *last = seq;
+    Ok(())
 }
 
 impl DraftStore {
@@ -142,13 +164,18 @@ impl DraftStore {
         initial: Draft,
         on_error: impl Fn(String) + Send + 'static,
     ) -> DraftStore {
-        let (sender, mut receiver) = watch::channel(initial);
+        let (sender, mut receiver) = watch::channel((0, initial));
+        let written = Arc::new(Mutex::new(0));
         let task_path = path.clone();
+        let task_written = written.clone();
         let task = tokio::spawn(async move {
             while receiver.changed().await.is_ok() {
-                let draft = receiver.borrow_and_update().clone();
+                let (seq, draft) = receiver.borrow_and_update().clone();
                 let path = task_path.clone();
-                let result = tokio::task::spawn_blocking(move || save(&path, &draft)).await;
+                let written = task_written.clone();
+                let result =
+                    tokio::task::spawn_blocking(move || save_newer(&written, seq, &path, &draft))
+                        .await;
                 match result {
                     Ok(Ok(())) => {}
                     Ok(Err(e)) => on_error(e.to_string()),
@@ -156,26 +183,36 @@ impl DraftStore {
                 }
             }
         });
-        DraftStore { path, sender, task }
+        DraftStore {
+            path,
+            sender,
+            written,
+            task,
+        }
     }
 
     pub fn update(&self, draft: &Draft) {
-        self.sender.send_if_modified(|current| {
+        self.sender.send_if_modified(|(seq, current)| {
             if current == draft {
                 false
             } else {
+                *seq += 1;
                 *current = draft.clone();
                 true
             }
         });
     }
 
-    /// Stops the task and writes the newest draft synchronously, so that quitting
-    /// right after a keystroke loses nothing.
+    /// Stops the task and writes the newest draft now, so that quitting right after a
+    /// keystroke loses nothing.
     pub fn flush(self) -> Result<(), DraftError> {
         self.task.abort();
-        let draft = self.sender.borrow().clone();
-        save(&self.path, &draft)
+        let (seq, draft) = self.sender.borrow().clone();
+        // Sequence 0 is the draft loaded at start: write it only if nothing is on disk.
+        if seq == 0 && self.path.exists() {
+            return Ok(());
+        }
+        save_newer(&self.written, seq.max(1), &self.path, &draft)
     }
 }
 
