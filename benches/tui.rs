@@ -196,6 +196,84 @@ fn benches(c: &mut Criterion) {
         })
     });
     eprintln!("keystroke frame during stream: worst {worst:?} (budget 16 ms)");
+    let stats = keystrokes_during_a_stream();
+    eprintln!(
+        "real loop, 500 chunks/s and a key every 20 ms: {} inputs, {} frames in ~2 s, worst input-to-frame {:?} (budget 16 ms)",
+        stats.inputs, stats.frames, stats.worst_input_to_frame
+    );
+}
+
+/// The real event loop on a TestBackend: a stream delivers 500 chunks a second while a
+/// key arrives every 20 ms; returns the loop's worst input-to-frame time.
+fn keystrokes_during_a_stream() -> volk::tui::runloop::LoopStats {
+    use ratatui::crossterm::event::Event;
+    use tokio::sync::mpsc::unbounded_channel;
+    use volk::tui::runloop::{Channels, run};
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (term_tx, term_rx) = unbounded_channel();
+        let (event_tx, event_rx) = unbounded_channel();
+        let (command_tx, _command_rx) = unbounded_channel();
+        let text = markdown(4_000);
+        tokio::spawn(async move {
+            let _ = event_tx.send(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+            let mut tick = tokio::time::interval(Duration::from_millis(2));
+            let mut rest = format!("ARCHITECTURE:\n{text}");
+            while !rest.is_empty() {
+                tick.tick().await;
+                let mut end = rest.len().min(24);
+                while !rest.is_char_boundary(end) {
+                    end += 1;
+                }
+                let chunk: String = rest.drain(..end).collect();
+                let event = AppEvent::Delta {
+                    call: 1,
+                    purpose: Purpose::Design,
+                    event: StreamEvent::Text { text: chunk },
+                };
+                if event_tx.send(event).is_err() {
+                    return;
+                }
+            }
+        });
+        tokio::spawn(async move {
+            for i in 0..100 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                let code = if i % 2 == 0 {
+                    KeyCode::Char('w')
+                } else {
+                    KeyCode::Char('l')
+                };
+                let _ = term_tx.send(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+            }
+            let _ = term_tx.send(Event::Key(KeyEvent::new(
+                KeyCode::Char('q'),
+                KeyModifiers::NONE,
+            )));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let _ = term_tx.send(Event::Key(KeyEvent::new(
+                KeyCode::Char('y'),
+                KeyModifiers::NONE,
+            )));
+        });
+        let mut app = App::new(info(), Theme::dark());
+        let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+        let channels = Channels {
+            terminal: term_rx,
+            events: event_rx,
+            commands: command_tx,
+        };
+        let dir = std::env::temp_dir();
+        let (_, stats) = run(&mut terminal, &mut app, channels, dir, None)
+            .await
+            .unwrap();
+        stats
+    })
 }
 
 criterion_group! {

@@ -214,7 +214,13 @@ fn workbench(
         .await;
         drop(guard);
         let flushed = store.flush();
-        let exit = result?;
+        let (exit, stats) = result?;
+        tracing::info!(
+            "workbench closed: {} frames, {} inputs, worst input-to-frame {:?}",
+            stats.frames,
+            stats.inputs,
+            stats.worst_input_to_frame
+        );
         flushed.map_err(|e| anyhow::anyhow!(e))?;
         if exit == Exit::InputClosed {
             tracing::info!("terminal input closed; the draft is saved");

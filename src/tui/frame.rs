@@ -1,7 +1,8 @@
 //! Coalesces redraw requests: any number of requests within one frame interval give
-//! one draw, so a stream of hundreds of chunks a second never draws per chunk, while a
-//! keystroke is drawn at the next frame boundary (at most one interval away). The
-//! clock is passed in, so the scheduler is tested without sleeping.
+//! one draw, so a stream of hundreds of chunks a second never draws per chunk. Input
+//! from the person asks for an immediate draw instead: keys come at human speed, and
+//! each should be on screen at once. The clock is passed in, so the scheduler is tested
+//! without sleeping.
 
 use std::time::Duration;
 
@@ -14,7 +15,16 @@ pub const FRAME: Duration = Duration::from_millis(16);
 pub struct FrameScheduler {
     interval: Duration,
     last_draw: Option<Instant>,
-    pending: bool,
+    pending: Pending,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    None,
+    /// Draw at the next frame boundary.
+    Frame,
+    /// Draw now (the person pressed a key).
+    Now,
 }
 
 impl FrameScheduler {
@@ -22,29 +32,34 @@ impl FrameScheduler {
         FrameScheduler {
             interval,
             last_draw: None,
-            pending: false,
+            pending: Pending::None,
         }
     }
 
     /// Asks for a draw; cheap, call it as often as you like.
     pub fn request(&mut self) {
-        self.pending = true;
+        if self.pending == Pending::None {
+            self.pending = Pending::Frame;
+        }
+    }
+
+    /// Asks for a draw as soon as possible (input from the person).
+    pub fn request_now(&mut self) {
+        self.pending = Pending::Now;
     }
 
     /// When the next draw should happen, if one was requested.
     pub fn deadline(&self, now: Instant) -> Option<Instant> {
-        if !self.pending {
-            return None;
+        match (self.pending, self.last_draw) {
+            (Pending::None, _) => None,
+            (Pending::Now, _) | (Pending::Frame, None) => Some(now),
+            (Pending::Frame, Some(last)) => Some((last + self.interval).max(now)),
         }
-        Some(match self.last_draw {
-            Some(last) => (last + self.interval).max(now),
-            None => now,
-        })
     }
 
     /// Records a draw made at `now`.
     pub fn drawn(&mut self, now: Instant) {
-        self.pending = false;
+        self.pending = Pending::None;
         self.last_draw = Some(now);
     }
 }
@@ -72,6 +87,19 @@ mod tests {
             }
         }
         assert!((9..=10).contains(&draws), "{draws} draws");
+    }
+
+    #[test]
+    fn input_is_drawn_at_once() {
+        let start = Instant::now();
+        let mut s = FrameScheduler::new(FRAME);
+        s.request();
+        s.drawn(start);
+        let soon = start + Duration::from_millis(1);
+        s.request();
+        s.request_now();
+        s.request();
+        assert_eq!(s.deadline(soon), Some(soon));
     }
 
     #[test]

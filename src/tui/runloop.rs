@@ -29,6 +29,16 @@ pub enum Exit {
     InputClosed,
 }
 
+/// How quickly input reached the screen during one run.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LoopStats {
+    pub frames: u64,
+    pub inputs: u64,
+    /// The longest time from a terminal event arriving to the end of the frame that
+    /// showed it.
+    pub worst_input_to_frame: Duration,
+}
+
 /// What the loop talks to.
 pub struct Channels {
     pub terminal: UnboundedReceiver<Event>,
@@ -44,7 +54,7 @@ pub async fn run<B: Backend>(
     mut channels: Channels,
     project_dir: PathBuf,
     drafts: Option<&DraftStore>,
-) -> anyhow::Result<Exit>
+) -> anyhow::Result<(Exit, LoopStats)>
 where
     B::Error: Send + Sync + 'static,
 {
@@ -54,6 +64,9 @@ where
     spinner.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     frames.request();
     let mut events_open = true;
+    let mut stats = LoopStats::default();
+    // The oldest terminal event not yet on screen.
+    let mut input_since: Option<std::time::Instant> = None;
     load_previous_cycle(&project_dir, app, &jobs_tx);
     loop {
         let deadline = frames.deadline(tokio::time::Instant::now());
@@ -64,14 +77,24 @@ where
                     if let Event::Resize(_, _) = event {
                         terminal.autoresize()?;
                     }
+                    input_since.get_or_insert_with(std::time::Instant::now);
+                    stats.inputs += 1;
                     app.on_terminal_event(event);
-                    frames.request();
+                    frames.request_now();
                 }
-                None => return Ok(Exit::InputClosed),
+                None => return Ok((Exit::InputClosed, stats)),
             },
             _ = sleep_until(deadline), if deadline.is_some() => {
                 terminal.draw(|f| view::draw(f, app))?;
                 frames.drawn(tokio::time::Instant::now());
+                stats.frames += 1;
+                if let Some(since) = input_since.take() {
+                    let latency = since.elapsed();
+                    if latency > FRAME {
+                        tracing::debug!("input took {latency:?} to reach the screen");
+                    }
+                    stats.worst_input_to_frame = stats.worst_input_to_frame.max(latency);
+                }
                 if std::mem::take(&mut app.redraw_soon) {
                     frames.request();
                 }
@@ -100,7 +123,7 @@ where
             match intent {
                 Intent::Quit => {
                     // Draw once more so the screen is current if the terminal is shared.
-                    return Ok(Exit::Quit);
+                    return Ok((Exit::Quit, stats));
                 }
                 Intent::LoadHistory => spawn_history(&project_dir, &jobs_tx),
                 Intent::LoadCommit {
