@@ -230,6 +230,8 @@ pub struct App {
     pub committing: bool,
     pub metrics: Metrics,
     pub notice: Option<String>,
+    /// A warning the summary repeats (the cycle limit forced finalization).
+    pub warning: Option<String>,
     pub reflection: Option<ReflectionView>,
     pub plan: Option<PlanView>,
     pub outcome: Option<Outcome>,
@@ -285,6 +287,7 @@ impl App {
             committing: false,
             metrics: Metrics::default(),
             notice: None,
+            warning: None,
             reflection: None,
             plan: None,
             outcome: None,
@@ -466,6 +469,9 @@ impl App {
             AppEvent::JobFailed(message) => self.notice = Some(message),
             AppEvent::Notice(line) => {
                 let line = line.trim_start_matches("[U:Ar]").trim().to_string();
+                if line.starts_with("Max design cycles reached") {
+                    self.warning = Some(line.clone());
+                }
                 self.notice = Some(line);
             }
         }

@@ -692,6 +692,13 @@ fn draw_summary(frame: &mut Frame, area: Rect, app: &App) {
             Span::raw(format!("{} → U:Cd", outcome.subject)),
         ]));
     }
+    if let Some(warning) = &app.warning {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!("  ⚠ {warning}"),
+            Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+        ));
+    }
     lines.push(Line::raw(""));
     lines.push(section_title(&p, "  What next"));
     lines.push(Line::raw(
