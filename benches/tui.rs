@@ -1,7 +1,284 @@
-//! Benchmarks for the tui area (filled in by the work on that area).
+//! Workbench budgets: a full frame of a 20,000-line highlighted artifact at 200x60,
+//! start to first frame, a keystroke drawn while a stream delivers 500 chunks a second,
+//! and resident memory with five 200 KB artifacts loaded.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
 use criterion::{Criterion, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use volk::design::{Artifacts, Section};
+use volk::reasoner::{Purpose, StreamEvent};
+use volk::tui::app::{App, SessionInfo};
+use volk::tui::event::{AppEvent, Phase};
+use volk::tui::theme::Theme;
+use volk::tui::{highlight, view};
 
-fn benches(_c: &mut Criterion) {}
+fn info() -> SessionInfo {
+    SessionInfo {
+        project_name: "bench".into(),
+        project_dir: PathBuf::from("/tmp/bench"),
+        thread_id: "bench".into(),
+        max_cycles: 99,
+        reasoner: "offline".into(),
+        model: "drafter".into(),
+    }
+}
 
-criterion_group!(group, benches);
+/// Markdown with headings, lists, code fences and long lines: `lines` lines.
+fn markdown(lines: usize) -> String {
+    let mut out = String::with_capacity(lines * 60);
+    for i in 0..lines {
+        let line = match i % 10 {
+            0 => format!("## Section {i}"),
+            1 => String::new(),
+            2 => format!(
+                "- **Item {i}**: a component that handles `request {i}` and returns a result to its caller, logged."
+            ),
+            3 => "```python".to_string(),
+            4 => format!("def handler_{i}(store: Store, value: int) -> str:  # {i}"),
+            5 => "    return store.save({\"value\": value})".to_string(),
+            6 => "```".to_string(),
+            7 => {
+                format!("1. FR-{i:05}: The system must record event {i} with its time and author.")
+            }
+            8 => format!("> Note {i}: decisions are binding once the reviewer answers them."),
+            _ => format!("Plain prose line {i} describing how the parts fit together and why."),
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+fn loaded_app(artifacts: Artifacts) -> App {
+    let mut app = App::new(info(), Theme::dark());
+    app.on_app_event(AppEvent::CycleReady {
+        cycle: 1,
+        artifacts,
+        changed: Section::ALL.to_vec(),
+    });
+    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
+    app
+}
+
+fn rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+fn benches(c: &mut Criterion) {
+    // Start to first frame: theme, state, and the first draw (syntax assets load on a
+    // background thread and are not waited for).
+    let start = Instant::now();
+    highlight::warm_up();
+    let mut app = App::new(
+        info(),
+        Theme::load("dark").unwrap_or_else(|_| Theme::dark()),
+    );
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    eprintln!("start to first frame: {:?}", start.elapsed());
+    highlight::warm_now();
+    // Memory (measured first, in a fresh process) with five 200 KB artifacts loaded and fully highlighted.
+    let before = rss_kib();
+    let big = markdown(3_400); // about 200 KB
+    let mut artifacts = Artifacts::default();
+    for s in Section::ALL {
+        artifacts.set(s, big.clone());
+    }
+    let mut big_app = loaded_app(artifacts);
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    for tab in 0..5 {
+        big_app.select_tab(tab);
+        big_app.on_key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE));
+        terminal.draw(|f| view::draw(f, &mut big_app)).unwrap();
+    }
+    let highlighted: usize = big_app.docs.iter().map(|d| d.highlighted()).sum();
+    eprintln!(
+        "five artifacts of {} KB, {highlighted} lines highlighted: VmRSS {} KiB (before loading: {} KiB)",
+        big.len() / 1024,
+        rss_kib().unwrap_or(0),
+        before.unwrap_or(0)
+    );
+    drop(big_app);
+
+    c.bench_function("start_to_first_frame_200x60", |b| {
+        b.iter(|| {
+            let mut app = App::new(
+                info(),
+                Theme::load("dark").unwrap_or_else(|_| Theme::dark()),
+            );
+            let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+            terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+            black_box(terminal.backend().buffer().area);
+        })
+    });
+
+    highlight::warm_now();
+
+    // A full frame of a 20,000-line highlighted artifact, scrolled to the middle.
+    let artifacts = Artifacts {
+        architecture: markdown(20_000),
+        ..Artifacts::default()
+    };
+    let mut app = loaded_app(artifacts);
+    for _ in 0..10_000 {
+        app.on_key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE));
+    }
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    let mut down = true;
+    c.bench_function("frame_20k_line_artifact_200x60", |b| {
+        b.iter(|| {
+            // Alternate between two positions so each frame really changes.
+            let code = if down { KeyCode::Down } else { KeyCode::Up };
+            down = !down;
+            app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+            terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+        })
+    });
+
+    // A keystroke while a stream delivers 500 chunks a second: one frame's worth of
+    // work is 8 chunks, the key, the sync and the draw.
+    let text = markdown(4_000);
+    let chunks: Vec<String> = {
+        let mut v = Vec::new();
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let mut end = rest.len().min(24);
+            while !rest.is_char_boundary(end) {
+                end += 1;
+            }
+            v.push(rest[..end].to_string());
+            rest = &rest[end..];
+        }
+        v
+    };
+    let mut app = App::new(info(), Theme::dark());
+    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    app.on_app_event(AppEvent::Delta {
+        call: 1,
+        purpose: Purpose::Design,
+        event: StreamEvent::Text {
+            text: "ARCHITECTURE:\n".into(),
+        },
+    });
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    let mut next = 0usize;
+    let mut worst = Duration::ZERO;
+    c.bench_function("keystroke_frame_during_500_chunks_per_s", |b| {
+        b.iter(|| {
+            let started = Instant::now();
+            for _ in 0..8 {
+                let text = chunks[next % chunks.len()].clone();
+                next += 1;
+                app.on_app_event(AppEvent::Delta {
+                    call: 1,
+                    purpose: Purpose::Design,
+                    event: StreamEvent::Text { text },
+                });
+            }
+            app.on_key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::NONE));
+            terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+            worst = worst.max(started.elapsed());
+        })
+    });
+    eprintln!("keystroke frame during stream: worst {worst:?} (budget 16 ms)");
+    let stats = keystrokes_during_a_stream();
+    eprintln!(
+        "real loop, 500 chunks/s and a key every 20 ms: {} inputs, {} frames in ~2 s, worst input-to-frame {:?} (budget 16 ms)",
+        stats.inputs, stats.frames, stats.worst_input_to_frame
+    );
+}
+
+/// The real event loop on a TestBackend: a stream delivers 500 chunks a second while a
+/// key arrives every 20 ms; returns the loop's worst input-to-frame time.
+fn keystrokes_during_a_stream() -> volk::tui::runloop::LoopStats {
+    use ratatui::crossterm::event::Event;
+    use tokio::sync::mpsc::unbounded_channel;
+    use volk::tui::runloop::{Channels, run};
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (term_tx, term_rx) = unbounded_channel();
+        let (event_tx, event_rx) = unbounded_channel();
+        let (command_tx, _command_rx) = unbounded_channel();
+        let text = markdown(4_000);
+        tokio::spawn(async move {
+            let _ = event_tx.send(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+            let mut tick = tokio::time::interval(Duration::from_millis(2));
+            let mut rest = format!("ARCHITECTURE:\n{text}");
+            while !rest.is_empty() {
+                tick.tick().await;
+                let mut end = rest.len().min(24);
+                while !rest.is_char_boundary(end) {
+                    end += 1;
+                }
+                let chunk: String = rest.drain(..end).collect();
+                let event = AppEvent::Delta {
+                    call: 1,
+                    purpose: Purpose::Design,
+                    event: StreamEvent::Text { text: chunk },
+                };
+                if event_tx.send(event).is_err() {
+                    return;
+                }
+            }
+        });
+        tokio::spawn(async move {
+            for i in 0..100 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                let code = if i % 2 == 0 {
+                    KeyCode::Char('w')
+                } else {
+                    KeyCode::Char('l')
+                };
+                let _ = term_tx.send(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+            }
+            let _ = term_tx.send(Event::Key(KeyEvent::new(
+                KeyCode::Char('q'),
+                KeyModifiers::NONE,
+            )));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let _ = term_tx.send(Event::Key(KeyEvent::new(
+                KeyCode::Char('y'),
+                KeyModifiers::NONE,
+            )));
+        });
+        let mut app = App::new(info(), Theme::dark());
+        let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+        let channels = Channels {
+            terminal: term_rx,
+            events: event_rx,
+            commands: command_tx,
+        };
+        let dir = std::env::temp_dir();
+        let (_, stats) = run(&mut terminal, &mut app, channels, dir, None)
+            .await
+            .unwrap();
+        stats
+    })
+}
+
+criterion_group! {
+    name = group;
+    config = Criterion::default().warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    targets = benches
+}
 criterion_main!(group);

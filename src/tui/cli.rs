@@ -1,11 +1,29 @@
-//! `volk demo`, `volk design`, `volk open`.
+//! `volk demo`, `volk design`, `volk open`: resolve the inputs, start the design loop,
+//! enter full-screen mode and run the workbench until the person quits.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 
+use crate::BadInput;
+use crate::config::Settings;
+use crate::reasoner::SharedReasoner;
+use crate::reasoner::offline::OfflineDrafter;
 use crate::reasoner::select::ReasonerArgs;
+use crate::tui::app::{App, SessionInfo};
+use crate::tui::draft::{self, DraftStore};
+use crate::tui::event::AppEvent;
+use crate::tui::runloop::{self, Channels, Exit};
+use crate::tui::session::{self, Start};
+use crate::tui::terminal::TerminalGuard;
+use crate::tui::theme::Theme;
+use crate::volk::runtime::RunOptions;
+
+/// The bundled example scope.
+pub const DEMO_SCOPE: &str = include_str!("../../assets/demo/scope.json");
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
@@ -29,6 +47,9 @@ pub struct DesignArgs {
     pub max_cycles: Option<u32>,
     #[arg(long)]
     pub theme: Option<String>,
+    /// Root of the monorepo whose context is injected into the prompt.
+    #[arg(long)]
+    pub context_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -41,14 +62,177 @@ pub struct OpenArgs {
     pub theme: Option<String>,
 }
 
-pub fn demo(_args: DemoArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("the workbench is not built yet")
+fn theme(flag: Option<&str>, settings: &Settings) -> anyhow::Result<Theme> {
+    let name = flag.or(settings.theme.as_deref()).unwrap_or("dark");
+    Theme::load(name).map_err(|e| BadInput::err(e.to_string()))
 }
 
-pub fn design(_args: DesignArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("the workbench is not built yet")
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
 }
 
-pub fn open(_args: OpenArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("the workbench is not built yet")
+fn options(settings: &Settings, context_root: Option<PathBuf>) -> RunOptions {
+    RunOptions {
+        echo_stderr: false,
+        context_root: context_root.or(settings.context_root.clone()),
+        reflection_config: None,
+        max_tokens: settings.max_tokens,
+        plan_repairs: settings.plan_repairs,
+    }
+}
+
+pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
+    let settings = Settings::load(&[Path::new(".")])?;
+    let theme = theme(args.theme.as_deref(), &settings)?;
+    let workspace = match args.workspace {
+        Some(dir) => dir,
+        None => tempfile::Builder::new()
+            .prefix("volk-demo-")
+            .tempdir()?
+            .keep(),
+    };
+    crate::fsutil::create_private_dir(&workspace)
+        .map_err(|e| BadInput::err(format!("{}: cannot create: {e}", workspace.display())))?;
+    let (scope, thread_id, trace_id) =
+        session::scope_from_packet("assets/demo/scope.json", DEMO_SCOPE)?;
+    // Paced so a person can watch the tabs fill: about 1.6 KB/s in 48-byte chunks.
+    let reasoner: SharedReasoner = Arc::new(OfflineDrafter::paced(Duration::from_millis(30), 48));
+    let start = Start::Scope {
+        scope: Box::new(scope),
+        thread_id,
+        trace_id,
+        workspace: workspace.clone(),
+        max_cycles: settings.max_cycles,
+    };
+    let code = workbench(start, reasoner, theme, options(&settings, None))?;
+    println!("volk demo: the workspace is {}", workspace.display());
+    Ok(code)
+}
+
+pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
+    let settings = Settings::load(&[Path::new(".")])?;
+    let theme = theme(args.theme.as_deref(), &settings)?;
+    let (scope, thread_id, trace_id) = crate::volk::runtime::load_design_input(&args.input)?;
+    let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
+    let workspace = args.workspace.unwrap_or_else(|| PathBuf::from("."));
+    let start = Start::Scope {
+        scope: Box::new(scope),
+        thread_id,
+        trace_id,
+        workspace,
+        max_cycles: args.max_cycles.or(settings.max_cycles),
+    };
+    workbench(
+        start,
+        reasoner,
+        theme,
+        options(&settings, args.context_root),
+    )
+}
+
+pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
+    let dir = &args.project_dir;
+    if !dir.join(".volk").join("session.json").is_file() {
+        return Err(BadInput::err(format!(
+            "{}: not a volk project (no .volk/session.json; start one with `volk design`)",
+            dir.display()
+        )));
+    }
+    let settings = Settings::load(&[dir.as_path(), Path::new(".")])?;
+    let theme = theme(args.theme.as_deref(), &settings)?;
+    let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
+    workbench(
+        Start::Open(dir.clone()),
+        reasoner,
+        theme,
+        options(&settings, None),
+    )
+}
+
+/// Starts the loop and the screen; returns when the person quits.
+fn workbench(
+    start: Start,
+    reasoner: SharedReasoner,
+    theme: Theme,
+    options: RunOptions,
+) -> anyhow::Result<ExitCode> {
+    crate::tui::highlight::warm_up();
+    let rt = runtime()?;
+    rt.block_on(async move {
+        let connected = session::connect(start, reasoner, options).await?;
+        let project_dir = connected.project_dir.clone();
+        let mut app = App::new(
+            SessionInfo {
+                project_name: connected.project_name.clone(),
+                project_dir: project_dir.clone(),
+                thread_id: connected.thread_id.clone(),
+                max_cycles: connected.max_cycles,
+                reasoner: connected.reasoner_name.clone(),
+                model: connected.model.clone(),
+            },
+            theme,
+        );
+        if let Some((cycle, artifacts, previous)) = connected.restored {
+            if let Some(previous) = &previous {
+                app.changed = artifacts.changed_since(previous);
+            }
+            app.show_artifacts(cycle, artifacts);
+            app.previous = previous;
+        }
+        if let Some(path) = connected.implement_packet.clone() {
+            app.on_app_event(AppEvent::PacketWritten {
+                path,
+                subject: "implement".into(),
+            });
+        }
+        let draft_path = draft::draft_path(&project_dir);
+        let saved = draft::load(&draft_path).map_err(|e| BadInput::err(e.to_string()))?;
+        app.restore_draft(saved.clone());
+        let (notice_tx, notice_rx) = tokio::sync::mpsc::unbounded_channel::<AppEvent>();
+        let store = DraftStore::start(draft_path, saved, move |message| {
+            let _ = notice_tx.send(AppEvent::JobFailed(message));
+        });
+        let events = session::merge(connected.events, notice_rx);
+
+        let mut guard = TerminalGuard::enter()?;
+        let input = runloop::spawn_input_reader();
+        let channels = Channels {
+            terminal: input,
+            events,
+            commands: connected.commands,
+        };
+        let result = runloop::run(
+            &mut guard.terminal,
+            &mut app,
+            channels,
+            project_dir.clone(),
+            Some(&store),
+        )
+        .await;
+        drop(guard);
+        let flushed = store.flush();
+        let (exit, stats) = result?;
+        tracing::info!(
+            "workbench closed: {} frames, {} inputs, worst input-to-frame {:?}",
+            stats.frames,
+            stats.inputs,
+            stats.worst_input_to_frame
+        );
+        flushed.map_err(|e| anyhow::anyhow!(e))?;
+        if exit == Exit::InputClosed {
+            tracing::info!("terminal input closed; the draft is saved");
+        }
+        if let Some(outcome) = &app.outcome {
+            println!(
+                "volk: the {} packet is {}",
+                outcome.subject,
+                outcome.packet_path.display()
+            );
+        }
+        println!("volk: project {}", project_dir.display());
+        Ok(ExitCode::SUCCESS)
+    })
 }

@@ -1,0 +1,206 @@
+//! One tab's text: complete lines, the unfinished tail of a stream, and a cache of
+//! highlighted lines that grows only as far as someone has looked.
+
+use ratatui::text::Line;
+
+use crate::tui::highlight::{Grammar, LineHighlighter};
+
+/// Whether highlighting reached the lines asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    Done,
+    /// Not yet: draw again soon.
+    Waiting,
+}
+
+/// A document shown in the viewer.
+pub struct Document {
+    grammar: Grammar,
+    lines: Vec<String>,
+    /// Highlighted prefix of `lines`; `styled.len() <= lines.len()`.
+    styled: Vec<Line<'static>>,
+    highlighter: Option<LineHighlighter>,
+    syntax_theme: String,
+    /// The line being streamed, not yet complete.
+    tail: String,
+}
+
+impl Document {
+    pub fn new(grammar: Grammar, syntax_theme: &str) -> Document {
+        Document {
+            grammar,
+            lines: Vec::new(),
+            styled: Vec::new(),
+            highlighter: None,
+            syntax_theme: syntax_theme.to_string(),
+            tail: String::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty() && self.tail.is_empty()
+    }
+
+    pub fn lines(&self) -> &[String] {
+        &self.lines
+    }
+
+    pub fn tail(&self) -> &str {
+        &self.tail
+    }
+
+    pub fn text(&self) -> String {
+        self.lines.join("\n")
+    }
+
+    /// Replaces the whole text (a finished cycle, a restored session, an old commit).
+    pub fn set_text(&mut self, text: &str) {
+        if self.tail.is_empty() && self.lines.len() == text.lines().count() && self.text() == text {
+            return;
+        }
+        self.lines = text.lines().map(str::to_string).collect();
+        self.tail.clear();
+        self.reset_highlight();
+    }
+
+    /// Appends complete lines (text ending in a newline; anything after the last
+    /// newline is ignored: it belongs to the tail).
+    pub fn append_lines(&mut self, text: &str) {
+        let complete = match text.rfind('\n') {
+            Some(end) => &text[..end],
+            None => return,
+        };
+        self.lines.extend(complete.split('\n').map(str::to_string));
+    }
+
+    pub fn set_tail(&mut self, tail: &str) {
+        if self.tail != tail {
+            self.tail.clear();
+            self.tail.push_str(tail);
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.lines.clear();
+        self.tail.clear();
+        self.reset_highlight();
+    }
+
+    /// Switches the colour scheme; highlighted lines are redone lazily.
+    pub fn set_syntax_theme(&mut self, name: &str) {
+        if self.syntax_theme != name {
+            self.syntax_theme = name.to_string();
+            self.reset_highlight();
+        }
+    }
+
+    fn reset_highlight(&mut self) {
+        self.styled.clear();
+        self.highlighter = None;
+    }
+
+    /// Highlights the lines before `end` that are not highlighted yet, stopping at
+    /// `deadline` so that a long document never stalls a frame. Returns whether it got
+    /// to `end`; lines not reached yet are drawn plain. Does nothing while the syntax
+    /// assets are still warming up.
+    pub fn highlight_until(
+        &mut self,
+        end: usize,
+        deadline: Option<std::time::Instant>,
+    ) -> Progress {
+        let end = end.min(self.lines.len());
+        if self.styled.len() >= end {
+            return Progress::Done;
+        }
+        if self.highlighter.is_none() {
+            self.highlighter = LineHighlighter::new(self.grammar, &self.syntax_theme);
+        }
+        let Some(highlighter) = self.highlighter.as_mut() else {
+            return Progress::Waiting;
+        };
+        let start = self.styled.len();
+        for (i, line) in self.lines[start..end].iter().enumerate() {
+            self.styled.push(highlighter.next_line(line));
+            if i % 16 == 15 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return if self.styled.len() >= end {
+                    Progress::Done
+                } else {
+                    Progress::Waiting
+                };
+            }
+        }
+        Progress::Done
+    }
+
+    /// Line `index`, highlighted when the cache reaches it, plain otherwise.
+    pub fn line(&self, index: usize) -> Option<Line<'static>> {
+        if let Some(line) = self.styled.get(index) {
+            return Some(line.clone());
+        }
+        self.lines.get(index).map(|l| Line::raw(l.clone()))
+    }
+
+    /// Number of lines that are highlighted (for tests and benchmarks).
+    pub fn highlighted(&self) -> usize {
+        self.styled.len()
+    }
+
+    /// First line at or after `from` (wrapping around) that contains `needle`,
+    /// ignoring case; `backwards` searches the other way.
+    pub fn find(&self, needle: &str, from: usize, backwards: bool) -> Option<usize> {
+        if needle.is_empty() || self.lines.is_empty() {
+            return None;
+        }
+        let needle = needle.to_lowercase();
+        let n = self.lines.len();
+        (1..=n)
+            .map(|step| {
+                if backwards {
+                    (from + n - step % n) % n
+                } else {
+                    (from + step) % n
+                }
+            })
+            .find(|i| self.lines[*i].to_lowercase().contains(&needle))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streamed_lines_equal_the_whole_text() {
+        let text = "# Title\n\nSome prose.\n```rust\nfn main() {}\n```\nend";
+        let mut whole = Document::new(Grammar::Plain, "base16-ocean.dark");
+        whole.set_text(text);
+        let mut streamed = Document::new(Grammar::Plain, "base16-ocean.dark");
+        let mut buffer = String::new();
+        for piece in text.as_bytes().chunks(3) {
+            buffer.push_str(std::str::from_utf8(piece).unwrap());
+            if let Some(end) = buffer.rfind('\n') {
+                streamed.append_lines(&buffer[..=end]);
+                buffer.drain(..=end);
+            }
+            streamed.set_tail(&buffer);
+        }
+        streamed.append_lines(&format!("{buffer}\n"));
+        streamed.set_tail("");
+        assert_eq!(streamed.lines(), whole.lines());
+    }
+
+    #[test]
+    fn find_wraps_and_goes_both_ways() {
+        let mut d = Document::new(Grammar::Plain, "x");
+        d.set_text("alpha\nBeta\ngamma\nbeta two");
+        assert_eq!(d.find("beta", 0, false), Some(1));
+        assert_eq!(d.find("beta", 1, false), Some(3));
+        assert_eq!(d.find("beta", 3, false), Some(1));
+        assert_eq!(d.find("beta", 1, true), Some(3));
+        assert_eq!(d.find("zzz", 0, false), None);
+    }
+}

@@ -1,0 +1,316 @@
+//! The person's unsent work: questions being written, answers to the architect's open
+//! questions, the text in the composer. Saved to `PROJECT/.volk/draft.json` on every
+//! change by a background task (newest wins, atomic writes) and restored on `volk open`.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+use crate::design::Section;
+use crate::reasoner::Answer;
+
+/// Where a question points in an artifact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Anchor {
+    pub section: Section,
+    /// 1-based line number in the artifact.
+    pub line: usize,
+    pub quote: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DraftQuestion {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<Anchor>,
+}
+
+impl DraftQuestion {
+    /// The question as the architect reads it: anchored ones quote their line.
+    pub fn rendered(&self) -> String {
+        match &self.anchor {
+            Some(a) => format!(
+                "[{} line {}: \"{}\"] {}",
+                a.section.title(),
+                a.line,
+                a.quote.trim(),
+                self.text.trim()
+            ),
+            None => self.text.trim().to_string(),
+        }
+    }
+}
+
+/// Everything the person typed and has not sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Draft {
+    /// The cycle under review when the draft was written.
+    #[serde(default)]
+    pub cycle: u32,
+    #[serde(default)]
+    pub questions: Vec<DraftQuestion>,
+    /// Answers to the architect's open questions, by question text.
+    #[serde(default)]
+    pub answers: Vec<Answer>,
+    /// Text in the composer that was not yet added.
+    #[serde(default)]
+    pub composer: String,
+}
+
+impl Draft {
+    pub fn is_unsent(&self) -> bool {
+        !self.questions.is_empty()
+            || !self.composer.trim().is_empty()
+            || self.answers.iter().any(|a| !a.answer.trim().is_empty())
+    }
+
+    pub fn answer_for(&self, question: &str) -> Option<&str> {
+        self.answers
+            .iter()
+            .find(|a| a.question == question)
+            .map(|a| a.answer.as_str())
+    }
+
+    pub fn set_answer(&mut self, question: &str, answer: String) {
+        self.answers.retain(|a| a.question != question);
+        if !answer.trim().is_empty() {
+            self.answers.push(Answer {
+                question: question.to_string(),
+                answer,
+            });
+        }
+    }
+}
+
+/// `PROJECT/.volk/draft.json`.
+pub fn draft_path(project_dir: &Path) -> PathBuf {
+    project_dir.join(".volk").join("draft.json")
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DraftError {
+    #[error("{path}: cannot save the draft: {source}")]
+    Save {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: cannot read the draft: {message}")]
+    Load { path: String, message: String },
+}
+
+/// Writes the draft now (temp file + rename).
+pub fn save(path: &Path, draft: &Draft) -> Result<(), DraftError> {
+    let bytes = serde_json::to_vec_pretty(draft).map_err(|e| DraftError::Save {
+        path: path.display().to_string(),
+        source: std::io::Error::other(e),
+    })?;
+    crate::fsutil::atomic_write(path, &bytes).map_err(|source| DraftError::Save {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Reads a saved draft; a missing file is an empty draft.
+pub fn load(path: &Path) -> Result<Draft, DraftError> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| DraftError::Load {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Draft::default()),
+        Err(e) => Err(DraftError::Load {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// Saves drafts in the background: `update` never blocks, the task writes the newest
+/// draft it has seen, skipping intermediate ones when the person types faster than
+/// the disk.
+pub struct DraftStore {
+    path: PathBuf,
+    sender: watch::Sender<(u64, Draft)>,
+    /// Sequence number of the newest draft on disk; writes of older drafts are skipped,
+    /// so a slow background write can never overwrite what `flush` wrote.
+    written: Arc<Mutex<u64>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// Writes `draft` unless a newer one is already on disk.
+fn save_newer(
+    written: &Mutex<u64>,
+    seq: u64,
+    path: &Path,
+    draft: &Draft,
+) -> Result<(), DraftError> {
+    let mut last = written
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if seq <= *last {
+        return Ok(());
+    }
+    save(path, draft)?;
+    *last = seq;
+    Ok(())
+}
+
+impl DraftStore {
+    /// Starts the saver; failures are reported through `on_error`.
+    pub fn start(
+        path: PathBuf,
+        initial: Draft,
+        on_error: impl Fn(String) + Send + 'static,
+    ) -> DraftStore {
+        let (sender, mut receiver) = watch::channel((0, initial));
+        let written = Arc::new(Mutex::new(0));
+        let task_path = path.clone();
+        let task_written = written.clone();
+        let task = tokio::spawn(async move {
+            while receiver.changed().await.is_ok() {
+                let (seq, draft) = receiver.borrow_and_update().clone();
+                let path = task_path.clone();
+                let written = task_written.clone();
+                let result =
+                    tokio::task::spawn_blocking(move || save_newer(&written, seq, &path, &draft))
+                        .await;
+                match result {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => on_error(e.to_string()),
+                    Err(e) => on_error(format!("draft saver stopped: {e}")),
+                }
+            }
+        });
+        DraftStore {
+            path,
+            sender,
+            written,
+            task,
+        }
+    }
+
+    pub fn update(&self, draft: &Draft) {
+        self.sender.send_if_modified(|(seq, current)| {
+            if current == draft {
+                false
+            } else {
+                *seq += 1;
+                *current = draft.clone();
+                true
+            }
+        });
+    }
+
+    /// Stops the task and writes the newest draft now, so that quitting right after a
+    /// keystroke loses nothing.
+    pub fn flush(self) -> Result<(), DraftError> {
+        self.task.abort();
+        let (seq, draft) = self.sender.borrow().clone();
+        // Sequence 0 is the draft loaded at start: write it only if nothing is on disk.
+        if seq == 0 && self.path.exists() {
+            return Ok(());
+        }
+        save_newer(&self.written, seq.max(1), &self.path, &draft)
+    }
+}
+
+/// The architect's open questions: the numbered or bulleted items under a heading
+/// that mentions "open questions" in the architecture, up to the next heading.
+pub fn open_questions(architecture: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in architecture.lines() {
+        let trimmed = line.trim();
+        let is_heading = trimmed.starts_with('#')
+            || (trimmed.starts_with("**") && trimmed.ends_with("**") && trimmed.len() > 4);
+        if is_heading {
+            inside = trimmed.to_lowercase().contains("open question");
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let item = trimmed
+            .strip_prefix(['-', '*', '+'])
+            .map(str::trim_start)
+            .or_else(|| {
+                let digits = trimmed.chars().take_while(|c| c.is_ascii_digit()).count();
+                (digits > 0)
+                    .then(|| &trimmed[digits..])
+                    .and_then(|rest| rest.strip_prefix(['.', ')']))
+                    .map(str::trim_start)
+            });
+        if let Some(item) = item.filter(|i| !i.is_empty()) {
+            out.push(item.to_string());
+        } else if !trimmed.is_empty()
+            && let Some(last) = out.last_mut()
+        {
+            // A continuation line of the previous item.
+            last.push(' ');
+            last.push_str(trimmed);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_questions_are_the_items_under_their_heading() {
+        let text = "Intro.\n\n## Open questions\n\n1. How are errors shown? Assumed: one line.\n\
+                    2. Concurrency?\n   Assumed: single writer.\n\n## Next\n- not this\n";
+        assert_eq!(
+            open_questions(text),
+            vec![
+                "How are errors shown? Assumed: one line.".to_string(),
+                "Concurrency? Assumed: single writer.".to_string()
+            ]
+        );
+        assert!(open_questions("no heading\n1. x\n").is_empty());
+    }
+
+    #[test]
+    fn rendered_question_quotes_its_anchor() {
+        let q = DraftQuestion {
+            text: "Why this?".into(),
+            anchor: Some(Anchor {
+                section: Section::ApiSpec,
+                line: 4,
+                quote: "  run() -> None ".into(),
+            }),
+        };
+        assert_eq!(
+            q.rendered(),
+            "[API spec line 4: \"run() -> None\"] Why this?"
+        );
+    }
+
+    #[test]
+    fn answers_are_replaced_and_blank_ones_dropped() {
+        let mut d = Draft::default();
+        d.set_answer("Q1", "yes".into());
+        d.set_answer("Q1", "no".into());
+        assert_eq!(d.answer_for("Q1"), Some("no"));
+        d.set_answer("Q1", "  ".into());
+        assert_eq!(d.answer_for("Q1"), None);
+        assert!(!d.is_unsent());
+    }
+
+    #[tokio::test]
+    async fn store_saves_the_newest_draft_and_flush_writes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = draft_path(dir.path());
+        let store = DraftStore::start(path.clone(), Draft::default(), |_| {});
+        let mut draft = Draft::default();
+        for i in 0..20 {
+            draft.composer = format!("typing {i}");
+            store.update(&draft);
+        }
+        store.flush().unwrap();
+        assert_eq!(load(&path).unwrap().composer, "typing 19");
+    }
+}

@@ -1,0 +1,150 @@
+//! Everything that can happen to the workbench (`AppEvent`) and everything it can ask
+//! for (`Intent`). `AppEvent` mirrors the design loop's runtime events one to one, plus
+//! the results of the workbench's own background jobs; widgets only ever produce
+//! intents, never call services.
+
+use std::path::PathBuf;
+
+use crate::design::{Artifacts, Section};
+use crate::project::git::CommitInfo;
+use crate::reasoner::{Answer, Purpose, StreamEvent};
+
+/// Where the design loop stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Phase {
+    /// Nothing has happened yet (the runtime is starting).
+    Starting,
+    /// Finding existing code the design should reuse.
+    GatheringContext,
+    Designing {
+        cycle: u32,
+    },
+    AwaitingReview {
+        cycle: u32,
+    },
+    Reflecting,
+    AwaitingFinalize,
+    Planning {
+        attempt: u32,
+    },
+    AwaitingPlanApproval,
+    /// The implement packet is written; the thread is closed.
+    Finalized,
+    Failed {
+        message: String,
+    },
+}
+
+impl Phase {
+    /// Short label for the header.
+    pub fn label(&self) -> String {
+        match self {
+            Phase::Starting => "starting".into(),
+            Phase::GatheringContext => "gathering context".into(),
+            Phase::Designing { cycle } => format!("designing cycle {cycle}"),
+            Phase::AwaitingReview { .. } => "your review".into(),
+            Phase::Reflecting => "reflecting".into(),
+            Phase::AwaitingFinalize => "reflection ready".into(),
+            Phase::Planning { attempt } => format!("planning (attempt {attempt})"),
+            Phase::AwaitingPlanApproval => "plan ready".into(),
+            Phase::Finalized => "finalized".into(),
+            Phase::Failed { .. } => "failed".into(),
+        }
+    }
+
+    /// True while the architect is working (a reasoner call may be running).
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            Phase::Starting
+                | Phase::GatheringContext
+                | Phase::Designing { .. }
+                | Phase::Reflecting
+                | Phase::Planning { .. }
+        )
+    }
+}
+
+/// What reaches the workbench.
+#[derive(Debug, Clone)]
+pub enum AppEvent {
+    Phase(Phase),
+    /// A piece of a reasoner stream; `call` identifies the call so that pieces of a
+    /// cancelled or superseded call are dropped.
+    Delta {
+        call: u64,
+        purpose: Purpose,
+        event: StreamEvent,
+    },
+    CycleReady {
+        cycle: u32,
+        artifacts: Artifacts,
+        changed: Vec<Section>,
+    },
+    Committed {
+        cycle: u32,
+        short_id: String,
+    },
+    Reflection {
+        questions: Vec<String>,
+        answers: String,
+    },
+    Plan {
+        source: String,
+        diagnostics_human: String,
+        graph: Vec<String>,
+        ok: bool,
+    },
+    PacketWritten {
+        path: PathBuf,
+        subject: String,
+    },
+    Metrics {
+        ttft_ms: Option<u64>,
+        tokens_per_sec: Option<f64>,
+    },
+    Error {
+        message: String,
+        retryable: bool,
+    },
+    /// A progress or warning line from the loop (`[U:Ar] …`).
+    Notice(String),
+    Journal(serde_json::Value),
+    /// The project's commits, newest first (answer to [`Intent::LoadHistory`]).
+    History(Vec<CommitInfo>),
+    /// The artifacts of an older commit, opened read-only.
+    OldCycle {
+        short_id: String,
+        summary: String,
+        artifacts: Artifacts,
+    },
+    /// The artifacts of the cycle before the current one (for the diff view).
+    PreviousCycle(Artifacts),
+    /// A background job of the workbench failed (history, draft saving).
+    JobFailed(String),
+}
+
+/// What the workbench asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Intent {
+    /// Verdict QUESTIONS: the reviewer's questions and answers to the architect's own.
+    SendQuestions {
+        questions: Vec<String>,
+        answers: Vec<Answer>,
+    },
+    /// Verdict READY.
+    Ready,
+    /// Go on from the reflection to finalization.
+    Finalize,
+    ApprovePlan,
+    SteerPlan(String),
+    Retry,
+    Cancel,
+    LoadHistory,
+    LoadCommit {
+        id: String,
+        short_id: String,
+        summary: String,
+    },
+    Quit,
+}

@@ -1,0 +1,261 @@
+//! Syntax highlighting with syntect: the syntax set and themes are built once, off the
+//! UI thread, and each document highlights a line once and keeps the styled spans.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use syntect::easy::HighlightLines;
+use syntect::highlighting::{FontStyle, HighlightState, Theme as SyntectTheme, ThemeSet};
+use syntect::parsing::{ParseState, SyntaxDefinition, SyntaxSet};
+
+use crate::design::Section;
+
+const MERMAID: &str = include_str!("../../assets/syntaxes/mermaid.sublime-syntax");
+const FILE_TREE: &str = include_str!("../../assets/syntaxes/file-tree.sublime-syntax");
+
+/// Which grammar a document is read with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grammar {
+    Markdown,
+    Mermaid,
+    FileTree,
+    Json,
+    Plain,
+}
+
+impl Grammar {
+    pub fn for_section(section: Section) -> Grammar {
+        match section {
+            Section::FileTree => Grammar::FileTree,
+            Section::ClassDiagram => Grammar::Mermaid,
+            _ => Grammar::Markdown,
+        }
+    }
+
+    fn syntax_name(self) -> &'static str {
+        match self {
+            Grammar::Markdown => "Markdown",
+            Grammar::Mermaid => "Mermaid",
+            Grammar::FileTree => "File tree",
+            Grammar::Json => "JSON",
+            Grammar::Plain => "Plain Text",
+        }
+    }
+}
+
+/// The syntaxes (syntect's defaults plus volk's own) and syntect's default themes.
+pub struct Assets {
+    pub syntaxes: SyntaxSet,
+    pub themes: ThemeSet,
+}
+
+static ASSETS: OnceLock<Assets> = OnceLock::new();
+
+fn build_assets() -> Assets {
+    let mut builder = SyntaxSet::load_defaults_newlines().into_builder();
+    for (name, text) in [("mermaid", MERMAID), ("file-tree", FILE_TREE)] {
+        match SyntaxDefinition::load_from_str(text, true, None) {
+            Ok(def) => builder.add(def),
+            Err(e) => tracing::warn!("bundled syntax {name} does not load: {e}"),
+        }
+    }
+    Assets {
+        syntaxes: builder.build(),
+        themes: ThemeSet::load_defaults(),
+    }
+}
+
+/// The assets, building them on first use (tens of milliseconds).
+pub fn assets() -> &'static Assets {
+    ASSETS.get_or_init(build_assets)
+}
+
+/// Set once the assets are built and the common grammars' regexes are compiled, so
+/// highlighting on the UI thread never stalls a frame on regex compilation.
+static WARM: AtomicBool = AtomicBool::new(false);
+
+/// The assets once they are warm; the UI draws plain text until then.
+pub fn assets_if_ready() -> Option<&'static Assets> {
+    if WARM.load(Ordering::Acquire) {
+        ASSETS.get()
+    } else {
+        None
+    }
+}
+
+pub fn is_warm() -> bool {
+    WARM.load(Ordering::Acquire)
+}
+
+/// Text that walks every grammar through its common states (and Markdown through the
+/// fenced languages designs use), so their regexes are compiled before first use.
+const WARM_UP_TEXT: &[(Grammar, &str)] = &[
+    (
+        Grammar::Markdown,
+        "# Title\n\n## Heading\n\n> quote **bold** _em_ `code` [link](http://x)\n\n\
+         1. item\n- item\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n\
+         ```python\ndef f(x: int) -> str:\n    return str(x)  # c\nclass A(B):\n    pass\n```\n\
+         ```json\n{\"a\": [1, true, null]}\n```\n```rust\nfn main() { let x = 1; }\n```\n\
+         ```bash\necho \"$HOME\" | grep x\n```\n```typescript\nfunction f(a: number): string { return ''; }\n```\n\
+         ```mermaid\nclassDiagram\n  A --> B\n```\n```\nplain\n```\n",
+    ),
+    (
+        Grammar::Mermaid,
+        "classDiagram\n  class Store {\n    +save(record) int\n  }\n  Store <|-- Db : uses\n  %% c\n",
+    ),
+    (
+        Grammar::FileTree,
+        "src/\n├── app/\n│   └── main.py  # entry\n└── README.md\n",
+    ),
+    (
+        Grammar::Json,
+        "{\"event\": \"x\", \"n\": 1, \"ok\": true}\n",
+    ),
+];
+
+/// Builds the assets and compiles the common regexes on a background thread; the first
+/// frames draw plain text meanwhile.
+pub fn warm_up() {
+    if is_warm() {
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("volk-syntax".into())
+        .spawn(warm_up_blocking);
+}
+
+/// Builds and warms the assets on this thread (benchmarks and tests).
+pub fn warm_now() {
+    warm_up_blocking();
+}
+
+fn warm_up_blocking() {
+    if is_warm() {
+        return;
+    }
+    let assets = assets();
+    if let Some(theme) = assets.themes.themes.get("base16-ocean.dark") {
+        for (grammar, text) in WARM_UP_TEXT {
+            let syntax = assets
+                .syntaxes
+                .find_syntax_by_name(grammar.syntax_name())
+                .unwrap_or_else(|| assets.syntaxes.find_syntax_plain_text());
+            let mut lines = HighlightLines::new(syntax, theme);
+            for line in text.split_inclusive('\n') {
+                let _ = lines.highlight_line(line, &assets.syntaxes);
+            }
+        }
+    }
+    WARM.store(true, Ordering::Release);
+}
+
+/// Highlights lines of one grammar in one colour scheme, carrying state across lines
+/// so that a document can be highlighted a piece at a time.
+pub struct LineHighlighter {
+    theme: &'static SyntectTheme,
+    state: Option<(HighlightState, ParseState)>,
+    grammar: Grammar,
+}
+
+impl LineHighlighter {
+    /// `None` while the assets are still being built or the names are unknown.
+    pub fn new(grammar: Grammar, syntax_theme: &str) -> Option<LineHighlighter> {
+        let assets = assets_if_ready()?;
+        let theme = assets
+            .themes
+            .themes
+            .get(syntax_theme)
+            .or_else(|| assets.themes.themes.get("base16-ocean.dark"))?;
+        Some(LineHighlighter {
+            theme,
+            state: None,
+            grammar,
+        })
+    }
+
+    /// Highlights the next line (without its newline).
+    pub fn next_line(&mut self, line: &str) -> Line<'static> {
+        let Some(assets) = assets_if_ready() else {
+            return Line::raw(line.to_string());
+        };
+        let syntax = assets
+            .syntaxes
+            .find_syntax_by_name(self.grammar.syntax_name())
+            .unwrap_or_else(|| assets.syntaxes.find_syntax_plain_text());
+        let mut lines = match self.state.take() {
+            Some((hs, ps)) => HighlightLines::from_state(self.theme, hs, ps),
+            None => HighlightLines::new(syntax, self.theme),
+        };
+        let mut with_newline = String::with_capacity(line.len() + 1);
+        with_newline.push_str(line);
+        with_newline.push('\n');
+        let styled = match lines.highlight_line(&with_newline, &assets.syntaxes) {
+            Ok(ranges) => Line::from(
+                ranges
+                    .into_iter()
+                    .filter_map(|(style, text)| {
+                        let text = text.trim_end_matches('\n');
+                        (!text.is_empty()).then(|| Span::styled(text.to_string(), convert(style)))
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            Err(_) => Line::raw(line.to_string()),
+        };
+        let (hs, ps) = lines.state();
+        self.state = Some((hs, ps));
+        styled
+    }
+}
+
+fn convert(style: syntect::highlighting::Style) -> Style {
+    let fg = style.foreground;
+    let mut out = Style::default().fg(Color::Rgb(fg.r, fg.g, fg.b));
+    if style.font_style.contains(FontStyle::BOLD) {
+        out = out.add_modifier(Modifier::BOLD);
+    }
+    if style.font_style.contains(FontStyle::ITALIC) {
+        out = out.add_modifier(Modifier::ITALIC);
+    }
+    if style.font_style.contains(FontStyle::UNDERLINE) {
+        out = out.add_modifier(Modifier::UNDERLINED);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_grammars_load_and_colour_their_text() {
+        warm_now();
+        for grammar in [Grammar::Mermaid, Grammar::FileTree, Grammar::Markdown] {
+            let set = &assets().syntaxes;
+            assert!(
+                set.find_syntax_by_name(grammar.syntax_name()).is_some(),
+                "{grammar:?}"
+            );
+        }
+        let mut h = LineHighlighter::new(Grammar::Mermaid, "base16-ocean.dark").unwrap();
+        let line = h.next_line("  TaskStore --> Task : stores");
+        let colours: std::collections::HashSet<_> = line
+            .spans
+            .iter()
+            .map(|s| format!("{:?}", s.style.fg))
+            .collect();
+        assert!(colours.len() >= 2, "{line:?}");
+        assert_eq!(line.to_string(), "  TaskStore --> Task : stores");
+    }
+
+    #[test]
+    fn state_carries_across_lines() {
+        warm_now();
+        let mut h = LineHighlighter::new(Grammar::Markdown, "base16-ocean.dark").unwrap();
+        let a = h.next_line("```python");
+        let b = h.next_line("def run(): pass");
+        assert_eq!(a.to_string(), "```python");
+        assert_eq!(b.to_string(), "def run(): pass");
+    }
+}

@@ -1,0 +1,243 @@
+//! The event loop: one `tokio::select!` over terminal input, events from the design
+//! loop and the workbench's own jobs, the frame scheduler and a spinner tick. Intents
+//! for the design loop go out on a channel; git look-ups run on blocking tasks and come
+//! back as events. Nothing here waits on disk or network.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use ratatui::crossterm::event::Event;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use crate::project::git;
+use crate::tui::app::App;
+use crate::tui::draft::DraftStore;
+use crate::tui::event::{AppEvent, Intent};
+use crate::tui::frame::{FRAME, FrameScheduler};
+use crate::tui::highlight;
+use crate::tui::history;
+use crate::tui::view;
+
+/// How the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The person quit.
+    Quit,
+    /// Terminal input ended (the terminal went away).
+    InputClosed,
+}
+
+/// How quickly input reached the screen during one run.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LoopStats {
+    pub frames: u64,
+    pub inputs: u64,
+    /// The longest time from a terminal event arriving to the end of the frame that
+    /// showed it.
+    pub worst_input_to_frame: Duration,
+}
+
+/// What the loop talks to.
+pub struct Channels {
+    pub terminal: UnboundedReceiver<Event>,
+    pub events: UnboundedReceiver<AppEvent>,
+    /// Intents for the design loop (verdicts, retry, cancel, plan decisions).
+    pub commands: UnboundedSender<Intent>,
+}
+
+/// Runs until the person quits. `drafts` saves the draft on every change.
+pub async fn run<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    mut channels: Channels,
+    project_dir: PathBuf,
+    drafts: Option<&DraftStore>,
+) -> anyhow::Result<(Exit, LoopStats)>
+where
+    B::Error: Send + Sync + 'static,
+{
+    let (jobs_tx, mut jobs_rx) = unbounded_channel::<AppEvent>();
+    let mut frames = FrameScheduler::new(FRAME);
+    let mut spinner = tokio::time::interval(Duration::from_millis(100));
+    spinner.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    frames.request();
+    let mut events_open = true;
+    let mut stats = LoopStats::default();
+    // The oldest terminal event not yet on screen.
+    let mut input_since: Option<std::time::Instant> = None;
+    load_previous_cycle(&project_dir, app, &jobs_tx);
+    loop {
+        let deadline = frames.deadline(tokio::time::Instant::now());
+        tokio::select! {
+            biased;
+            input = channels.terminal.recv() => match input {
+                Some(event) => {
+                    if let Event::Resize(_, _) = event {
+                        terminal.autoresize()?;
+                    }
+                    input_since.get_or_insert_with(std::time::Instant::now);
+                    stats.inputs += 1;
+                    app.on_terminal_event(event);
+                    frames.request_now();
+                }
+                None => return Ok((Exit::InputClosed, stats)),
+            },
+            _ = sleep_until(deadline), if deadline.is_some() => {
+                terminal.draw(|f| view::draw(f, app))?;
+                frames.drawn(tokio::time::Instant::now());
+                stats.frames += 1;
+                if let Some(since) = input_since.take() {
+                    let latency = since.elapsed();
+                    if latency > FRAME {
+                        tracing::debug!("input took {latency:?} to reach the screen");
+                    }
+                    stats.worst_input_to_frame = stats.worst_input_to_frame.max(latency);
+                }
+                if std::mem::take(&mut app.redraw_soon) {
+                    frames.request();
+                }
+            }
+            event = channels.events.recv(), if events_open => match event {
+                Some(event) => {
+                    app.on_app_event(event);
+                    // Take whatever else is queued: one redraw for the whole batch.
+                    while let Ok(more) = channels.events.try_recv() {
+                        app.on_app_event(more);
+                    }
+                    frames.request();
+                }
+                None => events_open = false,
+            },
+            Some(event) = jobs_rx.recv() => {
+                app.on_app_event(event);
+                frames.request();
+            }
+            _ = spinner.tick(), if app.phase.is_busy() || app.committing || !highlight::is_warm() => {
+                app.tick();
+                frames.request();
+            }
+        }
+        for intent in app.take_intents() {
+            match intent {
+                Intent::Quit => {
+                    // Draw once more so the screen is current if the terminal is shared.
+                    return Ok((Exit::Quit, stats));
+                }
+                Intent::LoadHistory => spawn_history(&project_dir, &jobs_tx),
+                Intent::LoadCommit {
+                    id,
+                    short_id,
+                    summary,
+                } => spawn_load_commit(&project_dir, id, short_id, summary, &jobs_tx),
+                other => {
+                    if channels.commands.send(other).is_err() {
+                        app.notice = Some("the design loop has stopped".into());
+                    }
+                }
+            }
+        }
+        if app.draft_changed {
+            app.draft_changed = false;
+            if let Some(store) = drafts {
+                store.update(&app.draft);
+            }
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn spawn_history(project_dir: &std::path::Path, tx: &UnboundedSender<AppEvent>) {
+    let dir = project_dir.to_path_buf();
+    let tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let event = match git::log(&dir) {
+            Ok(commits) => AppEvent::History(commits),
+            Err(e) => AppEvent::JobFailed(format!("history: {e}")),
+        };
+        let _ = tx.send(event);
+    });
+}
+
+fn spawn_load_commit(
+    project_dir: &std::path::Path,
+    id: String,
+    short_id: String,
+    summary: String,
+    tx: &UnboundedSender<AppEvent>,
+) {
+    let dir = project_dir.to_path_buf();
+    let tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let event = match history::artifacts_at(&dir, &id) {
+            Ok(artifacts) => AppEvent::OldCycle {
+                short_id,
+                summary,
+                artifacts,
+            },
+            Err(e) => AppEvent::JobFailed(format!("commit {short_id}: {e}")),
+        };
+        let _ = tx.send(event);
+    });
+}
+
+/// On `volk open`, the diff view needs the cycle before the newest commit.
+fn load_previous_cycle(project_dir: &std::path::Path, app: &App, tx: &UnboundedSender<AppEvent>) {
+    if app.artifacts.is_empty() {
+        return;
+    }
+    let dir = project_dir.to_path_buf();
+    let tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let Ok(commits) = git::log(&dir) else { return };
+        if let Some(previous) = commits.get(1)
+            && let Ok(artifacts) = history::artifacts_at(&dir, &previous.id)
+            && !artifacts.is_empty()
+        {
+            let _ = tx.send(AppEvent::PreviousCycle(artifacts));
+        }
+    });
+}
+
+/// Reads terminal input on a plain thread (crossterm's reader blocks) and forwards it.
+/// The thread ends when the receiver is dropped.
+pub fn spawn_input_reader() -> UnboundedReceiver<Event> {
+    let (tx, rx) = unbounded_channel();
+    let _ = std::thread::Builder::new()
+        .name("volk-input".into())
+        .spawn(move || {
+            use ratatui::crossterm::event;
+            loop {
+                match event::poll(Duration::from_millis(100)) {
+                    Ok(true) => match event::read() {
+                        Ok(ev) => {
+                            if tx.send(ev).is_err() {
+                                return;
+                            }
+                        }
+                        Err(e) => {
+                            tracing::warn!("terminal input: {e}");
+                            return;
+                        }
+                    },
+                    Ok(false) => {
+                        if tx.is_closed() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!("terminal input: {e}");
+                        return;
+                    }
+                }
+            }
+        });
+    rx
+}

@@ -1,0 +1,996 @@
+//! Drawing the workbench: one function per region, all reading the [`App`]. Only the
+//! visible lines are touched; highlighting is cached in the documents.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span, Text};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap as TextWrap};
+
+use crate::design::Section;
+use crate::tui::app::{
+    App, ComposerTarget, Focus, Follow, Gutter, Popup, Screen, TAB_COUNT, ThinkingPane, Verdict,
+    Wrap, tab_title,
+};
+use crate::tui::diff::DiffKind;
+use crate::tui::document::Progress;
+use crate::tui::event::Phase;
+use crate::tui::keys::HELP;
+use crate::tui::theme::Palette;
+use crate::tui::wrap;
+
+/// The smallest terminal the layout fits in.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+
+/// Time a frame may spend highlighting; the rest follows in the next frames.
+const HIGHLIGHT_BUDGET: std::time::Duration = std::time::Duration::from_millis(4);
+
+const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
+
+/// The regions of the workbench screen.
+pub struct Regions {
+    pub header: Rect,
+    pub tabs: Rect,
+    pub viewer: Rect,
+    pub review: Rect,
+    pub thinking: Option<Rect>,
+    pub status: Rect,
+}
+
+/// Splits the screen: review pane on the right when wide, below when narrow.
+pub fn regions(area: Rect, app: &App) -> Regions {
+    let show_thinking = app.thinking_pane == ThinkingPane::Shown;
+    let [header, tabs, body, thinking, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(4),
+        Constraint::Length(if show_thinking { 7 } else { 0 }),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let (viewer, review) = if area.width >= 110 {
+        let [v, r] =
+            Layout::horizontal([Constraint::Min(40), Constraint::Length(area.width * 3 / 10)])
+                .areas(body);
+        (v, r)
+    } else {
+        let [v, r] =
+            Layout::vertical([Constraint::Min(3), Constraint::Length(body.height / 3)]).areas(body);
+        (v, r)
+    };
+    Regions {
+        header,
+        tabs,
+        viewer,
+        review,
+        thinking: show_thinking.then_some(thinking),
+        status,
+    }
+}
+
+/// Draws one frame.
+pub fn draw(frame: &mut Frame, app: &mut App) {
+    let area = frame.area();
+    let p = app.theme.palette;
+    frame.render_widget(
+        Block::default().style(Style::default().bg(p.background).fg(p.foreground)),
+        area,
+    );
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        draw_too_small(frame, area, &p);
+        return;
+    }
+    app.sync_stream();
+    if app.screen == Screen::Summary {
+        draw_summary(frame, area, app);
+        draw_popup(frame, area, app);
+        return;
+    }
+    let r = regions(area, app);
+    draw_header(frame, r.header, app);
+    draw_tabs(frame, r.tabs, app);
+    draw_viewer(frame, r.viewer, app);
+    draw_review(frame, r.review, app);
+    if let Some(thinking) = r.thinking {
+        draw_thinking(frame, thinking, app);
+    }
+    draw_status(frame, r.status, app);
+    draw_popup(frame, area, app);
+}
+
+fn draw_too_small(frame: &mut Frame, area: Rect, p: &Palette) {
+    let text = vec![
+        Line::styled(
+            "volk needs a larger terminal",
+            Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+        ),
+        Line::raw(format!(
+            "at least {MIN_WIDTH}x{MIN_HEIGHT}, this one is {}x{}",
+            area.width, area.height
+        )),
+        Line::styled(
+            "resize the window, or press q to quit",
+            Style::default().fg(p.muted),
+        ),
+    ];
+    let height = (text.len() as u16).min(area.height);
+    let y = area.y + area.height.saturating_sub(height) / 2;
+    frame.render_widget(
+        Paragraph::new(text)
+            .centered()
+            .wrap(TextWrap { trim: true }),
+        Rect::new(area.x, y, area.width, height),
+    );
+}
+
+fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
+    let p = app.theme.palette;
+    let sep = Span::styled(" · ", Style::default().fg(p.muted));
+    let max = if app.info.max_cycles == 0 {
+        99
+    } else {
+        app.info.max_cycles
+    };
+    let state_style = match app.phase {
+        Phase::Failed { .. } => Style::default().fg(p.error),
+        Phase::AwaitingReview { .. } | Phase::AwaitingFinalize | Phase::AwaitingPlanApproval => {
+            Style::default().fg(p.accent).add_modifier(Modifier::BOLD)
+        }
+        _ => Style::default().fg(p.foreground),
+    };
+    let mut spans = vec![
+        Span::styled(
+            " volk ",
+            Style::default()
+                .fg(p.tab_active_fg)
+                .bg(p.tab_active_bg)
+                .add_modifier(Modifier::BOLD),
+        ),
+        Span::raw(" "),
+        Span::styled(
+            app.info.project_name.clone(),
+            Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+        ),
+        sep.clone(),
+        Span::styled(app.info.thread_id.clone(), Style::default().fg(p.muted)),
+        sep.clone(),
+        Span::raw(format!("cycle {}/{}", app.cycle, max)),
+        sep.clone(),
+        Span::raw(format!("{}/{}", app.info.reasoner, app.info.model)),
+        sep,
+        Span::styled(app.phase.label(), state_style),
+    ];
+    if let Some(old) = &app.old_cycle {
+        spans.push(Span::styled(
+            format!("  [read-only: {}]", old.short_id),
+            Style::default().fg(p.warning),
+        ));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn draw_tabs(frame: &mut Frame, area: Rect, app: &mut App) {
+    let p = app.theme.palette;
+    let streaming = app.streaming_section();
+    let mut x = area.x;
+    let mut rects = Vec::with_capacity(TAB_COUNT);
+    for tab in 0..TAB_COUNT {
+        let section = Section::ALL.get(tab).copied();
+        let marker = match section {
+            Some(s) if Some(s) == streaming => format!("{} ", SPINNER[app.spinner % SPINNER.len()]),
+            Some(s) if app.previous.is_some() && app.changed.contains(&s) => "• ".to_string(),
+            _ => String::new(),
+        };
+        let label = format!(" {} {}{} ", tab + 1, marker, tab_title(tab));
+        let width = (label.chars().count() as u16).min(area.right().saturating_sub(x));
+        let rect = Rect::new(x, area.y, width, 1);
+        let style = if tab == app.tab {
+            Style::default()
+                .fg(p.tab_active_fg)
+                .bg(p.tab_active_bg)
+                .add_modifier(Modifier::BOLD)
+        } else if section.is_some_and(|s| app.previous.is_some() && app.changed.contains(&s)) {
+            Style::default().fg(p.tab_changed)
+        } else if section.is_some_and(|s| app.docs[s.index()].is_empty()) {
+            Style::default().fg(p.muted)
+        } else {
+            Style::default().fg(p.foreground)
+        };
+        frame.render_widget(Paragraph::new(Span::styled(label, style)), rect);
+        rects.push(rect);
+        x = x.saturating_add(width + 1);
+        if x >= area.right() {
+            break;
+        }
+    }
+    app.areas.tabs = rects;
+}
+
+fn digits(n: usize) -> u16 {
+    let mut d = 1;
+    let mut n = n / 10;
+    while n > 0 {
+        d += 1;
+        n /= 10;
+    }
+    d
+}
+
+fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
+    let p = app.theme.palette;
+    let focused = app.focus == Focus::Viewer;
+    let tab = app.tab;
+    let live_section = app.streaming_section();
+    let is_live = Section::ALL
+        .get(tab)
+        .is_some_and(|s| Some(*s) == live_section)
+        && app.old_cycle.is_none();
+    let wrap = app.wrap;
+    let gutter = app.gutter;
+    let view = app.views[tab];
+    let len = app.current_doc().len();
+    let title = match &app.old_cycle {
+        Some(old) => format!(
+            " {} — {} (read-only, Esc returns) ",
+            tab_title(tab),
+            old.summary
+        ),
+        None => format!(" {} ", tab_title(tab)),
+    };
+    let position = if len == 0 {
+        String::new()
+    } else {
+        let follow = if view.follow == Follow::Stream && is_live {
+            " follow"
+        } else {
+            ""
+        };
+        format!(" {}/{}{} ", view.cursor + 1, len, follow)
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(Style::default().fg(if focused { p.accent } else { p.border }))
+        .title(Span::styled(
+            title,
+            Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+        ))
+        .title_bottom(Line::styled(position, Style::default().fg(p.muted)).right_aligned());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    app.areas.viewer = inner;
+    if inner.height == 0 || inner.width < 4 {
+        return;
+    }
+    let height = inner.height as usize;
+
+    let gutter_width = match gutter {
+        Gutter::Numbers => digits(len.max(1)) + 1,
+        Gutter::Hidden => 0,
+    };
+    let text_width = inner.width.saturating_sub(gutter_width).max(1);
+    let doc = app.current_doc();
+    let rows_of = |i: usize| match wrap {
+        Wrap::Soft => doc.lines().get(i).map_or(1, |l| wrap::rows(l, text_width)),
+        Wrap::Off => 1,
+    };
+    // The first line to draw so that line `last` (and `extra` rows after it) ends
+    // exactly at the bottom.
+    let top_ending_at = |last: usize, extra: usize| {
+        let mut used = extra;
+        let mut first = last + 1;
+        while first > 0 {
+            let r = rows_of(first - 1);
+            if used + r > height {
+                break;
+            }
+            used += r;
+            first -= 1;
+        }
+        first.min(last)
+    };
+    // Keep the cursor (and, when following a stream, the tail) on screen.
+    let has_tail = is_live && !doc.tail().is_empty();
+    let mut top = view.top.min(len.saturating_sub(1));
+    if is_live && view.follow == Follow::Stream {
+        let tail_rows = if has_tail {
+            wrap::rows(doc.tail(), text_width.saturating_sub(1))
+        } else {
+            0
+        };
+        top = if len == 0 {
+            0
+        } else {
+            top_ending_at(len - 1, tail_rows)
+        };
+    } else if view.cursor < top {
+        top = view.cursor;
+    } else if len > 0 {
+        top = top.max(top_ending_at(view.cursor.min(len - 1), 0));
+    }
+    app.views[tab].top = top;
+
+    let budget = std::time::Instant::now() + HIGHLIGHT_BUDGET;
+    let doc = app.current_doc_mut();
+    if doc.highlight_until(top + height, Some(budget)) == Progress::Waiting {
+        app.redraw_soon = true;
+    }
+    let doc = app.current_doc();
+    if doc.is_empty() {
+        let message = match (Section::ALL.get(tab), &app.phase) {
+            (None, _) => "the decision journal fills as the loop moves".to_string(),
+            (Some(_), phase) if phase.is_busy() => {
+                "waiting for the architect to reach this section…".to_string()
+            }
+            (Some(s), _) => format!("this cycle has no {} section", s.title().to_lowercase()),
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                message,
+                Style::default().fg(p.muted).add_modifier(Modifier::ITALIC),
+            )),
+            inner,
+        );
+        return;
+    }
+    let text_x = inner.x + gutter_width;
+    let mut y = inner.y;
+    let bottom = inner.bottom();
+    let mut index = top;
+    let buf = frame.buffer_mut();
+    while y < bottom && index < len {
+        let Some(line) = doc.line(index) else { break };
+        let rows = match wrap {
+            Wrap::Soft => wrap::wrap_line(line, text_width),
+            Wrap::Off => vec![line],
+        };
+        let is_cursor = index == view.cursor;
+        if gutter_width > 0 {
+            let style = if is_cursor {
+                Style::default().fg(p.accent).bg(p.cursor_line)
+            } else {
+                Style::default().fg(p.line_number)
+            };
+            let number = format!("{:>w$} ", index + 1, w = (gutter_width - 1) as usize);
+            buf.set_string(inner.x, y, number, style);
+        }
+        for row in rows {
+            if y >= bottom {
+                break;
+            }
+            if is_cursor && focused {
+                buf.set_style(
+                    Rect::new(text_x, y, text_width, 1),
+                    Style::default().bg(p.cursor_line),
+                );
+            }
+            buf.set_line(text_x, y, &row, text_width);
+            y += 1;
+        }
+        index += 1;
+    }
+    if has_tail && y < bottom {
+        let tail = doc.tail().to_string();
+        frame.render_widget(
+            Paragraph::new(Line::from(vec![
+                Span::styled(
+                    tail,
+                    Style::default().fg(p.tail).add_modifier(Modifier::ITALIC),
+                ),
+                Span::styled("▍", Style::default().fg(p.accent)),
+            ]))
+            .wrap(TextWrap { trim: false }),
+            Rect::new(text_x, y, text_width, bottom - y),
+        );
+    }
+}
+
+fn section_title(p: &Palette, text: &str) -> Line<'static> {
+    Line::styled(
+        text.to_string(),
+        Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+    )
+}
+
+fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
+    let p = app.theme.palette;
+    let focused = app.focus == Focus::Review;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(Style::default().fg(if focused { p.accent } else { p.border }))
+        .title(Span::styled(
+            " Review · J:Junior ",
+            Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+        ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    app.areas.review = inner;
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let hint = Style::default().fg(p.muted);
+    let mut selected_line = 0usize;
+    match &app.phase {
+        Phase::Reflecting | Phase::Planning { .. } => {
+            let what = if app.phase == Phase::Reflecting {
+                "The architect reflects on the design…"
+            } else {
+                "The architect compiles an execution plan…"
+            };
+            lines.push(section_title(&p, what));
+            let tail: Vec<&str> = app.side_stream.lines().collect();
+            let from = tail
+                .len()
+                .saturating_sub(inner.height.saturating_sub(1) as usize);
+            lines.extend(
+                tail[from..]
+                    .iter()
+                    .map(|l| Line::styled(l.to_string(), Style::default().fg(p.tail))),
+            );
+        }
+        Phase::AwaitingFinalize => {
+            lines.push(section_title(&p, "Reflection before finalizing"));
+            lines.push(Line::styled(
+                "Enter: finalize the design",
+                Style::default().fg(p.accent),
+            ));
+            if let Some(r) = &app.reflection {
+                for q in &r.questions {
+                    lines.push(Line::raw(format!("• {q}")));
+                }
+                lines.push(Line::raw(""));
+                lines.extend(r.answers.lines().map(|l| Line::raw(l.to_string())));
+            }
+        }
+        Phase::AwaitingPlanApproval => {
+            lines.push(section_title(&p, "Execution plan"));
+            lines.push(Line::styled(
+                "y: approve · s: steer the next attempt",
+                Style::default().fg(p.accent),
+            ));
+            if let Some(plan) = &app.plan {
+                let (mark, style) = if plan.ok {
+                    ("compiles", p.added)
+                } else {
+                    ("does not compile", p.error)
+                };
+                lines.push(Line::styled(
+                    format!("the plan {mark}"),
+                    Style::default().fg(style),
+                ));
+                lines.extend(plan.graph.iter().map(|g| Line::raw(g.clone())));
+                if plan.graph.is_empty() {
+                    lines.extend(
+                        plan.source
+                            .lines()
+                            .map(|l| Line::styled(l.to_string(), Style::default().fg(p.muted))),
+                    );
+                }
+                if !plan.diagnostics.is_empty() {
+                    lines.push(Line::raw(""));
+                    lines.extend(
+                        plan.diagnostics
+                            .lines()
+                            .map(|l| Line::styled(l.to_string(), Style::default().fg(p.warning))),
+                    );
+                }
+            }
+        }
+        _ => {
+            let n = app.draft.questions.len();
+            lines.push(section_title(&p, &format!("Your questions ({n})")));
+            if n == 0 {
+                lines.push(Line::styled("a: ask · c: ask about the cursor line", hint));
+            }
+            for (i, q) in app.draft.questions.iter().enumerate() {
+                let selected = focused && app.review_selected == i;
+                if selected {
+                    selected_line = lines.len();
+                }
+                let style = if selected {
+                    Style::default().bg(p.selection)
+                } else {
+                    Style::default()
+                };
+                lines.push(Line::styled(format!("{}. {}", i + 1, q.text), style));
+                if let Some(a) = &q.anchor {
+                    lines.push(Line::styled(
+                        format!(
+                            "   ↳ {} line {}: {}",
+                            a.section.title(),
+                            a.line,
+                            a.quote.trim()
+                        ),
+                        hint,
+                    ));
+                }
+            }
+            if !app.draft.composer.trim().is_empty() {
+                lines.push(Line::styled(
+                    format!("✎ {}", app.draft.composer),
+                    Style::default().fg(p.tail).add_modifier(Modifier::ITALIC),
+                ));
+            }
+            if !app.open_questions.is_empty() {
+                lines.push(Line::raw(""));
+                lines.push(section_title(&p, "Architect's open questions"));
+                for (j, q) in app.open_questions.iter().enumerate() {
+                    let selected = focused && app.review_selected == n + j;
+                    if selected {
+                        selected_line = lines.len();
+                    }
+                    let style = if selected {
+                        Style::default().bg(p.selection)
+                    } else {
+                        Style::default()
+                    };
+                    lines.push(Line::styled(format!("Q{}. {}", j + 1, q), style));
+                    match app.draft.answer_for(q) {
+                        Some(a) => lines.push(Line::styled(
+                            format!("   → {a}"),
+                            Style::default().fg(p.added),
+                        )),
+                        None => lines.push(Line::styled("   (f, then Enter to answer)", hint)),
+                    }
+                }
+            }
+            lines.push(Line::raw(""));
+            let footer = match (app.verdict, &app.phase) {
+                (Verdict::Sent, _) => "sent; waiting for the architect".to_string(),
+                (_, Phase::AwaitingReview { .. }) => {
+                    "Ctrl-S send questions · Ctrl-R READY".to_string()
+                }
+                (_, phase) if phase.is_busy() => {
+                    "you can write questions while the architect works".to_string()
+                }
+                _ => String::new(),
+            };
+            lines.push(Line::styled(footer, Style::default().fg(p.accent)));
+        }
+    }
+    let scroll = selected_line.saturating_sub(inner.height.saturating_sub(3) as usize) as u16;
+    // The streams and the plan are drawn unwrapped so that the newest lines stay in view.
+    let mut paragraph = Paragraph::new(Text::from(lines)).scroll((scroll, 0));
+    if !matches!(
+        app.phase,
+        Phase::Reflecting | Phase::Planning { .. } | Phase::AwaitingPlanApproval
+    ) {
+        paragraph = paragraph.wrap(TextWrap { trim: false });
+    }
+    frame.render_widget(paragraph, inner);
+}
+
+fn draw_thinking(frame: &mut Frame, area: Rect, app: &App) {
+    let p = app.theme.palette;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(Style::default().fg(p.border))
+        .title(Span::styled(
+            " Thinking (t hides) ",
+            Style::default().fg(p.muted),
+        ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let text = if app.thinking.is_empty() {
+        "the reasoner sends no thinking stream"
+    } else {
+        app.thinking.as_str()
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines.len().saturating_sub(inner.height as usize);
+    let shown: Vec<Line> = lines[from..]
+        .iter()
+        .map(|l| Line::styled(l.to_string(), Style::default().fg(p.tail)))
+        .collect();
+    frame.render_widget(Paragraph::new(shown), inner);
+}
+
+fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
+    let p = app.theme.palette;
+    let base = Style::default().fg(p.status_fg).bg(p.status_bg);
+    let spinner = SPINNER[app.spinner % SPINNER.len()];
+    let mut left = String::new();
+    if let Some(section) = app.streaming_section() {
+        left.push_str(&format!(" {spinner} streaming {}", section.title()));
+    } else if app.is_streaming() {
+        left.push_str(&format!(" {spinner} {}", app.phase.label()));
+    } else if app.phase.is_busy() {
+        left.push_str(&format!(" {spinner} waiting for the reasoner"));
+    } else {
+        left.push_str(" idle");
+    }
+    if app.is_streaming() {
+        if let Some(tps) = app.metrics.tokens_per_sec {
+            left.push_str(&format!(" · {tps:.0} tok/s"));
+        }
+        if let Some(ttft) = app.metrics.ttft_ms {
+            left.push_str(&format!(" · first token {ttft} ms"));
+        }
+    }
+    if app.committing {
+        left.push_str(" · committing…");
+    }
+    if let Some(commit) = &app.last_commit {
+        left.push_str(&format!(" · commit {commit}"));
+    }
+    let help = if app.notice.is_some() {
+        "  ? help "
+    } else {
+        "? help · q quit "
+    };
+    let room =
+        (area.width as usize).saturating_sub(left.chars().count() + help.chars().count() + 3);
+    let right = match &app.notice {
+        Some(n) if n.chars().count() > room => {
+            let cut: String = n.chars().take(room.saturating_sub(1)).collect();
+            format!("{cut}…{help}")
+        }
+        Some(n) => format!("{n}{help}"),
+        None => help.to_string(),
+    };
+    let notice_style = if app.notice.is_some() {
+        base.fg(p.warning)
+    } else {
+        base
+    };
+    let pad = (area.width as usize).saturating_sub(left.chars().count() + right.chars().count());
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(left, base),
+            Span::styled(" ".repeat(pad), base),
+            Span::styled(right, notice_style),
+        ])),
+        area,
+    );
+}
+
+fn draw_summary(frame: &mut Frame, area: Rect, app: &App) {
+    let p = app.theme.palette;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(Style::default().fg(p.accent))
+        .title(Span::styled(
+            " Design finalized ",
+            Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+        ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let label = Style::default().fg(p.muted);
+    let mut lines = vec![
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled("  project   ", label),
+            Span::raw(app.info.project_dir.display().to_string()),
+        ]),
+        Line::from(vec![
+            Span::styled("  thread    ", label),
+            Span::raw(app.info.thread_id.clone()),
+        ]),
+        Line::from(vec![
+            Span::styled("  cycles    ", label),
+            Span::raw(app.cycle.to_string()),
+        ]),
+    ];
+    if let Some(commit) = &app.last_commit {
+        lines.push(Line::from(vec![
+            Span::styled("  commit    ", label),
+            Span::raw(commit.clone()),
+        ]));
+    }
+    if let Some(outcome) = &app.outcome {
+        lines.push(Line::from(vec![
+            Span::styled("  packet    ", label),
+            Span::styled(
+                outcome.packet_path.display().to_string(),
+                Style::default().fg(p.added).add_modifier(Modifier::BOLD),
+            ),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled("  subject   ", label),
+            Span::raw(format!("{} → U:Cd", outcome.subject)),
+        ]));
+    }
+    if let Some(warning) = &app.warning {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!("  ⚠ {warning}"),
+            Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+        ));
+    }
+    lines.push(Line::raw(""));
+    lines.push(section_title(&p, "  What next"));
+    lines.push(Line::raw(
+        "  • The design is in design/ and committed; the packet above carries all five",
+    ));
+    lines.push(Line::raw(
+        "    artifacts to the code director (U:Cd). Hand it on, e.g.:",
+    ));
+    if let Some(outcome) = &app.outcome {
+        lines.push(Line::styled(
+            format!("      cat {}", outcome.packet_path.display()),
+            Style::default().fg(p.accent),
+        ));
+    }
+    lines.push(Line::raw(format!(
+        "  • Read the design again later: volk open {}",
+        app.info.project_dir.display()
+    )));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "  Enter: back to the artifacts · q: quit",
+        Style::default().fg(p.accent),
+    ));
+    frame.render_widget(Paragraph::new(lines).wrap(TextWrap { trim: false }), inner);
+}
+
+/// A rectangle of `width` x `height` centred in `area`, clipped to it.
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn popup_block(p: &Palette, title: String, colour: ratatui::style::Color) -> Block<'static> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(Style::default().fg(colour))
+        .style(Style::default().bg(p.background).fg(p.foreground))
+        .title(Span::styled(
+            title,
+            Style::default().fg(colour).add_modifier(Modifier::BOLD),
+        ))
+}
+
+fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
+    let p = app.theme.palette;
+    let Some(popup) = &mut app.popup else { return };
+    match popup {
+        Popup::Help { scroll } => {
+            let rect = centered(area, 92, area.height.saturating_sub(2));
+            let mut lines = Vec::new();
+            for (group, keys) in HELP {
+                lines.push(section_title(&p, group));
+                for (key, what) in *keys {
+                    lines.push(Line::from(vec![
+                        Span::styled(format!("  {key:<16}"), Style::default().fg(p.accent)),
+                        Span::raw(*what),
+                    ]));
+                }
+                lines.push(Line::raw(""));
+            }
+            *scroll = (*scroll).min(lines.len().saturating_sub(1));
+            frame.render_widget(Clear, rect);
+            frame.render_widget(
+                Paragraph::new(lines)
+                    .wrap(TextWrap { trim: false })
+                    .block(popup_block(
+                        &p,
+                        " Keys (Esc closes, j/k scroll) ".into(),
+                        p.accent,
+                    ))
+                    .scroll((*scroll as u16, 0)),
+                rect,
+            );
+        }
+        Popup::Composer { target, editor } => {
+            let (title, context) = match target {
+                ComposerTarget::NewQuestion { anchor: Some(a) } => (
+                    " Question about this line ".to_string(),
+                    Some(format!(
+                        "{} line {}: {}",
+                        a.section.title(),
+                        a.line,
+                        a.quote.trim()
+                    )),
+                ),
+                ComposerTarget::NewQuestion { anchor: None } => {
+                    (" New question ".to_string(), None)
+                }
+                ComposerTarget::EditQuestion(i) => (format!(" Edit question {} ", *i + 1), None),
+                ComposerTarget::Answer { question } => {
+                    (" Your answer ".to_string(), Some(question.clone()))
+                }
+                ComposerTarget::Steer => (" Steer the next plan attempt ".to_string(), None),
+            };
+            let height = 10u16 + u16::from(context.is_some()) * 2;
+            let rect = centered(area, area.width.saturating_sub(8).min(100), height);
+            frame.render_widget(Clear, rect);
+            let block = popup_block(&p, title, p.accent).title_bottom(Line::styled(
+                " Enter add · Ctrl-J newline · Esc close (kept) ",
+                Style::default().fg(p.muted),
+            ));
+            let inner = block.inner(rect);
+            frame.render_widget(block, rect);
+            let mut editor_area = inner;
+            if let Some(context) = context {
+                let [ctx, rest] =
+                    Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(inner);
+                frame.render_widget(
+                    Paragraph::new(Line::styled(
+                        context,
+                        Style::default().fg(p.muted).add_modifier(Modifier::ITALIC),
+                    ))
+                    .wrap(TextWrap { trim: true }),
+                    ctx,
+                );
+                editor_area = rest;
+            }
+            editor.set_style(Style::default().fg(p.foreground).bg(p.background));
+            editor.set_cursor_line_style(Style::default());
+            frame.render_widget(&**editor, editor_area);
+        }
+        Popup::Search { query } => {
+            let rect = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1);
+            frame.render_widget(Clear, rect);
+            frame.render_widget(
+                Paragraph::new(Line::from(vec![
+                    Span::styled("/", Style::default().fg(p.accent)),
+                    Span::raw(query.clone()),
+                    Span::styled("▍", Style::default().fg(p.accent)),
+                ]))
+                .style(Style::default().bg(p.status_bg).fg(p.status_fg)),
+                rect,
+            );
+        }
+        Popup::ConfirmReady => {
+            let unsent = app.draft.questions.len();
+            let mut lines = vec![
+                Line::raw("Answer READY: the design is good to finalize."),
+                Line::raw("The architect reflects once, then writes the final design"),
+                Line::raw("and the implement packet for the code director."),
+            ];
+            if unsent > 0 {
+                lines.push(Line::styled(
+                    format!("{unsent} unsent question(s) stay in your draft, unsent."),
+                    Style::default().fg(p.warning),
+                ));
+            }
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "y / Enter: READY · Esc: back",
+                Style::default().fg(p.accent),
+            ));
+            let rect = centered(area, 64, lines.len() as u16 + 2);
+            frame.render_widget(Clear, rect);
+            frame.render_widget(
+                Paragraph::new(lines).block(popup_block(&p, " READY? ".into(), p.accent)),
+                rect,
+            );
+        }
+        Popup::ConfirmQuit { reason } => {
+            let lines = vec![
+                Line::raw(reason.clone()),
+                Line::raw(""),
+                Line::styled(
+                    "y / Enter: quit · n / Esc: stay",
+                    Style::default().fg(p.accent),
+                ),
+            ];
+            let rect = centered(area, 64, 5);
+            frame.render_widget(Clear, rect);
+            frame.render_widget(
+                Paragraph::new(lines)
+                    .wrap(TextWrap { trim: true })
+                    .block(popup_block(&p, " Quit? ".into(), p.warning)),
+                rect,
+            );
+        }
+        Popup::Diff {
+            section,
+            lines,
+            scroll,
+        } => {
+            let rect = centered(
+                area,
+                area.width.saturating_sub(4),
+                area.height.saturating_sub(2),
+            );
+            frame.render_widget(Clear, rect);
+            let shown: Vec<Line> = lines
+                .iter()
+                .skip(*scroll)
+                .take(rect.height as usize)
+                .map(|l| {
+                    let (sign, style) = match l.kind {
+                        DiffKind::Same => ("  ", Style::default().fg(p.foreground)),
+                        DiffKind::Added => ("+ ", Style::default().fg(p.added)),
+                        DiffKind::Removed => ("- ", Style::default().fg(p.removed)),
+                        DiffKind::Gap => ("  ", Style::default().fg(p.muted)),
+                    };
+                    Line::styled(format!("{sign}{}", l.text), style)
+                })
+                .collect();
+            let body = if shown.is_empty() {
+                vec![Line::styled(
+                    "no change since the previous cycle",
+                    Style::default().fg(p.muted),
+                )]
+            } else {
+                shown
+            };
+            let added = lines.iter().filter(|l| l.kind == DiffKind::Added).count();
+            let removed = lines.iter().filter(|l| l.kind == DiffKind::Removed).count();
+            frame.render_widget(
+                Paragraph::new(body).block(
+                    popup_block(
+                        &p,
+                        format!(
+                            " {} · changes since the previous cycle (+{added} −{removed}) ",
+                            section.title()
+                        ),
+                        p.accent,
+                    )
+                    .title_bottom(Line::styled(
+                        " j/k PgUp/PgDn scroll · Esc close ",
+                        Style::default().fg(p.muted),
+                    )),
+                ),
+                rect,
+            );
+        }
+        Popup::History { commits, selected } => {
+            let rect = centered(area, 72, area.height.saturating_sub(6).min(20));
+            frame.render_widget(Clear, rect);
+            let lines: Vec<Line> = match commits {
+                None => vec![Line::styled(
+                    "reading the history…",
+                    Style::default().fg(p.muted),
+                )],
+                Some(list) if list.is_empty() => {
+                    vec![Line::styled("no commits yet", Style::default().fg(p.muted))]
+                }
+                Some(list) => list
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let style = if i == *selected {
+                            Style::default().bg(p.selection)
+                        } else {
+                            Style::default()
+                        };
+                        Line::from(vec![
+                            Span::styled(format!("{} ", c.short_id), Style::default().fg(p.accent)),
+                            Span::styled(c.summary.clone(), style),
+                        ])
+                    })
+                    .collect(),
+            };
+            frame.render_widget(
+                Paragraph::new(lines).block(
+                    popup_block(&p, " Cycles (commits) ".into(), p.accent).title_bottom(
+                        Line::styled(
+                            " Enter open read-only · Esc close ",
+                            Style::default().fg(p.muted),
+                        ),
+                    ),
+                ),
+                rect,
+            );
+        }
+        Popup::Error { message, retryable } => {
+            let mut lines = vec![Line::raw(message.clone()), Line::raw("")];
+            let keys = if *retryable {
+                "r: retry · Esc: close · q: quit"
+            } else {
+                "Esc: close · q: quit"
+            };
+            lines.push(Line::styled(keys, Style::default().fg(p.accent)));
+            let rect = centered(area, 70, 8);
+            frame.render_widget(Clear, rect);
+            frame.render_widget(
+                Paragraph::new(lines)
+                    .wrap(TextWrap { trim: true })
+                    .block(popup_block(&p, " The reasoner failed ".into(), p.error)),
+                rect,
+            );
+        }
+    }
+}

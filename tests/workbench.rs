@@ -1,0 +1,606 @@
+//! The workbench: screens drawn on ratatui's TestBackend and compared with insta
+//! snapshots, the draft surviving a restart, and `volk demo` driven end to end in tmux.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use volk::design::parser::parse;
+use volk::design::{Artifacts, Section};
+use volk::reasoner::offline::draft;
+use volk::reasoner::{Brief, Purpose, StreamEvent};
+use volk::tui::app::{App, SessionInfo};
+use volk::tui::event::{AppEvent, Phase};
+use volk::tui::theme::Theme;
+use volk::tui::view;
+
+fn brief() -> Brief {
+    Brief {
+        task_summary: "A command-line reading log that tracks books in SQLite".into(),
+        project_name: "bookshelf".into(),
+        requirements: "1. Register a book with title and author\n2. Record a reading session\n3. Show progress per book".into(),
+        nfrs: vec!["Every command answers in under 200 ms".into()],
+        cycle: 1,
+        ..Brief::default()
+    }
+}
+
+fn info() -> SessionInfo {
+    SessionInfo {
+        project_name: "bookshelf".into(),
+        project_dir: PathBuf::from("/work/space/bookshelf"),
+        thread_id: "demo-bookshelf".into(),
+        max_cycles: 99,
+        reasoner: "offline".into(),
+        model: "drafter".into(),
+    }
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.on_key(key(KeyCode::Char(c)));
+    }
+}
+
+fn screen(app: &mut App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| view::draw(f, app)).unwrap();
+    terminal.backend().to_string()
+}
+
+/// Splits `text` into pieces of about `size` bytes on character boundaries (a
+/// stream's text events are whole characters).
+fn pieces(text: &str, size: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + size).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        out.push(&text[start..end]);
+        start = end;
+    }
+    out
+}
+
+fn stream(app: &mut App, call: u64, purpose: Purpose, text: &str) {
+    for chunk in pieces(text, 37) {
+        app.on_app_event(AppEvent::Delta {
+            call,
+            purpose,
+            event: StreamEvent::Text { text: chunk.into() },
+        });
+    }
+}
+
+/// An app that has finished cycle 1 and waits for the review.
+fn reviewing() -> (App, Artifacts) {
+    let mut app = App::new(info(), Theme::dark());
+    let text = draft(Purpose::Design, &brief());
+    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    stream(&mut app, 1, Purpose::Design, &text);
+    let artifacts = parse(&text);
+    app.on_app_event(AppEvent::CycleReady {
+        cycle: 1,
+        artifacts: artifacts.clone(),
+        changed: Section::ALL.to_vec(),
+    });
+    app.on_app_event(AppEvent::Committed {
+        cycle: 1,
+        short_id: "c0ffee1".into(),
+    });
+    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
+    (app, artifacts)
+}
+
+#[test]
+fn streaming_in_progress() {
+    let mut app = App::new(info(), Theme::dark());
+    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    app.on_app_event(AppEvent::Metrics {
+        ttft_ms: Some(420),
+        tokens_per_sec: Some(85.0),
+    });
+    let text = draft(Purpose::Design, &brief());
+    let cut = text.find("## Data flow").unwrap() + 31;
+    stream(&mut app, 1, Purpose::Design, &text[..cut]);
+    let shot = screen(&mut app, 100, 28);
+    assert!(shot.contains("streaming Architecture"), "{shot}");
+    insta::assert_snapshot!("streaming", shot);
+
+    // Only complete lines are committed; the unfinished one is the tail.
+    let doc = &app.docs[0];
+    assert!(doc.lines().iter().any(|l| l.contains("Store")));
+    assert_eq!(doc.tail(), "Cli -> handler ->");
+}
+
+#[test]
+fn streamed_tabs_equal_the_finished_cycle() {
+    let text = draft(Purpose::Design, &brief());
+    let whole = parse(&text);
+    for chunk in [1usize, 7, 64, 333] {
+        let mut app = App::new(info(), Theme::dark());
+        for (i, piece) in pieces(&text, chunk).into_iter().enumerate() {
+            app.on_app_event(AppEvent::Delta {
+                call: 1,
+                purpose: Purpose::Design,
+                event: StreamEvent::Text { text: piece.into() },
+            });
+            if i % 5 == 0 {
+                app.sync_stream();
+            }
+        }
+        app.on_app_event(AppEvent::Delta {
+            call: 1,
+            purpose: Purpose::Design,
+            event: StreamEvent::Finished { stop_reason: None },
+        });
+        for section in Section::ALL {
+            let streamed = app.docs[section.index()].text();
+            let tail = app.docs[section.index()].tail().to_string();
+            let joined = if tail.is_empty() {
+                streamed
+            } else {
+                format!("{streamed}\n{tail}")
+            };
+            assert_eq!(
+                joined.trim_end(),
+                whole.get(section),
+                "{section:?} with chunks of {chunk}"
+            );
+        }
+    }
+}
+
+#[test]
+fn review_with_questions() {
+    let (mut app, _) = reviewing();
+    app.on_key(key(KeyCode::Char('a')));
+    typed(&mut app, "Which table holds the reading sessions?");
+    app.on_key(key(KeyCode::Enter));
+    app.on_key(key(KeyCode::Char('4')));
+    app.on_key(key(KeyCode::Char('j')));
+    app.on_key(key(KeyCode::Char('c')));
+    typed(&mut app, "Should this return a value?");
+    app.on_key(key(KeyCode::Enter));
+    app.on_key(key(KeyCode::Char('f')));
+    for _ in 0..2 {
+        app.on_key(key(KeyCode::Down));
+    }
+    app.on_key(key(KeyCode::Enter));
+    typed(&mut app, "Print it on stderr");
+    app.on_key(key(KeyCode::Enter));
+    let shot = screen(&mut app, 130, 32);
+    assert!(shot.contains("Your questions (2)"), "{shot}");
+    assert!(shot.contains("Print it on stderr"), "{shot}");
+    insta::assert_snapshot!("review", shot);
+}
+
+#[test]
+fn diff_view() {
+    let (mut app, first) = reviewing();
+    let mut b = brief();
+    b.cycle = 2;
+    b.questions = vec!["Which table holds the reading sessions?".into()];
+    let text = draft(Purpose::Update, &b);
+    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 2 }));
+    stream(&mut app, 2, Purpose::Update, &text);
+    let second = parse(&text);
+    let changed = second.changed_since(&first);
+    app.on_app_event(AppEvent::CycleReady {
+        cycle: 2,
+        artifacts: second,
+        changed,
+    });
+    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 2 }));
+    app.on_key(key(KeyCode::Char('d')));
+    let shot = screen(&mut app, 100, 30);
+    assert!(shot.contains("changes since the previous cycle"), "{shot}");
+    insta::assert_snapshot!("diff", shot);
+}
+
+#[test]
+fn help() {
+    let (mut app, _) = reviewing();
+    app.on_key(key(KeyCode::Char('?')));
+    insta::assert_snapshot!("help", screen(&mut app, 100, 48));
+}
+
+#[test]
+fn error_popup() {
+    let (mut app, _) = reviewing();
+    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 2 }));
+    app.on_app_event(AppEvent::Error {
+        message: "HTTP 503 from http://127.0.0.1:8080/v1/chat/completions: overloaded".into(),
+        retryable: true,
+    });
+    let shot = screen(&mut app, 100, 28);
+    assert!(shot.contains("r: retry"), "{shot}");
+    insta::assert_snapshot!("error", shot);
+}
+
+#[test]
+fn summary() {
+    let (mut app, _) = reviewing();
+    app.on_key(ctrl('r'));
+    app.on_key(key(KeyCode::Char('y')));
+    app.on_app_event(AppEvent::PacketWritten {
+        path: PathBuf::from("/work/space/bookshelf/.volk/outbox/implement-0001.json"),
+        subject: "implement".into(),
+    });
+    app.on_app_event(AppEvent::Phase(Phase::Finalized));
+    let shot = screen(&mut app, 100, 24);
+    assert!(shot.contains("implement-0001.json"), "{shot}");
+    insta::assert_snapshot!("summary", shot);
+}
+
+#[test]
+fn too_small_terminal() {
+    let (mut app, _) = reviewing();
+    let shot = screen(&mut app, 40, 10);
+    assert!(shot.contains("needs a larger terminal"), "{shot}");
+    insta::assert_snapshot!("too_small", shot);
+    // Growing again draws the workbench.
+    assert!(screen(&mut app, 100, 30).contains("Review"));
+}
+
+#[test]
+fn every_theme_draws_the_review_screen() {
+    for name in volk::tui::theme::built_in_names() {
+        let (mut app, _) = reviewing();
+        app.theme = Theme::load(name).unwrap();
+        assert!(screen(&mut app, 120, 30).contains("Architecture"));
+    }
+}
+
+// ----- the binary -----
+
+fn volk() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_volk"));
+    let config = tempfile::tempdir().unwrap().keep();
+    cmd.env("VOLK_CONFIG_DIR", config)
+        .env_remove("VOLK_REASONER")
+        .env_remove("VOLK_WORKSPACE");
+    cmd
+}
+
+#[test]
+fn unknown_theme_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = volk()
+        .args(["demo", "--theme", "neon", "--workspace"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("volk: "), "{stderr}");
+    assert!(stderr.contains("neon"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn missing_design_input_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = volk()
+        .args(["design", "no-such-scope.json", "--workspace"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no-such-scope.json"), "{stderr}");
+}
+
+#[test]
+fn open_refuses_a_directory_volk_did_not_create() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = volk().arg("open").arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(".volk"), "{stderr}");
+}
+
+// ----- end to end in tmux -----
+
+struct Tmux {
+    socket: PathBuf,
+    session: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(
+            &self
+                .run(&["capture-pane", "-p", "-t", &self.session])
+                .stdout,
+        )
+        .into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.session.as_str()];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    fn literal(&self, text: &str) {
+        self.run(&["send-keys", "-t", &self.session, "-l", text]);
+    }
+
+    fn wait_for(&self, what: &str, timeout: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(what) {
+                return screen;
+            }
+            if start.elapsed() > timeout {
+                panic!("waited {timeout:?} for {what:?}; the screen shows:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn outbox_packets(project: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(project.join(".volk").join("outbox"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn demo_end_to_end_in_tmux() {
+    if !tmux_available() {
+        eprintln!(
+            "SKIPPED demo_end_to_end_in_tmux: tmux is not installed (apt-get install -y tmux)"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    let tmux = Tmux {
+        socket: dir.path().join("tmux.sock"),
+        session: "volk-e2e".into(),
+    };
+    let command = format!(
+        "VOLK_CONFIG_DIR={} VOLK_LOG={} {} demo --workspace {}; echo VOLK-EXITED-$?; sleep 30",
+        config.display(),
+        dir.path().join("volk.log").display(),
+        env!("CARGO_BIN_EXE_volk"),
+        workspace.display()
+    );
+    let out = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        &tmux.session,
+        "-x",
+        "140",
+        "-y",
+        "40",
+        &command,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The tabs fill live, then cycle 1 waits for the review.
+    tmux.wait_for("streaming", Duration::from_secs(10));
+    tmux.wait_for("your review", Duration::from_secs(30));
+    let project = workspace.join("bookshelf");
+    assert!(project.join("design").join("architecture.md").is_file());
+
+    // Add a question; the draft is on disk before anything is sent.
+    tmux.keys(&["a"]);
+    tmux.wait_for("New question", Duration::from_secs(5));
+    tmux.literal("How are reading sessions stored?");
+    let draft_path = project.join(".volk").join("draft.json");
+    let start = Instant::now();
+    loop {
+        let saved = std::fs::read_to_string(&draft_path).unwrap_or_default();
+        if saved.contains("How are reading sessions stored?") {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "draft not saved: {saved}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Your questions (1)", Duration::from_secs(5));
+
+    // Send: cycle 2 streams and waits for the review.
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("cycle 2/", Duration::from_secs(10));
+    tmux.wait_for("your review", Duration::from_secs(30));
+    let arch = std::fs::read_to_string(project.join("design").join("architecture.md")).unwrap();
+    assert!(arch.contains("How are reading sessions stored?"), "{arch}");
+
+    // An unsent question, then quit: volk asks first, and the draft stays on disk.
+    tmux.keys(&["a"]);
+    tmux.wait_for("New question", Duration::from_secs(5));
+    tmux.literal("An unsent thought");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Your questions (1)", Duration::from_secs(5));
+    tmux.keys(&["q"]);
+    tmux.wait_for("Quit?", Duration::from_secs(5));
+    tmux.keys(&["y"]);
+    let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(10));
+    assert!(end.contains("VOLK-EXITED-0"), "{end}");
+    assert!(end.contains(&workspace.display().to_string()), "{end}");
+    let saved = std::fs::read_to_string(&draft_path).unwrap();
+    assert!(saved.contains("An unsent thought"), "{saved}");
+
+    // `volk open` restores the session and the draft.
+    let open = format!(
+        "VOLK_CONFIG_DIR={} VOLK_LOG={} {} open {}; echo VOLK-OPEN-EXITED-$?; sleep 30",
+        config.display(),
+        dir.path().join("volk.log").display(),
+        env!("CARGO_BIN_EXE_volk"),
+        project.display()
+    );
+    tmux.run(&["respawn-pane", "-k", "-t", &tmux.session, &open]);
+    tmux.wait_for("An unsent thought", Duration::from_secs(10));
+    tmux.wait_for("cycle 2/", Duration::from_secs(5));
+
+    // READY, confirmed; the loop finalizes and shows the summary.
+    tmux.keys(&["C-r"]);
+    tmux.wait_for("READY?", Duration::from_secs(5));
+    tmux.keys(&["y"]);
+    let mut summary = String::new();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        let screen = tmux.screen();
+        if screen.contains("Design finalized") {
+            summary = screen;
+            break;
+        }
+        if screen.contains("Enter: finalize") {
+            tmux.keys(&["Enter"]);
+        } else if screen.contains("y: approve") {
+            tmux.keys(&["y"]);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(summary.contains("Design finalized"), "{}", tmux.screen());
+    assert!(summary.contains("outbox"), "{summary}");
+
+    let packets = outbox_packets(&project);
+    let implement = packets
+        .iter()
+        .find(|p| {
+            std::fs::read_to_string(p)
+                .map(|t| t.contains("\"implement\""))
+                .unwrap_or(false)
+        })
+        .unwrap_or_else(|| panic!("no implement packet in {packets:?}"));
+    let packet: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(implement).unwrap()).unwrap();
+    assert_eq!(packet["header"]["to_agent"], "U:Cd");
+    let commits = volk::project::git::log(&project).unwrap();
+    assert!(commits.len() >= 2, "{commits:?}");
+
+    tmux.keys(&["q"]);
+    let end = tmux.wait_for("VOLK-OPEN-EXITED-", Duration::from_secs(10));
+    assert!(end.contains("VOLK-OPEN-EXITED-0"), "{end}");
+    assert!(end.contains("implement packet"), "{end}");
+}
+
+#[test]
+fn composer_open() {
+    let (mut app, _) = reviewing();
+    app.on_key(key(KeyCode::Char('a')));
+    typed(&mut app, "How are reading sessions stored?");
+    let shot = screen(&mut app, 100, 30);
+    assert!(shot.contains("New question"), "{shot}");
+    insta::assert_snapshot!("composer", shot);
+}
+
+#[test]
+fn history_opens_an_older_cycle_read_only() {
+    use volk::project::git::CommitInfo;
+    use volk::tui::event::Intent;
+    let (mut app, first) = reviewing();
+    app.on_key(key(KeyCode::Char('h')));
+    assert_eq!(app.take_intents(), vec![Intent::LoadHistory]);
+    app.on_app_event(AppEvent::History(vec![
+        CommitInfo {
+            id: "b".repeat(40),
+            short_id: "bbbbbbb".into(),
+            summary: "design cycle 2".into(),
+            time: 0,
+        },
+        CommitInfo {
+            id: "a".repeat(40),
+            short_id: "aaaaaaa".into(),
+            summary: "design cycle 1".into(),
+            time: 0,
+        },
+    ]));
+    assert!(screen(&mut app, 100, 30).contains("design cycle 1"));
+    app.on_key(key(KeyCode::Down));
+    app.on_key(key(KeyCode::Enter));
+    let intents = app.take_intents();
+    assert!(
+        matches!(&intents[..], [Intent::LoadCommit { short_id, .. }] if short_id == "aaaaaaa"),
+        "{intents:?}"
+    );
+    let mut old = first.clone();
+    old.architecture = "the first draft".into();
+    app.on_app_event(AppEvent::OldCycle {
+        short_id: "aaaaaaa".into(),
+        summary: "design cycle 1".into(),
+        artifacts: old,
+    });
+    let shot = screen(&mut app, 100, 30);
+    assert!(shot.contains("read-only"), "{shot}");
+    assert!(shot.contains("the first draft"), "{shot}");
+    app.on_key(key(KeyCode::Esc));
+    let shot = screen(&mut app, 100, 30);
+    assert!(!shot.contains("the first draft"), "{shot}");
+}
+
+#[test]
+fn mouse_clicks_a_tab_and_the_wheel_scrolls() {
+    use ratatui::crossterm::event::{Event, MouseButton, MouseEvent, MouseEventKind};
+    let (mut app, _) = reviewing();
+    screen(&mut app, 100, 30);
+    let tab = app.areas.tabs[2];
+    app.on_terminal_event(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: tab.x + 1,
+        row: tab.y,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert_eq!(app.tab, 2);
+    app.select_tab(0);
+    app.on_terminal_event(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: 5,
+        row: 5,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert_eq!(app.views[0].top, 3);
+}
