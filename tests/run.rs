@@ -194,6 +194,27 @@ fn examples_1_2_3_design_questions_ready() {
         "A simple task manager for personal use"
     );
     assert_eq!(payload["forced"], false);
+    // The reflection pass (default questions) answered on stderr, and nowhere else.
+    assert!(
+        r3.stderr()
+            .contains("[U:Ar] reflection before finalizing (3 question(s))"),
+        "{}",
+        r3.stderr()
+    );
+    let answers_marker = "Verdict: drafted offline";
+    assert!(r3.stderr().contains(answers_marker));
+    let journal_text = std::fs::read_to_string(project.join(".volk/journal.jsonl")).unwrap();
+    assert!(
+        !journal_text.contains(answers_marker),
+        "reflection answers leaked into the journal"
+    );
+    for entry in std::fs::read_dir(project.join("design")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(
+            !text.contains(answers_marker),
+            "reflection answers leaked into design/"
+        );
+    }
     let plan = &payload["execution_plan"];
     assert!(
         plan["stages"].as_array().is_some_and(|s| !s.is_empty()),
@@ -507,6 +528,16 @@ mod interactive {
                 .any(|e| matches!(e, Event::Committed { cycle: 2, .. }))
         );
         handle.send(Command::Ready);
+        // The default reflection questions apply: the answers are shown, the person finalizes.
+        let seen = until(&mut events, "reflection", |e| {
+            matches!(e, Event::Phase(Phase::AwaitingFinalize))
+        })
+        .await;
+        assert!(
+            seen.iter()
+                .any(|e| matches!(e, Event::Reflection { questions, .. } if !questions.is_empty()))
+        );
+        handle.send(Command::Finalize);
         until(&mut events, "plan approval", |e| {
             matches!(e, Event::Phase(Phase::AwaitingPlanApproval))
         })

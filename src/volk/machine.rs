@@ -679,10 +679,9 @@ impl Architect {
                 attempt: attempt + 1,
             };
             let mut brief = self.session.brief(Purpose::Plan);
-            brief.plan_feedback.push(format!(
-                "The previous plan did not compile:\n{}",
-                check.diagnostics_human
-            ));
+            brief
+                .plan_feedback
+                .extend(check.repair_notes.iter().cloned());
             self.call(Purpose::Plan, brief, fx);
             return;
         }

@@ -1,13 +1,12 @@
 //! The execution-plan step of finalization: the prompt that asks for a plan, and the
-//! check of what came back.
+//! compiler's verdict on what came back (see `crate::plan`).
 
-use std::fmt::Write as _;
-
+use crate::plan::{self, KindRegistry};
 use crate::reasoner::Brief;
-use crate::volk::prompts::{design_text, render};
 use crate::volk::session::PlanState;
 
-const PLAN: &str = "Write the execution plan that implements the finalized design below, as one JSON object {\"goal\", \"stages\", \"edges\"} and nothing else.\n{{feedback}}\n# The design\n\n{{current_design}}\n";
+/// The name diagnostics give the plan source.
+const SOURCE_NAME: &str = "execution_plan.json";
 
 /// The outcome of checking a plan reply, as shown to the person.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,76 +15,108 @@ pub struct PlanCheck {
     pub source: Option<String>,
     pub ok: bool,
     pub error_count: usize,
+    /// rustc-style diagnostics with snippets, no colour.
     pub diagnostics_human: String,
+    /// One line per diagnostic, fed back to the reasoner for a repair.
+    pub repair_notes: Vec<String>,
+    /// The stage graph, when the JSON had the plan's shape.
     pub graph: Vec<String>,
 }
 
-/// The prompt for a plan attempt: notes from the person and compiler diagnostics first.
-pub fn prompt(brief: &Brief, plan: &PlanState) -> String {
-    let mut feedback = String::new();
-    for note in &plan.notes {
-        let _ = writeln!(
-            feedback,
-            "\nSteering from the person (it wins over your own choices): {note}"
-        );
-    }
-    for extra in &brief.plan_feedback {
-        if !plan.notes.contains(extra) {
-            let _ = writeln!(feedback, "\n{extra}");
-        }
-    }
-    let current = brief.current.as_ref().map(design_text).unwrap_or_default();
-    render(
-        PLAN,
-        &[("feedback", &feedback), ("current_design", &current)],
-    )
+/// The prompt for a plan attempt: the person's notes first, then the compiler's findings
+/// on the previous attempt.
+pub fn prompt(brief: &Brief, state: &PlanState) -> String {
+    let mut feedback: Vec<String> = state
+        .notes
+        .iter()
+        .map(|note| format!("Note from the person: {note}"))
+        .collect();
+    feedback.extend(
+        brief
+            .plan_feedback
+            .iter()
+            .filter(|f| !state.notes.contains(f))
+            .cloned(),
+    );
+    let design = brief.current.clone().unwrap_or_default();
+    plan::plan_prompt(&design, &KindRegistry::builtin(), &[], &feedback)
 }
 
-/// Extracts and checks the plan in a reply.
+/// Extracts the plan from a reply and compiles it.
 pub fn check(reply: &str) -> PlanCheck {
-    let Some(source) = extract_json(reply) else {
+    let Some(source) = plan::extract_json(reply) else {
+        let message =
+            "the reply contains no JSON object: answer with the plan inside a ```json fence";
         return PlanCheck {
             source: None,
             ok: false,
             error_count: 1,
-            diagnostics_human: "error: the reply contains no JSON object".into(),
+            diagnostics_human: format!("error: {message}"),
+            repair_notes: vec![message.to_string()],
             graph: Vec::new(),
         };
     };
-    match serde_json::from_str::<serde_json::Value>(source) {
-        Ok(value) if value.get("stages").is_some_and(|s| s.is_array()) => PlanCheck {
-            source: Some(source.to_string()),
-            ok: true,
-            error_count: 0,
-            diagnostics_human: String::new(),
-            graph: Vec::new(),
-        },
-        Ok(_) => PlanCheck {
-            source: Some(source.to_string()),
-            ok: false,
-            error_count: 1,
-            diagnostics_human: "error: the plan has no `stages` array".into(),
-            graph: Vec::new(),
-        },
-        Err(e) => PlanCheck {
-            source: Some(source.to_string()),
-            ok: false,
-            error_count: 1,
-            diagnostics_human: format!("error: invalid JSON: {e}"),
-            graph: Vec::new(),
-        },
+    let compiled = plan::compile(source, &KindRegistry::builtin(), &[]);
+    PlanCheck {
+        source: Some(source.to_string()),
+        ok: compiled.valid_plan().is_some(),
+        error_count: compiled.error_count(),
+        diagnostics_human: plan::render_human(SOURCE_NAME, source, &compiled.diagnostics),
+        repair_notes: plan::repair_notes(&compiled.diagnostics),
+        graph: compiled.plan.as_ref().map(plan::draw).unwrap_or_default(),
     }
 }
 
-/// The JSON in a reply: a fenced block, else the outermost `{ … }`.
-pub fn extract_json(reply: &str) -> Option<&str> {
-    if let Some(start) = reply.find("```json") {
-        let body = &reply[start + 7..];
-        if let Some(end) = body.find("```") {
-            return Some(body[..end].trim());
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reasoner::Purpose;
+    use crate::reasoner::offline::draft;
+
+    #[test]
+    fn the_offline_plan_compiles_and_draws() {
+        let brief = Brief {
+            task_summary: "Build a task CLI".into(),
+            requirements: "1. Add tasks\n2. List tasks".into(),
+            ..Brief::default()
+        };
+        let design = crate::design::parser::parse(&draft(Purpose::Design, &brief));
+        let brief = Brief {
+            current: Some(design),
+            ..brief
+        };
+        let check = check(&draft(Purpose::Plan, &brief));
+        assert!(check.ok, "{}", check.diagnostics_human);
+        assert!(!check.graph.is_empty());
     }
-    let start = reply.find('{')?;
-    let end = reply.rfind('}')?;
-    (end > start).then(|| &reply[start..=end])
+
+    #[test]
+    fn a_broken_plan_gives_repair_notes_with_codes() {
+        let check = check("```json\n{\"goal\": \"x\", \"stages\": [], \"edges\": []}\n```");
+        assert!(!check.ok);
+        assert!(!check.repair_notes.is_empty());
+        let none = super::check("no json here");
+        assert!(!none.ok && none.source.is_none());
+    }
+
+    #[test]
+    fn notes_come_first_in_the_prompt() {
+        let state = PlanState {
+            notes: vec!["one stage per module".into()],
+            ..PlanState::default()
+        };
+        let brief = Brief {
+            plan_feedback: vec![
+                "one stage per module".into(),
+                "P010 at 3:5: bad edge".into(),
+            ],
+            ..Brief::default()
+        };
+        let p = prompt(&brief, &state);
+        let note = p
+            .find("Note from the person: one stage per module")
+            .unwrap();
+        let finding = p.find("P010 at 3:5").unwrap();
+        assert!(note < finding);
+    }
 }

@@ -403,16 +403,55 @@ async fn run_call(
     CallOutcome { input, metrics }
 }
 
-/// The monorepo context for a design prompt, and the symbols it names.
+/// The monorepo context for a design prompt, and which word matched which symbol.
+/// Never fails: without a root (none given, no repository around) there is no context.
 fn gather_context(root: Option<&Path>, text: &str) -> (String, Vec<String>) {
-    let _ = (root, text);
-    (String::new(), Vec::new())
+    let Some(root) = crate::context::resolve_root(root) else {
+        return (String::new(), Vec::new());
+    };
+    let report = crate::context::build_context(&root, text);
+    let symbols = report
+        .matches
+        .iter()
+        .filter(|m| !matches!(m.shown, crate::context::Shown::Omitted))
+        .map(|m| {
+            format!(
+                "{} -> {} {} ({}:{}-{})",
+                m.written,
+                m.kind.label(),
+                m.symbol,
+                m.file,
+                m.start_line,
+                m.end_line
+            )
+        })
+        .collect();
+    (report.section, symbols)
 }
 
 /// The reflection questions for the architect; `Ok(None)` when reflection is off.
+/// Without a config path the default questions apply.
 fn load_reflection(path: Option<&Path>) -> Result<Option<Vec<String>>, String> {
-    let _ = path;
-    Ok(None)
+    let fallback;
+    let path = match path {
+        Some(path) => path,
+        None => {
+            fallback = std::env::current_dir()
+                .map_err(|e| e.to_string())?
+                .join(".prd_plugin")
+                .join("config.json");
+            &fallback
+        }
+    };
+    crate::reflection::architect_questions(path)
+        .map(|selected| {
+            selected.map(|qs| {
+                qs.into_iter()
+                    .map(|q| format!("[{}] {}", q.id, q.text))
+                    .collect()
+            })
+        })
+        .map_err(|e| e.to_string())
 }
 
 /// Drives `architect` from `first` until it waits. With `commands`, it keeps going
