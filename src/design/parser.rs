@@ -7,21 +7,118 @@
 
 use crate::design::{Artifacts, Section};
 
-/// Incremental section parser. Works on bytes so a chunk may end mid-character.
+/// Where each section's text lies in the input: runs of bytes between markers.
+/// Lines are classified as they complete; text between two markers is never copied
+/// until someone asks for it, so the parser costs one newline scan and a first-byte
+/// check per line.
 #[derive(Debug, Default, Clone)]
-pub struct SectionParser {
-    /// Bytes of the unfinished last line.
-    pending: Vec<u8>,
-    /// Raw (untrimmed) bytes of each section, complete lines only.
-    raw: [Vec<u8>; 5],
+struct Scanner {
+    /// Closed runs `(section, start, end)` in input order.
+    runs: Vec<(Section, usize, usize)>,
     current: Option<Section>,
+    /// Where the current section's open run starts.
+    run_start: usize,
     fence: Option<Fence>,
+}
+
+impl Scanner {
+    /// Classifies the complete lines of `bytes[from..]`; returns where the unfinished
+    /// last line starts.
+    fn scan(&mut self, bytes: &[u8], from: usize) -> usize {
+        let mut line_start = from;
+        for nl in memchr::memchr_iter(b'\n', &bytes[from..]) {
+            let end = from + nl + 1;
+            self.line(bytes, line_start, end);
+            line_start = end;
+        }
+        line_start
+    }
+
+    fn line(&mut self, bytes: &[u8], start: usize, end: usize) {
+        let line = &bytes[start..end];
+        let first = line.first().copied().unwrap_or(b'\n');
+        if !INTERESTING[first as usize] {
+            return;
+        }
+        if let Some(fence) = self.fence {
+            if closes_fence(line, fence) {
+                self.fence = None;
+            }
+            return;
+        }
+        if let Some(fence) = opens_fence(line) {
+            self.fence = Some(fence);
+            return;
+        }
+        if let Some((section, rest)) = marker(line) {
+            self.close(start);
+            self.current = Some(section);
+            self.run_start = end - rest.len();
+        }
+    }
+
+    fn close(&mut self, at: usize) {
+        if let Some(section) = self.current
+            && at > self.run_start
+        {
+            self.runs.push((section, self.run_start, at));
+        }
+    }
+
+    /// Appends the bytes of `section` up to `upto` to `out`.
+    fn collect(&self, bytes: &[u8], section: Section, upto: usize, out: &mut Vec<u8>) {
+        for &(s, a, b) in &self.runs {
+            if s == section {
+                out.extend_from_slice(&bytes[a..b]);
+            }
+        }
+        if self.current == Some(section) && upto > self.run_start {
+            out.extend_from_slice(&bytes[self.run_start..upto]);
+        }
+    }
+
+    /// Treats `bytes[tail..]` as a last line and returns the trimmed sections.
+    fn finish(mut self, bytes: &[u8], tail: usize) -> Artifacts {
+        if tail < bytes.len() {
+            self.line(bytes, tail, bytes.len());
+        }
+        let mut out = Artifacts::default();
+        let mut buf = Vec::new();
+        for section in Section::ALL {
+            buf.clear();
+            self.collect(bytes, section, bytes.len(), &mut buf);
+            out.set(section, String::from_utf8_lossy(&buf).trim().to_string());
+        }
+        out
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Fence {
     byte: u8,
     len: usize,
+}
+
+/// Bytes a marker or fence line can start with (after up to three spaces).
+const INTERESTING: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b" #*ARFC`~";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Incremental section parser. Works on bytes so a chunk may end mid-character.
+#[derive(Debug, Default, Clone)]
+pub struct SectionParser {
+    /// Everything fed so far.
+    input: Vec<u8>,
+    /// Start of the unfinished last line.
+    tail: usize,
+    scanner: Scanner,
 }
 
 impl SectionParser {
@@ -31,84 +128,44 @@ impl SectionParser {
 
     /// Feeds the next chunk; returns the section that is growing afterwards.
     pub fn feed(&mut self, chunk: impl AsRef<[u8]>) -> Option<Section> {
-        let mut bytes = chunk.as_ref();
-        while let Some(pos) = memchr::memchr(b'\n', bytes) {
-            let (line, rest) = bytes.split_at(pos + 1);
-            if self.pending.is_empty() {
-                self.line(line);
-            } else {
-                let mut joined = std::mem::take(&mut self.pending);
-                joined.extend_from_slice(line);
-                self.line(&joined);
-            }
-            bytes = rest;
+        let chunk = chunk.as_ref();
+        self.input.extend_from_slice(chunk);
+        if memchr::memchr(b'\n', chunk).is_some() {
+            self.tail = self.scanner.scan(&self.input, self.tail);
         }
-        self.pending.extend_from_slice(bytes);
-        self.current
+        self.scanner.current
     }
 
     /// The section receiving text now, if any marker has been seen.
     pub fn growing(&self) -> Option<Section> {
-        self.current
+        self.scanner.current
     }
 
     /// Complete lines of `section` so far, untrimmed (lossy UTF-8 for display).
     pub fn committed(&self, section: Section) -> String {
-        String::from_utf8_lossy(&self.raw[section.index()]).into_owned()
+        let mut buf = Vec::new();
+        self.scanner
+            .collect(&self.input, section, self.tail, &mut buf);
+        String::from_utf8_lossy(&buf).into_owned()
     }
 
     /// The unfinished last line (drawn live as a tail by the workbench).
     pub fn tail(&self) -> String {
-        String::from_utf8_lossy(&self.pending).into_owned()
+        String::from_utf8_lossy(&self.input[self.tail..]).into_owned()
     }
 
     /// Ends the input and returns the trimmed sections.
-    pub fn finish(mut self) -> Artifacts {
-        if !self.pending.is_empty() {
-            let last = std::mem::take(&mut self.pending);
-            self.line(&last);
-        }
-        let mut out = Artifacts::default();
-        for section in Section::ALL {
-            let text = String::from_utf8_lossy(&self.raw[section.index()]);
-            out.set(section, text.trim().to_string());
-        }
-        out
-    }
-
-    fn line(&mut self, line: &[u8]) {
-        if let Some(fence) = self.fence {
-            if closes_fence(line, fence) {
-                self.fence = None;
-            }
-            self.push(line);
-            return;
-        }
-        if let Some(fence) = opens_fence(line) {
-            self.fence = Some(fence);
-            self.push(line);
-            return;
-        }
-        if let Some((section, rest)) = marker(line) {
-            self.current = Some(section);
-            self.push(rest);
-            return;
-        }
-        self.push(line);
-    }
-
-    fn push(&mut self, bytes: &[u8]) {
-        if let Some(section) = self.current {
-            self.raw[section.index()].extend_from_slice(bytes);
-        }
+    pub fn finish(self) -> Artifacts {
+        self.scanner.finish(&self.input, self.tail)
     }
 }
 
-/// Parses a whole response in one pass.
+/// Parses a whole response in one pass, without copying it.
 pub fn parse(text: &str) -> Artifacts {
-    let mut parser = SectionParser::new();
-    parser.feed(text);
-    parser.finish()
+    let bytes = text.as_bytes();
+    let mut scanner = Scanner::default();
+    let tail = scanner.scan(bytes, 0);
+    scanner.finish(bytes, tail)
 }
 
 fn strip_indent(line: &[u8], max: usize) -> Option<&[u8]> {
