@@ -61,6 +61,46 @@ fn events(text: &str) -> Vec<Vec<u8>> {
     out
 }
 
+/// The same pieces as plain-text events (`data:` lines, no JSON), to measure the SSE
+/// framing apart from the provider's JSON.
+fn text_events(text: &str) -> Vec<Vec<u8>> {
+    let per = text.len() / EVENTS;
+    let mut out = Vec::with_capacity(EVENTS);
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + per.max(1)).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let mut event = String::new();
+        for line in text[start..end].split('\n') {
+            event.push_str("data: ");
+            event.push_str(line);
+            event.push('\n');
+        }
+        event.push('\n');
+        out.push(event.into_bytes());
+        start = end;
+    }
+    out
+}
+
+fn frame_and_parse(runtime: &tokio::runtime::Runtime, chunks: &[Vec<u8>]) -> usize {
+    runtime.block_on(async {
+        let bytes =
+            futures_util::stream::iter(chunks.iter().map(|c| Ok::<_, Infallible>(c.as_slice())));
+        let mut sse = bytes.eventsource();
+        let mut parser = SectionParser::new();
+        let mut total = 0;
+        while let Some(Ok(event)) = sse.next().await {
+            total += event.data.len();
+            parser.feed(&event.data);
+        }
+        black_box(parser.finish());
+        total
+    })
+}
+
 /// Regroups the events into network reads of `size` bytes.
 fn reads(events: &[Vec<u8>], size: usize) -> Vec<Vec<u8>> {
     events.concat().chunks(size).map(<[u8]>::to_vec).collect()
@@ -110,6 +150,34 @@ fn benches(c: &mut Criterion) {
     assert_eq!(decode_and_parse(rt, &big_reads), text.len());
     group.bench_function("openai_1MB_20k_events_16KiB_reads", |b| {
         b.iter(|| decode_and_parse(rt, black_box(&big_reads)))
+    });
+    let plain = text_events(&text);
+    assert_eq!(frame_and_parse(rt, &plain), text.len());
+    group.bench_function("plain_text_1MB_20k_events_framing_only", |b| {
+        b.iter(|| frame_and_parse(rt, black_box(&plain)))
+    });
+    group.bench_function("section_parse_only_20k_pieces", |b| {
+        let pieces: Vec<&str> = {
+            let per = text.len() / EVENTS;
+            let mut v = Vec::new();
+            let mut start = 0;
+            while start < text.len() {
+                let mut end = (start + per).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                v.push(&text[start..end]);
+                start = end;
+            }
+            v
+        };
+        b.iter(|| {
+            let mut parser = SectionParser::new();
+            for p in &pieces {
+                parser.feed(p);
+            }
+            black_box(parser.finish())
+        })
     });
     group.finish();
 }
