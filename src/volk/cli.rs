@@ -62,7 +62,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         reflection_config: Some(
             args.config
                 .clone()
-                .unwrap_or_else(|| cwd.join(".prd_plugin").join("config.json")),
+                .unwrap_or_else(|| crate::reflection::locate_config(&cwd)),
         ),
         max_tokens: settings.max_tokens,
         plan_repairs: settings.plan_repairs,

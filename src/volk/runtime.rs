@@ -5,7 +5,6 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
@@ -18,7 +17,8 @@ use crate::design::write::write_design_docs;
 use crate::design::{Artifacts, Section};
 use crate::fsutil::{append_line, atomic_write};
 use crate::project::scaffold::init_project;
-use crate::reasoner::{Answer, Purpose, ReasonerRequest, SharedReasoner, StreamEvent, Usage};
+use crate::reasoner::metrics::{CallMetrics, Metered};
+use crate::reasoner::{Answer, Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
 use crate::volk::journal::JournalEntry;
 use crate::volk::machine::{Architect, Effect, Input, Mode};
 use crate::volk::plan_step::PlanCheck;
@@ -113,26 +113,6 @@ pub enum RuntimeError {
     CallFailed(String),
     #[error("{0}")]
     Refused(#[from] crate::volk::machine::Refusal),
-}
-
-/// Measurements of one reasoner call, journaled and shown in the status bar.
-#[derive(Debug, Clone, Copy, Default)]
-struct CallMetrics {
-    ttft_ms: Option<u64>,
-    elapsed_ms: u64,
-    usage: Option<Usage>,
-    text_bytes: usize,
-}
-
-impl CallMetrics {
-    fn tokens_per_sec(&self) -> Option<f64> {
-        let tokens = self.usage.map(|u| u.completion_tokens)?;
-        let generating = self
-            .elapsed_ms
-            .saturating_sub(self.ttft_ms.unwrap_or(0))
-            .max(1);
-        Some(tokens as f64 * 1000.0 / generating as f64)
-    }
 }
 
 struct CallOutcome {
@@ -322,12 +302,7 @@ impl Executor {
             detail: json!({
                 "reasoner": self.reasoner.name(),
                 "model": self.reasoner.model(),
-                "ttft_ms": metrics.ttft_ms,
-                "elapsed_ms": metrics.elapsed_ms,
-                "tokens_per_sec": metrics.tokens_per_sec(),
-                "prompt_tokens": metrics.usage.map(|u| u.prompt_tokens),
-                "completion_tokens": metrics.usage.map(|u| u.completion_tokens),
-                "text_bytes": metrics.text_bytes,
+                "metrics": metrics,
             }),
         }
         .stamped();
@@ -337,7 +312,7 @@ impl Executor {
         );
         self.send(Event::Metrics {
             ttft_ms: metrics.ttft_ms,
-            tokens_per_sec: metrics.tokens_per_sec(),
+            tokens_per_sec: metrics.tokens_per_second,
         });
     }
 }
@@ -350,23 +325,14 @@ async fn run_call(
     events: Option<UnboundedSender<Event>>,
 ) -> CallOutcome {
     let purpose = request.purpose;
-    let started = Instant::now();
-    let mut metrics = CallMetrics::default();
     let mut text = String::new();
-    let mut stream = reasoner.stream(request);
+    let mut stream = Metered::new(reasoner.stream(request));
     let mut failure = None;
     while let Some(item) = stream.next().await {
         match item {
             Ok(event) => {
-                match &event {
-                    StreamEvent::Text { text: t } => {
-                        if metrics.ttft_ms.is_none() {
-                            metrics.ttft_ms = Some(started.elapsed().as_millis() as u64);
-                        }
-                        text.push_str(t);
-                    }
-                    StreamEvent::Usage { usage } => metrics.usage = Some(*usage),
-                    StreamEvent::Thinking { .. } | StreamEvent::Finished { .. } => {}
+                if let StreamEvent::Text { text: t } = &event {
+                    text.push_str(t);
                 }
                 if let Some(tx) = &events {
                     let _ = tx.send(Event::Delta {
@@ -382,8 +348,7 @@ async fn run_call(
             }
         }
     }
-    metrics.elapsed_ms = started.elapsed().as_millis() as u64;
-    metrics.text_bytes = text.len();
+    let metrics = stream.finish();
     let input = match failure {
         None => Input::ReasonerDone { call, text },
         Some(error) => {
@@ -436,10 +401,9 @@ fn load_reflection(path: Option<&Path>) -> Result<Option<Vec<String>>, String> {
     let path = match path {
         Some(path) => path,
         None => {
-            fallback = std::env::current_dir()
-                .map_err(|e| e.to_string())?
-                .join(".prd_plugin")
-                .join("config.json");
+            fallback = crate::reflection::locate_config(
+                &std::env::current_dir().map_err(|e| e.to_string())?,
+            );
             &fallback
         }
     };
