@@ -20,6 +20,7 @@ use super::store::{ConfigStore, Source};
 /// What a tool call acts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(inline)]
 pub enum Entity {
     Category,
     Question,
@@ -41,6 +42,7 @@ pub struct ListParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateParams {
+    /// `category` or `question`: what to create.
     pub entity: Entity,
     /// category: its display name (required).
     #[serde(default)]
@@ -63,6 +65,7 @@ pub struct CreateParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateParams {
+    /// `category` or `question`: what to update.
     pub entity: Entity,
     /// The category id, or the question id (`RFQ-` and digits).
     pub id: String,
@@ -83,6 +86,7 @@ pub struct UpdateParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteParams {
+    /// `category` or `question`: what to delete.
     pub entity: Entity,
     /// The category id, or the question id (`RFQ-` and digits).
     pub id: String,

@@ -35,6 +35,32 @@ pub fn architect_questions(
     Ok(Some(select::select(&loaded.config)))
 }
 
+/// The request for the architect's reflection pass, for the design loop to send once
+/// before finalizing: the numbered questions, answered about the design just written,
+/// briefly and without touching the artifacts.
+pub fn architect_prompt(questions: &[SelectedQuestion]) -> String {
+    let mut text = String::from(
+        "Before the design is finalized, look back once at the artifacts you wrote and answer \
+         these questions about your own design:\n",
+    );
+    for (n, q) in questions.iter().enumerate() {
+        text.push_str(&format!(
+            "\n{}. [{}] {} ({})",
+            n + 1,
+            q.category,
+            q.text,
+            q.id
+        ));
+    }
+    text.push_str(
+        "\n\nAnswer each by its number in one to three lines: a short verdict, the part of \
+         the design that supports it (section, requirement or file), and what you would \
+         change, if anything. Give conclusions only, not your working. Do not rewrite any \
+         artifact in this answer.",
+    );
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +80,8 @@ mod tests {
             },
         )
         .unwrap();
+        let prompt = architect_prompt(&defaults);
+        assert!(prompt.contains("\n1. [Verification]") && prompt.contains("\n3. ["));
         assert_eq!(architect_questions(&path).unwrap(), None);
         std::fs::write(&path, "{\"reflection\": 1}").unwrap();
         assert!(architect_questions(&path).is_err());
