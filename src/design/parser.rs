@@ -36,12 +36,17 @@ impl Scanner {
 
     fn line(&mut self, bytes: &[u8], start: usize, end: usize) {
         let line = &bytes[start..end];
-        let first = line.first().copied().unwrap_or(b'\n');
-        if !INTERESTING[first as usize] {
+        // Markers and fences may be indented by up to three spaces; most lines are
+        // dismissed by their first visible byte.
+        let indent = line.iter().take(4).take_while(|b| **b == b' ').count();
+        let Some(&first) = line.get(indent) else {
+            return;
+        };
+        if indent > 3 || !INTERESTING[first as usize] {
             return;
         }
         if let Some(fence) = self.fence {
-            if closes_fence(line, fence) {
+            if first == fence.byte && closes_fence(line, fence) {
                 self.fence = None;
             }
             return;
@@ -83,11 +88,10 @@ impl Scanner {
             self.line(bytes, tail, bytes.len());
         }
         let mut out = Artifacts::default();
-        let mut buf = Vec::new();
         for section in Section::ALL {
-            buf.clear();
+            let mut buf = Vec::new();
             self.collect(bytes, section, bytes.len(), &mut buf);
-            out.set(section, String::from_utf8_lossy(&buf).trim().to_string());
+            out.set(section, trimmed_text(buf));
         }
         out
     }
@@ -99,10 +103,24 @@ struct Fence {
     len: usize,
 }
 
+/// The section's bytes as trimmed text (`str::trim`), reusing the buffer: no copy
+/// unless the bytes are not valid UTF-8 (a stream cut mid-character).
+fn trimmed_text(buf: Vec<u8>) -> String {
+    let mut text = match String::from_utf8(buf) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    let end = text.trim_end().len();
+    text.truncate(end);
+    let start = text.len() - text.trim_start().len();
+    text.drain(..start);
+    text
+}
+
 /// Bytes a marker or fence line can start with (after up to three spaces).
 const INTERESTING: [bool; 256] = {
     let mut table = [false; 256];
-    let bytes = b" #*ARFC`~";
+    let bytes = b"#*ARFC`~";
     let mut i = 0;
     while i < bytes.len() {
         table[bytes[i] as usize] = true;
