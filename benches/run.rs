@@ -21,6 +21,7 @@ fn benches(c: &mut Criterion) {
             n += 1;
             let ws = root.path().join(format!("ws{n}"));
             let status = Command::new(env!("CARGO_BIN_EXE_volk"))
+                .current_dir(root.path())
                 .args(["run", "--reasoner", "offline", "--packet"])
                 .arg(&packet)
                 .arg("--workspace")
