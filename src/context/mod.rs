@@ -1,10 +1,12 @@
 //! Monorepo context: the existing code a design should reuse.
 //!
 //! Before a design, the names the requirements mention (CapWords, `backticked`
-//! identifiers, dotted paths) are looked up in a tree-sitter symbol index of the
-//! context root, and the source of each definition goes into the prompt as its own
-//! labelled section. Nothing here may stop a design: every failure is logged and
-//! skipped, and the worst outcome is an empty section.
+//! identifiers, dotted paths) are looked up in a symbol index of the context root, and
+//! the source of each definition goes into the prompt as its own labelled section.
+//! The walk only sketches each file (the names after declaration keywords); the files
+//! that may define a looked-up name are parsed with tree-sitter, once, and every
+//! definition reported comes from that parse. Nothing here may stop a design: every
+//! failure is logged and skipped, and the worst outcome is an empty section.
 
 pub mod cache;
 pub mod cli;
