@@ -582,4 +582,7 @@ fn the_tree_lists_the_definitions_of_matched_packages() {
         report.section
     );
     assert_eq!(report.index.parsed, 2);
+    let again = build(root.path(), cache.path(), "The Alpha");
+    assert_eq!(again.index.parsed, 0, "a warm lookup parses nothing");
+    assert_eq!(again.section, report.section);
 }

@@ -177,9 +177,9 @@ impl Index {
     }
 
     /// Parses the sketched files of the packages at `packages` (relative directories,
-    /// `""` for the root) so the project tree can list their definitions. A package is
-    /// parsed whole or not at all, smallest first, within `max_bytes` of source: a
-    /// package too large is left out every time instead of costing each lookup a slice.
+    /// `""` for the root) so the project tree can list their definitions. Packages are
+    /// taken whole, smallest first, while their sources fit in `max_bytes`: a package
+    /// too large is left out every time instead of costing each lookup a slice.
     pub fn resolve_packages(
         &mut self,
         packages: &[String],
@@ -188,16 +188,17 @@ impl Index {
     ) {
         let known: HashSet<&str> = self.packages.iter().map(String::as_str).collect();
         let wanted: HashSet<&str> = packages.iter().map(String::as_str).collect();
+        // Sizes count every file of the package, parsed or not, so that the same
+        // packages fit the budget on every lookup and a warm lookup parses nothing.
         let mut pending: HashMap<&str, (u64, Vec<&str>)> = HashMap::new();
-        for file in &self.files {
-            if !matches!(file.outcome, Outcome::Sketched(_)) {
-                continue;
-            }
+        for file in self.files.iter().filter(|f| !f.is_skipped()) {
             let package = package_of(&known, &file.path);
             if wanted.contains(package) {
                 let slot = pending.entry(package).or_default();
                 slot.0 = slot.0.saturating_add(file.stamp.size);
-                slot.1.push(&file.path);
+                if matches!(file.outcome, Outcome::Sketched(_)) {
+                    slot.1.push(&file.path);
+                }
             }
         }
         let mut by_size: Vec<(u64, Vec<&str>)> = pending.into_values().collect();
