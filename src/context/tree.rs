@@ -13,14 +13,12 @@ const SYMBOLS_PER_PACKAGE: usize = 8;
 /// One line per package, packages holding a matched file first, until `budget` bytes.
 pub fn summarise(index: &Index, matched_files: &[&str], budget: usize) -> String {
     let packages = group(index);
+    let matched: HashSet<&str> = matched_files.iter().copied().collect();
     let mut ordered: Vec<(&str, &Vec<&FileEntry>)> =
         packages.iter().map(|(k, v)| (k.as_str(), v)).collect();
     // Stable: within each half the order stays by path.
-    ordered.sort_by_key(|(_, files)| {
-        !files
-            .iter()
-            .any(|f| matched_files.contains(&f.path.as_str()))
-    });
+    ordered
+        .sort_by_cached_key(|(_, files)| !files.iter().any(|f| matched.contains(f.path.as_str())));
     let mut out = String::new();
     for (shown, (package, files)) in ordered.iter().enumerate() {
         let line = package_line(package, files);
