@@ -586,3 +586,20 @@ fn the_tree_lists_the_definitions_of_matched_packages() {
     assert_eq!(again.index.parsed, 0, "a warm lookup parses nothing");
     assert_eq!(again.section, report.section);
 }
+
+#[test]
+fn a_corrupt_cache_is_rebuilt() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    polyglot(root.path());
+    let first = build(root.path(), cache.path(), "The TaskQueue");
+    let files: Vec<_> = fs::read_dir(cache.path().join("context"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "one cache file per root");
+    fs::write(&files[0], b"\xff\xff\xff\xff\xff\xff\xff\xffnot an index").unwrap();
+    let rebuilt = build(root.path(), cache.path(), "The TaskQueue");
+    assert_eq!(rebuilt.index.scanned, 7, "everything read again");
+    assert_eq!(rebuilt.matches, first.matches);
+}
