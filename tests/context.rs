@@ -298,7 +298,7 @@ fn corrupt_binary_and_generated_files_are_skipped_and_the_rest_indexed() {
     let report = build(
         root.path(),
         cache.path(),
-        "Broken, Blob, Generated and Healthy: the Healthy one.",
+        "Use the Broken class, the Blob struct, the Generated type and the Healthy enum.",
     );
     let names: Vec<&str> = report.matches.iter().map(|m| m.symbol.as_str()).collect();
     assert_eq!(names, vec!["Healthy"]);
