@@ -130,6 +130,11 @@ fn benches(c: &mut Criterion) {
     };
     let location = CacheLocation::Dir(cache.path().to_path_buf());
     let first = build_context_with(&root, REQUIREMENTS, &location);
+    if let Some(file) = location.file_for(&root)
+        && let Ok(meta) = std::fs::metadata(file)
+    {
+        eprintln!("context bench: cache file {} KB", meta.len() / 1024);
+    }
     eprintln!(
         "context bench: cold lookup parsed {} files, injects {} of {} matches, {} bytes, {} ms",
         first.index.parsed,
@@ -146,6 +151,9 @@ fn benches(c: &mut Criterion) {
                 .section
                 .len()
         })
+    });
+    group.bench_function("cache_load", |b| {
+        b.iter(|| volk::context::cache::load(&location, &root).map(|i| i.files.len()))
     });
     // The part of a warm lookup that proves the cache current: load it, stat every
     // known directory and file.

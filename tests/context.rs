@@ -298,7 +298,7 @@ fn corrupt_binary_and_generated_files_are_skipped_and_the_rest_indexed() {
     let report = build(
         root.path(),
         cache.path(),
-        "Broken, Blob, Generated and Healthy: the Healthy one.",
+        "Use the Broken class, the Blob struct, the Generated type and the Healthy enum.",
     );
     let names: Vec<&str> = report.matches.iter().map(|m| m.symbol.as_str()).collect();
     assert_eq!(names, vec!["Healthy"]);
@@ -324,9 +324,10 @@ fn the_cache_reparses_only_what_changed() {
     assert!(!warm.index.walked, "nothing moved: no walk needed");
     assert_eq!(warm.matches, cold.matches);
 
-    // A new name parses the file that defines it, once.
+    // A new name parses the file that defines it, and the rest of its package (here
+    // the root, which has no manifest: the four other unparsed files) for the tree, once.
     let other = build(root.path(), cache.path(), "The InvoiceBuilder");
-    assert_eq!(work(&other), (0, 1, 7));
+    assert_eq!(work(&other), (0, 5, 7));
     let again = build(root.path(), cache.path(), "The InvoiceBuilder");
     assert_eq!(work(&again), (0, 0, 7));
 
@@ -341,7 +342,8 @@ fn the_cache_reparses_only_what_changed() {
     assert!(!touched.index.walked);
     assert!(touched.matches.iter().any(|m| m.symbol == "FreshType"));
 
-    // A new file changes its directory: the tree is walked, only the new file read.
+    // A new file changes its directory: the tree is walked, only the new file read (and
+    // parsed, being in a package that holds a match).
     write(
         root.path(),
         "gateway/extra.go",
@@ -349,7 +351,7 @@ fn the_cache_reparses_only_what_changed() {
     );
     let added = build(root.path(), cache.path(), text);
     assert!(added.index.walked);
-    assert_eq!(work(&added), (1, 0, 7));
+    assert_eq!(work(&added), (1, 1, 7));
 
     // A removed file disappears from the index.
     fs::remove_file(root.path().join("gateway/router.go")).unwrap();
@@ -554,4 +556,50 @@ fn the_sketch_never_misses_a_definition_of_real_code() {
         }
     }
     assert!(checked > 100, "only {checked} definitions checked");
+}
+
+#[test]
+fn the_tree_lists_the_definitions_of_matched_packages() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write(root.path(), "pkg/Cargo.toml", "[package]\nname = \"pkg\"\n");
+    write(root.path(), "pkg/src/a.rs", "pub struct Alpha;\n");
+    write(root.path(), "pkg/src/b.rs", "pub struct Beta;\n");
+    write(root.path(), "other/x.py", "class Gamma:\n    pass\n");
+    let report = build(root.path(), cache.path(), "The Alpha");
+    let tree: Vec<&str> = report
+        .section
+        .lines()
+        .filter(|l| l.starts_with("- "))
+        .collect();
+    assert_eq!(
+        tree,
+        vec![
+            "- pkg/ (2 files): modules a, b; defines struct Alpha, struct Beta",
+            "- ./ (1 file): modules other/x",
+        ],
+        "{}",
+        report.section
+    );
+    assert_eq!(report.index.parsed, 2);
+    let again = build(root.path(), cache.path(), "The Alpha");
+    assert_eq!(again.index.parsed, 0, "a warm lookup parses nothing");
+    assert_eq!(again.section, report.section);
+}
+
+#[test]
+fn a_corrupt_cache_is_rebuilt() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    polyglot(root.path());
+    let first = build(root.path(), cache.path(), "The TaskQueue");
+    let files: Vec<_> = fs::read_dir(cache.path().join("context"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "one cache file per root");
+    fs::write(&files[0], b"\xff\xff\xff\xff\xff\xff\xff\xffnot an index").unwrap();
+    let rebuilt = build(root.path(), cache.path(), "The TaskQueue");
+    assert_eq!(rebuilt.index.scanned, 7, "everything read again");
+    assert_eq!(rebuilt.matches, first.matches);
 }

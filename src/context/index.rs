@@ -9,7 +9,7 @@
 //! and only the known files are stat-ed: that is what keeps a warm lookup in the tens
 //! of milliseconds on a tree of tens of thousands of files.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Instant, UNIX_EPOCH};
@@ -172,13 +172,59 @@ impl Index {
     /// Parses, on all cores, every sketched file that may define one of `names`, so
     /// that the index can answer for them; counts the work in `stats`.
     pub fn resolve(&mut self, names: &[&str], stats: &mut IndexStats) {
-        let started = Instant::now();
         let hashes: Vec<u32> = names.iter().map(|n| name_hash(n)).collect();
+        self.parse_where(|f| f.awaits(&hashes), stats);
+    }
+
+    /// Parses the sketched files of the packages at `packages` (relative directories,
+    /// `""` for the root) so the project tree can list their definitions. Packages are
+    /// taken whole, smallest first, while their sources fit in `max_bytes`: a package
+    /// too large is left out every time instead of costing each lookup a slice.
+    pub fn resolve_packages(
+        &mut self,
+        packages: &[String],
+        max_bytes: u64,
+        stats: &mut IndexStats,
+    ) {
+        let known: HashSet<&str> = self.packages.iter().map(String::as_str).collect();
+        let wanted: HashSet<&str> = packages.iter().map(String::as_str).collect();
+        // Sizes count every file of the package, parsed or not, so that the same
+        // packages fit the budget on every lookup and a warm lookup parses nothing.
+        let mut pending: HashMap<&str, (u64, Vec<&str>)> = HashMap::new();
+        for file in self.files.iter().filter(|f| !f.is_skipped()) {
+            let package = package_of(&known, &file.path);
+            if wanted.contains(package) {
+                let slot = pending.entry(package).or_default();
+                slot.0 = slot.0.saturating_add(file.stamp.size);
+                if matches!(file.outcome, Outcome::Sketched(_)) {
+                    slot.1.push(&file.path);
+                }
+            }
+        }
+        let mut by_size: Vec<(u64, Vec<&str>)> = pending.into_values().collect();
+        by_size.sort();
+        let mut budget = max_bytes;
+        let mut picked: HashSet<String> = HashSet::new();
+        for (bytes, files) in by_size {
+            if bytes > budget {
+                break;
+            }
+            budget -= bytes;
+            picked.extend(files.into_iter().map(str::to_string));
+        }
+        if !picked.is_empty() {
+            self.parse_where(|f| picked.contains(&f.path), stats);
+        }
+    }
+
+    /// Parses, on all cores, the sketched files `pick` selects.
+    fn parse_where(&mut self, pick: impl Fn(&FileEntry) -> bool, stats: &mut IndexStats) {
+        let started = Instant::now();
         let root = self.root.clone();
         let mut pending: Vec<&mut FileEntry> = self
             .files
             .iter_mut()
-            .filter(|f| f.awaits(&hashes))
+            .filter(|f| matches!(f.outcome, Outcome::Sketched(_)) && pick(f))
             .collect();
         let parsed = pending.len();
         if parsed > 0 {
@@ -214,6 +260,19 @@ impl Index {
         }
         stats.symbols = self.symbol_count();
     }
+}
+
+/// The package a file belongs to: its nearest ancestor directory holding a manifest
+/// (`known`), else the root (`""`).
+pub fn package_of<'p>(known: &HashSet<&str>, path: &'p str) -> &'p str {
+    let mut dir = path;
+    while let Some(cut) = dir.rfind('/') {
+        dir = &dir[..cut];
+        if known.contains(dir) {
+            return dir;
+        }
+    }
+    ""
 }
 
 fn threads() -> usize {

@@ -1,10 +1,12 @@
 //! Monorepo context: the existing code a design should reuse.
 //!
 //! Before a design, the names the requirements mention (CapWords, `backticked`
-//! identifiers, dotted paths) are looked up in a tree-sitter symbol index of the
-//! context root, and the source of each definition goes into the prompt as its own
-//! labelled section. Nothing here may stop a design: every failure is logged and
-//! skipped, and the worst outcome is an empty section.
+//! identifiers, dotted paths) are looked up in a symbol index of the context root, and
+//! the source of each definition goes into the prompt as its own labelled section.
+//! The walk only sketches each file (the names after declaration keywords); the files
+//! that may define a looked-up name are parsed with tree-sitter, once, and every
+//! definition reported comes from that parse. Nothing here may stop a design: every
+//! failure is logged and skipped, and the worst outcome is an empty section.
 
 pub mod cache;
 pub mod cli;
@@ -18,6 +20,7 @@ pub mod tree;
 pub mod triage;
 pub mod words;
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -75,13 +78,21 @@ pub fn build_context_with(root: &Path, text: &str, cache: &CacheLocation) -> Con
         return report;
     }
     let names: Vec<&str> = report.candidates.iter().map(|c| c.name.as_str()).collect();
-    let index = load_index(&root, &names, cache, &mut report.index);
-    let found = section::find(&index, &report.candidates);
-    if !found.is_empty() {
+    let previous = cache::load(cache, &root);
+    let (mut index, mut stats) = Index::refresh(&root, previous);
+    index.resolve(&names, &mut stats);
+    let matched = matched_packages(&index, &report.candidates);
+    if !matched.is_empty() {
+        index.resolve_packages(&matched, TREE_PARSE_BYTES, &mut stats);
+        let found = section::find(&index, &report.candidates);
         let (block, matches) = section::render(&root, &index, &report.candidates, &found);
         report.section = block;
         report.matches = matches;
     }
+    if stats.scanned > 0 || stats.parsed > 0 || stats.walked {
+        cache::save(cache, &index);
+    }
+    report.index = stats;
     tracing::info!(
         root = %root.display(),
         candidates = report.candidates.len(),
@@ -95,20 +106,18 @@ pub fn build_context_with(root: &Path, text: &str, cache: &CacheLocation) -> Con
     report
 }
 
-/// The up-to-date index of `root`, able to answer for `names`: the cached one
-/// refreshed, the files that may define the names parsed, saved back if it changed.
-pub fn load_index(
-    root: &Path,
-    names: &[&str],
-    cache: &CacheLocation,
-    stats: &mut IndexStats,
-) -> Index {
-    let previous = cache::load(cache, root);
-    let (mut index, mut fresh) = Index::refresh(root, previous);
-    index.resolve(names, &mut fresh);
-    if fresh.scanned > 0 || fresh.parsed > 0 || fresh.walked {
-        cache::save(cache, &index);
-    }
-    *stats = fresh;
-    index
+/// At most this much source is parsed per lookup to list the definitions of the
+/// packages holding a match in the project tree.
+const TREE_PARSE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// The packages holding a definition of one of the candidates.
+fn matched_packages(index: &Index, candidates: &[Candidate]) -> Vec<String> {
+    let known: HashSet<&str> = index.packages.iter().map(String::as_str).collect();
+    let mut packages: Vec<String> = section::find(index, candidates)
+        .into_iter()
+        .map(|(_, file, _)| index::package_of(&known, &file.path).to_string())
+        .collect();
+    packages.sort();
+    packages.dedup();
+    packages
 }

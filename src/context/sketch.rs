@@ -1,7 +1,7 @@
 //! A cheap pre-filter for the tree-sitter index: the names that follow a declaration
 //! keyword in a file, hashed.
 //!
-//! Parsing every file with tree-sitter costs about a hundred times more than reading it,
+//! Parsing every file with tree-sitter costs tens of times more than reading it,
 //! so the walk only records this sketch, and a file is parsed the first time a looked-up
 //! name is in its sketch. The sketch may hold names that are not definitions (a keyword
 //! in a comment, a method, a local binding): that only costs a parse. It must never miss

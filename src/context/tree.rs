@@ -1,10 +1,11 @@
 //! The project tree: each package of the root with its modules and top symbols, so
 //! the architect sees where new code would live next to the old. Definitions are
-//! listed for the files parsed so far, which always include the matched ones.
+//! listed for the files parsed so far, which include the matched packages (up to a
+//! budget, see [`super::build_context`]).
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::index::{FileEntry, Index};
+use super::index::{FileEntry, Index, package_of};
 
 const MODULES_PER_PACKAGE: usize = 10;
 const SYMBOLS_PER_PACKAGE: usize = 8;
@@ -12,14 +13,12 @@ const SYMBOLS_PER_PACKAGE: usize = 8;
 /// One line per package, packages holding a matched file first, until `budget` bytes.
 pub fn summarise(index: &Index, matched_files: &[&str], budget: usize) -> String {
     let packages = group(index);
+    let matched: HashSet<&str> = matched_files.iter().copied().collect();
     let mut ordered: Vec<(&str, &Vec<&FileEntry>)> =
         packages.iter().map(|(k, v)| (k.as_str(), v)).collect();
     // Stable: within each half the order stays by path.
-    ordered.sort_by_key(|(_, files)| {
-        !files
-            .iter()
-            .any(|f| matched_files.contains(&f.path.as_str()))
-    });
+    ordered
+        .sort_by_cached_key(|(_, files)| !files.iter().any(|f| matched.contains(f.path.as_str())));
     let mut out = String::new();
     for (shown, (package, files)) in ordered.iter().enumerate() {
         let line = package_line(package, files);
@@ -41,18 +40,7 @@ fn group(index: &Index) -> BTreeMap<String, Vec<&FileEntry>> {
     let known: HashSet<&str> = index.packages.iter().map(String::as_str).collect();
     let mut packages: BTreeMap<String, Vec<&FileEntry>> = BTreeMap::new();
     for file in index.files.iter().filter(|f| !f.is_skipped()) {
-        let mut dir = file.path.as_str();
-        let package = loop {
-            match dir.rfind('/') {
-                Some(cut) => {
-                    dir = &dir[..cut];
-                    if known.contains(dir) {
-                        break dir;
-                    }
-                }
-                None => break "",
-            }
-        };
+        let package = package_of(&known, &file.path);
         packages.entry(package.to_string()).or_default().push(file);
     }
     packages

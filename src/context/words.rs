@@ -18,6 +18,13 @@ const NOT_NAMES: [&str; 12] = [
     "super",
 ];
 
+/// Capitalised English function words that often open a clause mid-line ("… So that").
+const COMMON_WORDS: [&str; 24] = [
+    "The", "And", "But", "For", "With", "When", "Then", "Given", "After", "Before", "Each",
+    "Every", "All", "Any", "This", "That", "These", "Those", "Not", "Yes", "Also", "Only", "Once",
+    "While",
+];
+
 /// File extensions: in `config.toml` the last segment is not a name.
 const EXTENSIONS: [&str; 18] = [
     "md", "txt", "json", "toml", "yaml", "yml", "rs", "py", "ts", "tsx", "js", "go", "java",
@@ -117,12 +124,38 @@ fn opens_sentence(text: &str, start: usize) -> bool {
     let prefix = &text[line_start..start];
     if prefix
         .chars()
-        .all(|c| c.is_whitespace() || c.is_ascii_digit() || "-*+#>.)[]|".contains(c))
+        .all(|c| c.is_whitespace() || c.is_ascii_digit() || "-*+#>.)[]|•◦·–—".contains(c))
     {
         return true;
     }
     let last = prefix.trim_end().chars().last();
     matches!(last, Some('.' | '!' | '?' | ':' | '"' | '(' | '—'))
+}
+
+/// Whether the line around `start` is written in Title Case (a heading such as
+/// "Initial Architecture Generation"), where capitals mark style, not names.
+fn in_title_case_line(text: &str, start: usize) -> bool {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    // Short lowercase words ("of", "the") are lowercase in Title Case too: not counted.
+    let words: Vec<&str> = text[line_start..line_end]
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.len() > 3 || w.starts_with(char::is_uppercase))
+        .collect();
+    let capitalised = words
+        .iter()
+        .filter(|w| w.starts_with(char::is_uppercase))
+        .count();
+    words.len() >= 3 && capitalised * 4 >= words.len() * 3
+}
+
+/// A single capitalised word is a name only when it is not ordinary English: not at
+/// the start of a sentence, not a function word, not in a Title Case heading.
+fn single_word_is_name(text: &str, start: usize, word: &str) -> bool {
+    word.len() >= 3
+        && !COMMON_WORDS.contains(&word)
+        && !opens_sentence(text, start)
+        && !in_title_case_line(text, start)
 }
 
 fn backticked(span: &str, push: &mut impl FnMut(&str, WordSource, &str)) {
@@ -138,12 +171,38 @@ fn backticked(span: &str, push: &mut impl FnMut(&str, WordSource, &str)) {
     }
 }
 
+/// The identifier-like tokens of `chunk` with their byte offsets: identifiers joined by
+/// `.` or `::`. A lone `:` separates (`U:Ar` is two words, `core::Packet` one path).
+fn tokens(chunk: &str) -> Vec<(usize, &str)> {
+    let chars: Vec<(usize, char)> = chunk.char_indices().collect();
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (n, &(i, c)) in chars.iter().enumerate() {
+        let doubled_colon = c == ':'
+            && (chars.get(n + 1).is_some_and(|&(_, next)| next == ':')
+                || n.checked_sub(1)
+                    .and_then(|p| chars.get(p))
+                    .is_some_and(|&(_, prev)| prev == ':'));
+        let in_token = is_ident_char(c) || c == '.' || doubled_colon;
+        match (in_token, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push((s, &chunk[s..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, &chunk[s..]));
+    }
+    out
+}
+
 /// Candidates in a stretch of prose that starts at byte `base` of `text`.
 fn prose(text: &str, base: usize, chunk: &str, push: &mut impl FnMut(&str, WordSource, &str)) {
-    let mut token_start = 0;
-    for raw in chunk.split(|c: char| !(is_ident_char(c) || c == '.' || c == ':')) {
-        let start = base + token_start;
-        token_start += raw.len() + 1;
+    for (offset, raw) in tokens(chunk) {
+        let start = base + offset;
         let trimmed_front = raw.trim_start_matches(['.', ':']);
         let token = trimmed_front.trim_end_matches(['.', ':']);
         if token.is_empty() {
@@ -169,7 +228,7 @@ fn prose(text: &str, base: usize, chunk: &str, push: &mut impl FnMut(&str, WordS
             continue;
         }
         let word_start = start + (raw.len() - trimmed_front.len());
-        if is_compound(token) || !opens_sentence(text, word_start) {
+        if is_compound(token) || single_word_is_name(text, word_start, token) {
             push(token, WordSource::CapWord, token);
         }
     }
@@ -227,6 +286,26 @@ mod tests {
             names("the TaskQueue and `TaskQueue` again"),
             vec!["TaskQueue"]
         );
+    }
+
+    #[test]
+    fn headings_bullets_and_function_words_are_prose() {
+        let text = "US-001: Initial Architecture Generation (Critical)\n\n\
+                    As a user I want it So that the Ar works\n\
+                    • All sections written. The parser uses the Scheduler and the TaskQueue.";
+        assert_eq!(names(text), vec!["Scheduler", "TaskQueue"]);
+        assert!(names("• Updated design docs written").is_empty());
+        assert!(names("US-003: Monorepo Context Injection (Critical)").is_empty());
+        assert_eq!(names("sent to J:Junior by U:Ar"), Vec::<String>::new());
+    }
+
+    proptest::proptest! {
+        /// Any text, however odd its characters, gives candidates without panicking.
+        #[test]
+        fn never_panics(text in proptest::prelude::any::<String>()) {
+            let _ = candidates(&text);
+            let _ = candidates(&format!("• Über {text} `Ça::Va` x.Größe — TaskQueue"));
+        }
     }
 
     #[test]
