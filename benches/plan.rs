@@ -58,6 +58,12 @@ fn benches(c: &mut Criterion) {
     let plan = compiled.plan.unwrap_or_else(|| unreachable!());
     eprintln!("plan source: {} bytes", source.len());
 
+    // Baseline on the same machine and load: serde_json reading the same text into a
+    // `Value` (no positions, no rules).
+    c.bench_function("serde_json::Value of the same plan (baseline)", |b| {
+        b.iter(|| serde_json::from_str::<Value>(std::hint::black_box(&source)))
+    });
+
     c.bench_function("compile 1000-stage plan", |b| {
         b.iter(|| compile(std::hint::black_box(&source), &kinds, &[]))
     });

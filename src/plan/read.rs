@@ -118,9 +118,10 @@ impl Reader<'_> {
             self.wrong_type(node, &pointer, "an object", what);
             return None;
         };
+        let path = |m: &Member<'_>| format!("{pointer}/{}", pointer_segment(&m.key));
         for (i, m) in members.iter().enumerate() {
-            let path = format!("{pointer}/{}", pointer_segment(&m.key));
             if let Some(first) = members[..i].iter().find(|f| f.key == m.key) {
+                let path = path(m);
                 self.report(
                     Diagnostic::new(
                         Code::DuplicateKey,
@@ -139,7 +140,7 @@ impl Reader<'_> {
                     Diagnostic::new(
                         Code::UnknownField,
                         format!("{what} has no field `{}`; it is ignored", m.key),
-                        path,
+                        path(m),
                         m.key_span.clone(),
                     )
                     .with_help(format!("known fields: {}", known.join(", "))),
@@ -183,19 +184,21 @@ impl Reader<'_> {
 
     fn string(&mut self, fields: &Fields<'_, '_>, key: &str) -> Option<(String, Range<usize>)> {
         let node = self.required(fields, key)?;
-        self.string_node(node, &fields.child(key), &format!("`{key}`"))
+        self.string_node(node, || fields.child(key), || format!("`{key}`"))
     }
 
+    /// The pointer and description are only built when the node is not a string:
+    /// a large plan has tens of thousands of fields and nearly all of them are fine.
     fn string_node(
         &mut self,
         node: &Node<'_>,
-        pointer: &str,
-        what: &str,
+        pointer: impl FnOnce() -> String,
+        what: impl FnOnce() -> String,
     ) -> Option<(String, Range<usize>)> {
         match &node.value {
             Value::String(s) => Some((s.to_string(), node.span.clone())),
             _ => {
-                self.wrong_type(node, pointer, "a string", what);
+                self.wrong_type(node, &pointer(), "a string", &what());
                 None
             }
         }
@@ -206,11 +209,10 @@ impl Reader<'_> {
         let Some(member) = fields.get(key) else {
             return Some((Vec::new(), Vec::new(), None));
         };
-        let pointer = fields.child(key);
         let Value::Array(items) = &member.value.value else {
             self.wrong_type(
                 &member.value,
-                &pointer,
+                &fields.child(key),
                 "an array of strings",
                 &format!("`{key}`"),
             );
@@ -222,8 +224,8 @@ impl Reader<'_> {
         for (i, item) in items.iter().enumerate() {
             match self.string_node(
                 item,
-                &format!("{pointer}/{i}"),
-                &format!("each entry of `{key}`"),
+                || format!("{}/{i}", fields.child(key)),
+                || format!("each entry of `{key}`"),
             ) {
                 Some((s, span)) => {
                     values.push(s);
@@ -405,8 +407,11 @@ impl Reader<'_> {
                 let operator = match fields.get("operator") {
                     None => Some(Operator::Eq),
                     Some(m) => {
-                        let name =
-                            self.string_node(&m.value, &fields.child("operator"), "`operator`")?;
+                        let name = self.string_node(
+                            &m.value,
+                            || fields.child("operator"),
+                            || "`operator`".into(),
+                        )?;
                         let op = Operator::from_name(&name.0);
                         if op.is_none() {
                             self.report(Diagnostic::new(

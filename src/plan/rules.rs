@@ -13,6 +13,9 @@ use super::read::PlanSpans;
 
 /// A field test leaving one stage: (from, artifact, field, value as JSON text).
 type FieldCheck<'a> = (usize, &'a str, &'a str, String);
+/// What makes two edges leave a stage on the same condition: (from, artifact, and
+/// for field tests the field, value as JSON text and operator).
+type EdgeKey<'a> = (usize, &'a str, Option<(&'a str, String, Operator)>);
 /// The first `eq` and the first `neq` edge of one field test.
 type LoopHalves = (Option<usize>, Option<usize>);
 
@@ -334,7 +337,7 @@ impl<'a> Checker<'a> {
         // (from, artifact, field, value) -> (first eq edge, first neq edge)
         let mut checks: HashMap<FieldCheck<'a>, LoopHalves> = HashMap::new();
         // (from, condition) -> first edge leaving on it
-        let mut seen: HashMap<(usize, String), usize> = HashMap::with_capacity(plan.edges.len());
+        let mut seen: HashMap<EdgeKey<'a>, usize> = HashMap::with_capacity(plan.edges.len());
 
         for (e, edge) in plan.edges.iter().enumerate() {
             let spans = &self.spans.edge[e];
@@ -382,8 +385,20 @@ impl<'a> Checker<'a> {
                 }
             }
 
-            let key = serde_json::to_string(&edge.condition).unwrap_or_default();
-            match seen.get(&(f, key.clone())) {
+            let key = match &edge.condition {
+                Condition::ArtifactValidated { artifact_id } => (f, artifact_id.as_str(), None),
+                Condition::ArtifactFieldEquals {
+                    artifact_id,
+                    field,
+                    value,
+                    operator,
+                } => (
+                    f,
+                    artifact_id.as_str(),
+                    Some((field.as_str(), value.to_string(), *operator)),
+                ),
+            };
+            match seen.get(&key) {
                 Some(&first) if plan.edges[first].to != edge.to => self.push(
                     Diagnostic::new(
                         Code::AmbiguousEdges,
@@ -399,7 +414,7 @@ impl<'a> Checker<'a> {
                 ),
                 Some(_) => {}
                 None => {
-                    seen.insert((f, key), e);
+                    seen.insert(key, e);
                 }
             }
 
