@@ -344,7 +344,8 @@ impl<'a> Checker<'a> {
         // (from, artifact, field, value) -> (first eq edge, first neq edge)
         let mut checks: HashMap<FieldCheck<'a>, LoopHalves> = HashMap::default();
         // (from, condition) -> first edge leaving on it
-        let mut seen: HashMap<EdgeKey<'a>, usize> = HashMap::with_capacity_and_hasher(plan.edges.len(), FixedState::default());
+        let mut seen: HashMap<EdgeKey<'a>, usize> =
+            HashMap::with_capacity_and_hasher(plan.edges.len(), FixedState::default());
 
         for (e, edge) in plan.edges.iter().enumerate() {
             let spans = &self.spans.edge[e];
