@@ -47,6 +47,27 @@ fn large_plan(n: usize) -> String {
     .unwrap_or_default()
 }
 
+/// Nanoseconds this thread has spent on a processor (Linux `schedstat`); `None`
+/// elsewhere. On a shared, loaded machine wall time includes waiting for a core,
+/// so the benchmark also reports on-CPU time per compile.
+fn thread_cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+fn report_cpu_time(label: &str, runs: u32, mut f: impl FnMut()) {
+    let Some(before) = thread_cpu_ns() else {
+        return;
+    };
+    for _ in 0..runs {
+        f();
+    }
+    if let Some(after) = thread_cpu_ns() {
+        let per_run = (after - before) as f64 / f64::from(runs) / 1e6;
+        eprintln!("{label}: {per_run:.2} ms on-CPU per run ({runs} runs)");
+    }
+}
+
 fn benches(c: &mut Criterion) {
     let kinds = KindRegistry::builtin();
     let source = large_plan(1000);
@@ -57,6 +78,22 @@ fn benches(c: &mut Criterion) {
     );
     let plan = compiled.plan.unwrap_or_else(|| unreachable!());
     eprintln!("plan source: {} bytes", source.len());
+    report_cpu_time("serde_json::Value baseline", 200, || {
+        std::hint::black_box(serde_json::from_str::<Value>(&source).ok());
+    });
+    report_cpu_time("compile 1000-stage plan", 200, || {
+        std::hint::black_box(compile(&source, &kinds, &[]));
+    });
+
+    // Baseline on the same machine and load: serde_json reading the same text into a
+    // `Value` (no positions, no rules).
+    c.bench_function("serde_json::Value of the same plan (baseline)", |b| {
+        b.iter(|| serde_json::from_str::<Value>(std::hint::black_box(&source)))
+    });
+
+    c.bench_function("span-tracking read of the same plan (no rules)", |b| {
+        b.iter(|| volk::plan::json::parse(std::hint::black_box(&source)).map(|n| n.span))
+    });
 
     c.bench_function("compile 1000-stage plan", |b| {
         b.iter(|| compile(std::hint::black_box(&source), &kinds, &[]))

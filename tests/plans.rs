@@ -743,3 +743,54 @@ proptest! {
         assert_mutations(&plan);
     }
 }
+
+#[test]
+fn readme_lists_every_code() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme.find("<!-- section:plans -->").unwrap();
+    let end = readme.find("<!-- /section:plans -->").unwrap();
+    let section = &readme[start..end];
+    for code in Code::ALL {
+        assert!(
+            section.contains(&format!("| {} |", code.id())),
+            "README misses {code}"
+        );
+    }
+}
+
+#[test]
+fn offline_plan_keeps_stage_ids_unique_across_directories() {
+    use volk::reasoner::offline::draft;
+    use volk::reasoner::{Brief, Purpose};
+    let brief = Brief {
+        task_summary: "Admin and public API".into(),
+        current: Some(volk::design::Artifacts {
+            file_tree: "```\napi/\n  models.py\n  views.py\nadmin/\n  models.py\n  views.py\ntests/\n  test_models.py\n```".into(),
+            ..Default::default()
+        }),
+        ..Brief::default()
+    };
+    let reply = draft(Purpose::Plan, &brief);
+    let compiled = compile(extract_json(&reply).unwrap(), &KindRegistry::builtin(), &[]);
+    assert!(
+        compiled.diagnostics.is_empty(),
+        "{:?}",
+        compiled.diagnostics
+    );
+    let ids: Vec<String> = compiled
+        .plan
+        .unwrap()
+        .stages
+        .iter()
+        .map(|s| s.id.clone())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "implement_models",
+            "implement_views",
+            "review_implementation"
+        ]
+    );
+}

@@ -83,7 +83,9 @@ pub fn compile(source: &str, kinds: &KindRegistry, given: &[String]) -> Compiled
             plan
         }),
     };
-    diagnostics.sort_by_key(|d| (d.location.start, d.code));
-    LineIndex::new(source).locate_all(&mut diagnostics);
+    if !diagnostics.is_empty() {
+        diagnostics.sort_by_key(|d| (d.location.start, d.code));
+        LineIndex::new(source).locate_all(&mut diagnostics);
+    }
     Compiled { plan, diagnostics }
 }

@@ -68,8 +68,28 @@ struct Reader<'d> {
 struct Fields<'n, 's> {
     members: &'n [Member<'s>],
     span: Range<usize>,
-    pointer: String,
+    pointer: Ptr,
     what: &'static str,
+}
+
+/// Where an object sits, rendered as a JSON pointer only when a diagnostic needs it.
+#[derive(Debug, Clone, Copy)]
+enum Ptr {
+    Root,
+    Stage(usize),
+    Edge(usize),
+    Condition(usize),
+}
+
+impl Ptr {
+    fn render(self) -> String {
+        match self {
+            Ptr::Root => String::new(),
+            Ptr::Stage(i) => format!("/stages/{i}"),
+            Ptr::Edge(i) => format!("/edges/{i}"),
+            Ptr::Condition(i) => format!("/edges/{i}/condition"),
+        }
+    }
 }
 
 impl<'n, 's> Fields<'n, 's> {
@@ -78,7 +98,7 @@ impl<'n, 's> Fields<'n, 's> {
     }
 
     fn child(&self, key: &str) -> String {
-        format!("{}/{key}", self.pointer)
+        format!("{}/{key}", self.pointer.render())
     }
 
     /// The opening brace: where "missing field" errors point.
@@ -110,17 +130,18 @@ impl Reader<'_> {
     fn object<'n, 's>(
         &mut self,
         node: &'n Node<'s>,
-        pointer: String,
+        pointer: Ptr,
         what: &'static str,
         known: &[&str],
     ) -> Option<Fields<'n, 's>> {
         let Value::Object(members) = &node.value else {
-            self.wrong_type(node, &pointer, "an object", what);
+            self.wrong_type(node, &pointer.render(), "an object", what);
             return None;
         };
+        let path = |m: &Member<'_>| format!("{}/{}", pointer.render(), pointer_segment(&m.key));
         for (i, m) in members.iter().enumerate() {
-            let path = format!("{pointer}/{}", pointer_segment(&m.key));
             if let Some(first) = members[..i].iter().find(|f| f.key == m.key) {
+                let path = path(m);
                 self.report(
                     Diagnostic::new(
                         Code::DuplicateKey,
@@ -139,7 +160,7 @@ impl Reader<'_> {
                     Diagnostic::new(
                         Code::UnknownField,
                         format!("{what} has no field `{}`; it is ignored", m.key),
-                        path,
+                        path(m),
                         m.key_span.clone(),
                     )
                     .with_help(format!("known fields: {}", known.join(", "))),
@@ -171,7 +192,7 @@ impl Reader<'_> {
         self.report(Diagnostic::new(
             Code::MissingField,
             format!("{named} lacks {}", absent.join(", ")),
-            fields.pointer.clone(),
+            fields.pointer.render(),
             fields.brace(),
         ));
     }
@@ -183,19 +204,21 @@ impl Reader<'_> {
 
     fn string(&mut self, fields: &Fields<'_, '_>, key: &str) -> Option<(String, Range<usize>)> {
         let node = self.required(fields, key)?;
-        self.string_node(node, &fields.child(key), &format!("`{key}`"))
+        self.string_node(node, || fields.child(key), || format!("`{key}`"))
     }
 
+    /// The pointer and description are only built when the node is not a string:
+    /// a large plan has tens of thousands of fields and nearly all of them are fine.
     fn string_node(
         &mut self,
         node: &Node<'_>,
-        pointer: &str,
-        what: &str,
+        pointer: impl FnOnce() -> String,
+        what: impl FnOnce() -> String,
     ) -> Option<(String, Range<usize>)> {
         match &node.value {
             Value::String(s) => Some((s.to_string(), node.span.clone())),
             _ => {
-                self.wrong_type(node, pointer, "a string", what);
+                self.wrong_type(node, &pointer(), "a string", &what());
                 None
             }
         }
@@ -206,11 +229,10 @@ impl Reader<'_> {
         let Some(member) = fields.get(key) else {
             return Some((Vec::new(), Vec::new(), None));
         };
-        let pointer = fields.child(key);
         let Value::Array(items) = &member.value.value else {
             self.wrong_type(
                 &member.value,
-                &pointer,
+                &fields.child(key),
                 "an array of strings",
                 &format!("`{key}`"),
             );
@@ -222,8 +244,8 @@ impl Reader<'_> {
         for (i, item) in items.iter().enumerate() {
             match self.string_node(
                 item,
-                &format!("{pointer}/{i}"),
-                &format!("each entry of `{key}`"),
+                || format!("{}/{i}", fields.child(key)),
+                || format!("each entry of `{key}`"),
             ) {
                 Some((s, span)) => {
                     values.push(s);
@@ -251,18 +273,14 @@ impl Reader<'_> {
     }
 
     fn plan(&mut self, root: &Node<'_>) -> Option<(ExecutionPlan, PlanSpans)> {
-        let fields = self.object(
-            root,
-            String::new(),
-            "the plan",
-            &["goal", "stages", "edges"],
-        )?;
+        let fields = self.object(root, Ptr::Root, "the plan", &["goal", "stages", "edges"])?;
         let goal = self.string(&fields, "goal");
         let stage_nodes = self.array(&fields, "stages");
         let edge_nodes = self.array(&fields, "edges");
 
-        let mut stages = Vec::new();
-        let mut stage_spans = Vec::new();
+        let stage_count = stage_nodes.as_ref().map_or(0, |(n, _)| n.len());
+        let mut stages = Vec::with_capacity(stage_count);
+        let mut stage_spans = Vec::with_capacity(stage_count);
         if let Some((nodes, _)) = &stage_nodes {
             for (i, node) in nodes.iter().enumerate() {
                 if let Some((stage, spans)) = self.stage(node, i) {
@@ -271,8 +289,9 @@ impl Reader<'_> {
                 }
             }
         }
-        let mut edges = Vec::new();
-        let mut edge_spans = Vec::new();
+        let edge_count = edge_nodes.as_ref().map_or(0, |(n, _)| n.len());
+        let mut edges = Vec::with_capacity(edge_count);
+        let mut edge_spans = Vec::with_capacity(edge_count);
         if let Some((nodes, _)) = &edge_nodes {
             for (i, node) in nodes.iter().enumerate() {
                 if let Some((edge, spans)) = self.edge(node, i) {
@@ -304,7 +323,7 @@ impl Reader<'_> {
     fn stage(&mut self, node: &Node<'_>, index: usize) -> Option<(Stage, StageSpans)> {
         let fields = self.object(
             node,
-            format!("/stages/{index}"),
+            Ptr::Stage(index),
             "a stage",
             &["id", "role", "prompt", "produces", "kind", "needs", "tools"],
         )?;
@@ -346,7 +365,7 @@ impl Reader<'_> {
     fn edge(&mut self, node: &Node<'_>, index: usize) -> Option<(Edge, EdgeSpans)> {
         let fields = self.object(
             node,
-            format!("/edges/{index}"),
+            Ptr::Edge(index),
             "an edge",
             &["from", "to", "condition"],
         )?;
@@ -355,7 +374,7 @@ impl Reader<'_> {
         let to = self.string(&fields, "to");
         let condition = self
             .required(&fields, "condition")
-            .and_then(|c| self.condition(c, fields.child("condition")));
+            .and_then(|c| self.condition(c, Ptr::Condition(index)));
         let ((from, from_span), (to, to_span)) = (from?, to?);
         let (condition, mut spans) = condition?;
         spans.whole = node.span.clone();
@@ -371,7 +390,7 @@ impl Reader<'_> {
         ))
     }
 
-    fn condition(&mut self, node: &Node<'_>, pointer: String) -> Option<(Condition, EdgeSpans)> {
+    fn condition(&mut self, node: &Node<'_>, pointer: Ptr) -> Option<(Condition, EdgeSpans)> {
         let fields = self.object(
             node,
             pointer,
@@ -405,8 +424,11 @@ impl Reader<'_> {
                 let operator = match fields.get("operator") {
                     None => Some(Operator::Eq),
                     Some(m) => {
-                        let name =
-                            self.string_node(&m.value, &fields.child("operator"), "`operator`")?;
+                        let name = self.string_node(
+                            &m.value,
+                            || fields.child("operator"),
+                            || "`operator`".into(),
+                        )?;
                         let op = Operator::from_name(&name.0);
                         if op.is_none() {
                             self.report(Diagnostic::new(

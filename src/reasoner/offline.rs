@@ -402,7 +402,10 @@ fn draft_plan(brief: &Brief) -> String {
                 .collect()
         })
         .unwrap_or_default();
-    modules.dedup();
+    // The same module name can appear in several directories (`api/models.py`,
+    // `admin/models.py`); stage ids must stay unique, so keep the first.
+    let mut seen = std::collections::HashSet::new();
+    modules.retain(|m| seen.insert(slugify(m)));
     if modules.is_empty() {
         modules.push("app".to_string());
     }

@@ -8,6 +8,12 @@ use crate::volk::session::PlanState;
 /// The name diagnostics give the plan source.
 const SOURCE_NAME: &str = "execution_plan.json";
 
+/// Artifacts that exist before the plan's first stage, besides `analysis`: the
+/// finalized design itself.
+fn given() -> Vec<String> {
+    vec!["design_docs".to_string()]
+}
+
 /// The outcome of checking a plan reply, as shown to the person.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanCheck {
@@ -39,7 +45,7 @@ pub fn prompt(brief: &Brief, state: &PlanState) -> String {
             .cloned(),
     );
     let design = brief.current.clone().unwrap_or_default();
-    plan::plan_prompt(&design, &KindRegistry::builtin(), &[], &feedback)
+    plan::plan_prompt(&design, &KindRegistry::builtin(), &given(), &feedback)
 }
 
 /// Extracts the plan from a reply and compiles it.
@@ -56,7 +62,7 @@ pub fn check(reply: &str) -> PlanCheck {
             graph: Vec::new(),
         };
     };
-    let compiled = plan::compile(source, &KindRegistry::builtin(), &[]);
+    let compiled = plan::compile(source, &KindRegistry::builtin(), &given());
     PlanCheck {
         source: Some(source.to_string()),
         ok: compiled.valid_plan().is_some(),
