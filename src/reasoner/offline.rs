@@ -127,21 +127,45 @@ fn requirement_lines(brief: &Brief) -> Vec<String> {
     lines
 }
 
-fn significant_words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_ascii_alphanumeric())
+/// Words that end the object of a requirement's verb ("Attach short notes *to* a book").
+const BOUNDARY_WORDS: &[&str] = &[
+    "with", "to", "as", "by", "per", "and", "or", "in", "on", "for", "from", "into", "of", "at",
+    "via", "using", "so", "that", "when", "if",
+];
+
+/// The requirement's verb and the noun it acts on: the last word before the first
+/// boundary word ("Export the whole log as JSON" -> export, log), or the word right
+/// after the verb when there is no boundary ("Mark tasks complete" -> mark, tasks).
+fn verb_and_object(requirement: &str) -> Vec<String> {
+    let words: Vec<String> = requirement
+        .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
         .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let Some(verb_at) = words.iter().position(|w| !STOP_WORDS.contains(&w.as_str())) else {
+        return Vec::new();
+    };
+    let rest = &words[verb_at + 1..];
+    let phrase: Vec<&String> = rest
+        .iter()
+        .take_while(|w| !BOUNDARY_WORDS.contains(&w.as_str()))
         .filter(|w| !STOP_WORDS.contains(&w.as_str()))
-        .collect()
+        .collect();
+    let bounded = rest.iter().any(|w| BOUNDARY_WORDS.contains(&w.as_str()));
+    let object = if bounded {
+        phrase.last()
+    } else {
+        phrase.first()
+    };
+    let mut out = vec![words[verb_at].clone()];
+    out.extend(object.map(|w| (*w).clone()));
+    out
 }
 
 fn components(brief: &Brief) -> Vec<Component> {
     let mut out: Vec<Component> = Vec::new();
     for requirement in requirement_lines(brief) {
-        let words: Vec<String> = significant_words(&requirement)
-            .into_iter()
-            .take(2)
-            .collect();
+        let words = verb_and_object(&requirement);
         if words.is_empty() {
             continue;
         }
@@ -516,6 +540,20 @@ mod tests {
         let a = parse(&draft(Purpose::Update, &b));
         assert!(a.architecture.contains("1. What is the schema?"));
         assert!(a.architecture.contains("2. Delete or flag?"));
+    }
+
+    #[test]
+    fn components_are_named_by_verb_and_object() {
+        let names = |r: &str| verb_and_object(r).join("_");
+        assert_eq!(names("Attach short notes to a book"), "attach_notes");
+        assert_eq!(
+            names("Export the whole log as JSON for backup"),
+            "export_log"
+        );
+        assert_eq!(names("Mark tasks complete"), "mark_tasks");
+        assert_eq!(names("Add tasks with name and due date"), "add_tasks");
+        assert_eq!(names("List all tasks"), "list_tasks");
+        assert_eq!(names("Search books and notes by a word"), "search_books");
     }
 
     #[test]
