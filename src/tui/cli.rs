@@ -20,7 +20,7 @@ use crate::tui::runloop::{self, Channels, Exit};
 use crate::tui::session::{self, Start};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::theme::Theme;
-use crate::volk::runtime::RunOptions;
+use crate::volk::runtime::{ContextRoot, RunOptions};
 
 /// The bundled example scope.
 pub const DEMO_SCOPE: &str = include_str!("../../assets/demo/scope.json");
@@ -74,10 +74,10 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
-fn options(settings: &Settings, context_root: Option<PathBuf>) -> RunOptions {
+fn options(settings: &Settings, context: ContextRoot) -> RunOptions {
     RunOptions {
         echo_stderr: false,
-        context_root: context_root.or(settings.context_root.clone()),
+        context,
         reflection_config: None,
         max_tokens: settings.max_tokens,
         plan_repairs: settings.plan_repairs,
@@ -107,7 +107,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
         workspace: workspace.clone(),
         max_cycles: settings.max_cycles,
     };
-    let code = workbench(start, reasoner, theme, options(&settings, None))?;
+    let code = workbench(start, reasoner, theme, options(&settings, ContextRoot::Off))?;
     println!("volk demo: the workspace is {}", workspace.display());
     Ok(code)
 }
@@ -129,7 +129,10 @@ pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
         start,
         reasoner,
         theme,
-        options(&settings, args.context_root),
+        options(
+            &settings,
+            ContextRoot::configured(args.context_root.or(settings.context_root.clone())),
+        ),
     )
 }
 
@@ -148,7 +151,10 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
         Start::Open(dir.clone()),
         reasoner,
         theme,
-        options(&settings, None),
+        options(
+            &settings,
+            ContextRoot::configured(settings.context_root.clone()),
+        ),
     )
 }
 

@@ -11,7 +11,7 @@ use crate::BadInput;
 use crate::config::Settings;
 use crate::cxp::Packet;
 use crate::reasoner::select::{ReasonerArgs, build};
-use crate::volk::runtime::{RunOptions, run_packet};
+use crate::volk::runtime::{ContextRoot, RunOptions, run_packet};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -58,7 +58,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let reasoner = build(&args.reasoner, &settings).map_err(anyhow::Error::new)?;
     let options = RunOptions {
         echo_stderr: true,
-        context_root: args.context_root.clone().or(settings.context_root.clone()),
+        context: ContextRoot::configured(
+            args.context_root.clone().or(settings.context_root.clone()),
+        ),
         reflection_config: Some(
             args.config
                 .clone()

@@ -87,13 +87,32 @@ pub enum Event {
     Journal(serde_json::Value),
 }
 
+/// Where the design's existing-API context comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ContextRoot {
+    /// The git repository around the current directory, if any.
+    #[default]
+    Discover,
+    /// A root the person named (flag, `VOLK_CONTEXT_ROOT`, `volk.toml`).
+    At(PathBuf),
+    /// No context: the bundled demo is self-contained.
+    Off,
+}
+
+impl ContextRoot {
+    /// A configured root, else discovery.
+    pub fn configured(root: Option<PathBuf>) -> ContextRoot {
+        root.map_or(ContextRoot::Discover, ContextRoot::At)
+    }
+}
+
 /// How a run behaves at its edges.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Print `[U:Ar]` lines and reflection answers on stderr (headless).
     pub echo_stderr: bool,
-    /// Root of the code base to draw existing-API context from.
-    pub context_root: Option<PathBuf>,
+    /// Where existing-API context comes from.
+    pub context: ContextRoot,
     /// `.prd_plugin/config.json` with the reflection questions.
     pub reflection_config: Option<PathBuf>,
     pub max_tokens: Option<u32>,
@@ -153,9 +172,9 @@ impl Executor {
     ) -> Result<(), RuntimeError> {
         match effect {
             Effect::GatherContext { text } => {
-                let root = self.options.context_root.clone();
+                let root = self.options.context.clone();
                 let (section, symbols) =
-                    tokio::task::spawn_blocking(move || gather_context(root.as_deref(), &text))
+                    tokio::task::spawn_blocking(move || gather_context(&root, &text))
                         .await
                         .unwrap_or_default();
                 queue.push_back(Input::ContextReady { section, symbols });
@@ -370,8 +389,13 @@ async fn run_call(
 
 /// The monorepo context for a design prompt, and which word matched which symbol.
 /// Never fails: without a root (none given, no repository around) there is no context.
-fn gather_context(root: Option<&Path>, text: &str) -> (String, Vec<String>) {
-    let Some(root) = crate::context::resolve_root(root) else {
+fn gather_context(root: &ContextRoot, text: &str) -> (String, Vec<String>) {
+    let root = match root {
+        ContextRoot::Off => None,
+        ContextRoot::Discover => crate::context::resolve_root(None),
+        ContextRoot::At(path) => crate::context::resolve_root(Some(path)),
+    };
+    let Some(root) = root else {
         return (String::new(), Vec::new());
     };
     let report = crate::context::build_context(&root, text);
