@@ -70,20 +70,50 @@ impl Scanner {
         }
     }
 
+    /// The byte ranges of `section` up to `upto`, in order.
+    fn ranges(&self, section: Section, upto: usize) -> Vec<(usize, usize)> {
+        let mut out: Vec<(usize, usize)> = self
+            .runs
+            .iter()
+            .filter(|(s, _, _)| *s == section)
+            .map(|&(_, a, b)| (a, b))
+            .collect();
+        if self.current == Some(section) && upto > self.run_start {
+            out.push((self.run_start, upto));
+        }
+        out
+    }
+
     /// Appends the bytes of `section` up to `upto` to `out`.
     fn collect(&self, bytes: &[u8], section: Section, upto: usize, out: &mut Vec<u8>) {
-        for &(s, a, b) in &self.runs {
-            if s == section {
-                out.extend_from_slice(&bytes[a..b]);
-            }
-        }
-        if self.current == Some(section) && upto > self.run_start {
-            out.extend_from_slice(&bytes[self.run_start..upto]);
+        for (a, b) in self.ranges(section, upto) {
+            out.extend_from_slice(&bytes[a..b]);
         }
     }
 
-    /// Treats `bytes[tail..]` as a last line and returns the trimmed sections.
-    fn finish(mut self, bytes: &[u8], tail: usize) -> Artifacts {
+    /// Treats `text[tail..]` as a last line and returns the trimmed sections. Every run
+    /// starts and ends next to an ASCII byte, so slicing `text` at them is always on a
+    /// character boundary and nothing is validated twice.
+    fn finish_text(mut self, text: &str, tail: usize) -> Artifacts {
+        if tail < text.len() {
+            self.line(text.as_bytes(), tail, text.len());
+        }
+        let mut out = Artifacts::default();
+        for section in Section::ALL {
+            let mut ranges = self.ranges(section, text.len());
+            trim_ranges(text, &mut ranges);
+            let mut joined = String::with_capacity(ranges.iter().map(|(a, b)| b - a).sum());
+            for (a, b) in ranges {
+                joined.push_str(&text[a..b]);
+            }
+            out.set(section, joined);
+        }
+        out
+    }
+
+    /// [`Scanner::finish_text`] for input that is not valid UTF-8 (a stream cut
+    /// mid-character): each section is converted lossily on its own.
+    fn finish_lossy(mut self, bytes: &[u8], tail: usize) -> Artifacts {
         if tail < bytes.len() {
             self.line(bytes, tail, bytes.len());
         }
@@ -91,9 +121,35 @@ impl Scanner {
         for section in Section::ALL {
             let mut buf = Vec::new();
             self.collect(bytes, section, bytes.len(), &mut buf);
-            out.set(section, trimmed_text(buf));
+            out.set(section, String::from_utf8_lossy(&buf).trim().to_string());
         }
         out
+    }
+}
+
+/// Trims whitespace (as `str::trim` would on the joined text) off the front of the
+/// first ranges and the back of the last ones, so the join copies only what stays.
+fn trim_ranges(text: &str, ranges: &mut Vec<(usize, usize)>) {
+    let mut first = 0;
+    while first < ranges.len() {
+        let (a, b) = ranges[first];
+        let kept = text[a..b].trim_start().len();
+        if kept > 0 {
+            ranges[first].0 = b - kept;
+            break;
+        }
+        first += 1;
+    }
+    ranges.drain(..first);
+    while let Some(&(a, b)) = ranges.last() {
+        let kept = text[a..b].trim_end().len();
+        if kept > 0 {
+            if let Some(last) = ranges.last_mut() {
+                last.1 = a + kept;
+            }
+            break;
+        }
+        ranges.pop();
     }
 }
 
@@ -101,20 +157,6 @@ impl Scanner {
 struct Fence {
     byte: u8,
     len: usize,
-}
-
-/// The section's bytes as trimmed text (`str::trim`), reusing the buffer: no copy
-/// unless the bytes are not valid UTF-8 (a stream cut mid-character).
-fn trimmed_text(buf: Vec<u8>) -> String {
-    let mut text = match String::from_utf8(buf) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    };
-    let end = text.trim_end().len();
-    text.truncate(end);
-    let start = text.len() - text.trim_start().len();
-    text.drain(..start);
-    text
 }
 
 /// Bytes a marker or fence line can start with (after up to three spaces).
@@ -174,16 +216,18 @@ impl SectionParser {
 
     /// Ends the input and returns the trimmed sections.
     pub fn finish(self) -> Artifacts {
-        self.scanner.finish(&self.input, self.tail)
+        match std::str::from_utf8(&self.input) {
+            Ok(text) => self.scanner.finish_text(text, self.tail),
+            Err(_) => self.scanner.finish_lossy(&self.input, self.tail),
+        }
     }
 }
 
 /// Parses a whole response in one pass, without copying it.
 pub fn parse(text: &str) -> Artifacts {
-    let bytes = text.as_bytes();
     let mut scanner = Scanner::default();
-    let tail = scanner.scan(bytes, 0);
-    scanner.finish(bytes, tail)
+    let tail = scanner.scan(text.as_bytes(), 0);
+    scanner.finish_text(text, tail)
 }
 
 fn strip_indent(line: &[u8], max: usize) -> Option<&[u8]> {
