@@ -50,11 +50,31 @@ fn benches(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(20);
     group.bench_function("one_pass", |b| b.iter(|| parse(black_box(&text))));
+    // Deltas as a reasoner stream delivers them: ~16 bytes, on character boundaries.
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + 16).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        pieces.push(&text[start..end]);
+        start = end;
+    }
     group.bench_function("chunks_16B", |b| {
         b.iter(|| {
             let mut parser = SectionParser::new();
+            for piece in black_box(&pieces) {
+                parser.feed(piece);
+            }
+            parser.finish()
+        })
+    });
+    group.bench_function("bytes_16B", |b| {
+        b.iter(|| {
+            let mut parser = SectionParser::new();
             for chunk in black_box(text.as_bytes()).chunks(16) {
-                parser.feed(chunk);
+                parser.feed_bytes(chunk);
             }
             parser.finish()
         })

@@ -46,10 +46,33 @@ proptest! {
         let mut parser = SectionParser::new();
         let mut start = 0;
         for p in points {
-            parser.feed(&bytes[start..p]);
+            parser.feed_bytes(&bytes[start..p]);
             start = p;
         }
-        parser.feed(&bytes[start..]);
+        parser.feed_bytes(&bytes[start..]);
+        prop_assert_eq!(parser.finish(), parse(&doc));
+    }
+
+    #[test]
+    fn str_deltas_equal_one_pass(doc in document(), cuts in prop::collection::vec(0usize..4096, 0..24)) {
+        let mut points: Vec<usize> = cuts
+            .into_iter()
+            .map(|c| {
+                let mut p = c % (doc.len() + 1);
+                while !doc.is_char_boundary(p) {
+                    p -= 1;
+                }
+                p
+            })
+            .collect();
+        points.sort_unstable();
+        let mut parser = SectionParser::new();
+        let mut start = 0;
+        for p in points {
+            parser.feed(&doc[start..p]);
+            start = p;
+        }
+        parser.feed(&doc[start..]);
         prop_assert_eq!(parser.finish(), parse(&doc));
     }
 
@@ -58,7 +81,7 @@ proptest! {
         let bytes = doc.as_bytes();
         let cut = cut % (bytes.len() + 1);
         let mut parser = SectionParser::new();
-        parser.feed(&bytes[..cut]);
+        parser.feed_bytes(&bytes[..cut]);
         let growing = parser.growing();
         // Whatever section grows after a prefix is the one a one-pass parse of the
         // prefix's complete lines ends in.
@@ -67,7 +90,7 @@ proptest! {
             None => &bytes[..0],
         };
         let mut reference = SectionParser::new();
-        reference.feed(complete);
+        reference.feed_bytes(complete);
         prop_assert_eq!(growing, reference.growing());
     }
 }

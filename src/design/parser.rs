@@ -22,10 +22,9 @@ struct Scanner {
 }
 
 impl Scanner {
-    /// Classifies the complete lines of `bytes[from..]`; returns where the unfinished
-    /// last line starts.
-    fn scan(&mut self, bytes: &[u8], from: usize) -> usize {
-        let mut line_start = from;
+    /// Classifies the lines completed by the newlines in `bytes[from..]`, the first
+    /// of which starts at `line_start`; returns where the unfinished last line starts.
+    fn scan(&mut self, bytes: &[u8], mut line_start: usize, from: usize) -> usize {
         for nl in memchr::memchr_iter(b'\n', &bytes[from..]) {
             let end = from + nl + 1;
             self.line(bytes, line_start, end);
@@ -84,13 +83,6 @@ impl Scanner {
         out
     }
 
-    /// Appends the bytes of `section` up to `upto` to `out`.
-    fn collect(&self, bytes: &[u8], section: Section, upto: usize, out: &mut Vec<u8>) {
-        for (a, b) in self.ranges(section, upto) {
-            out.extend_from_slice(&bytes[a..b]);
-        }
-    }
-
     /// Treats `text[tail..]` as a last line and returns the trimmed sections. Every run
     /// starts and ends next to an ASCII byte, so slicing `text` at them is always on a
     /// character boundary and nothing is validated twice.
@@ -107,21 +99,6 @@ impl Scanner {
                 joined.push_str(&text[a..b]);
             }
             out.set(section, joined);
-        }
-        out
-    }
-
-    /// [`Scanner::finish_text`] for input that is not valid UTF-8 (a stream cut
-    /// mid-character): each section is converted lossily on its own.
-    fn finish_lossy(mut self, bytes: &[u8], tail: usize) -> Artifacts {
-        if tail < bytes.len() {
-            self.line(bytes, tail, bytes.len());
-        }
-        let mut out = Artifacts::default();
-        for section in Section::ALL {
-            let mut buf = Vec::new();
-            self.collect(bytes, section, bytes.len(), &mut buf);
-            out.set(section, String::from_utf8_lossy(&buf).trim().to_string());
         }
         out
     }
@@ -171,14 +148,17 @@ const INTERESTING: [bool; 256] = {
     table
 };
 
-/// Incremental section parser. Works on bytes so a chunk may end mid-character.
+/// Incremental section parser. Text arrives as `&str` (as reasoner deltas do) or as
+/// raw bytes split anywhere, even inside a character ([`SectionParser::feed_bytes`]).
 #[derive(Debug, Default, Clone)]
 pub struct SectionParser {
     /// Everything fed so far.
-    input: Vec<u8>,
+    input: String,
     /// Start of the unfinished last line.
     tail: usize,
     scanner: Scanner,
+    /// The first bytes of a character split across byte chunks.
+    carry: Vec<u8>,
 }
 
 impl SectionParser {
@@ -186,12 +166,47 @@ impl SectionParser {
         Self::default()
     }
 
-    /// Feeds the next chunk; returns the section that is growing afterwards.
-    pub fn feed(&mut self, chunk: impl AsRef<[u8]>) -> Option<Section> {
-        let chunk = chunk.as_ref();
-        self.input.extend_from_slice(chunk);
-        if memchr::memchr(b'\n', chunk).is_some() {
-            self.tail = self.scanner.scan(&self.input, self.tail);
+    /// Feeds the next piece of text; returns the section that is growing afterwards.
+    pub fn feed(&mut self, chunk: &str) -> Option<Section> {
+        let from = self.input.len();
+        self.input.push_str(chunk);
+        self.tail = self.scanner.scan(self.input.as_bytes(), self.tail, from);
+        self.scanner.current
+    }
+
+    /// Feeds raw bytes: a character split across chunks is completed by the next one;
+    /// invalid bytes become U+FFFD.
+    pub fn feed_bytes(&mut self, chunk: &[u8]) -> Option<Section> {
+        let owned;
+        let mut bytes = chunk;
+        if !self.carry.is_empty() {
+            let mut joined = std::mem::take(&mut self.carry);
+            joined.extend_from_slice(chunk);
+            owned = joined;
+            bytes = &owned;
+        }
+        loop {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    self.feed(text);
+                    break;
+                }
+                Err(e) => {
+                    let (valid, rest) = bytes.split_at(e.valid_up_to());
+                    self.feed(std::str::from_utf8(valid).unwrap_or_default());
+                    match e.error_len() {
+                        // Incomplete at the end: wait for the rest of the character.
+                        None => {
+                            self.carry.extend_from_slice(rest);
+                            break;
+                        }
+                        Some(bad) => {
+                            self.feed("\u{FFFD}");
+                            bytes = &rest[bad..];
+                        }
+                    }
+                }
+            }
         }
         self.scanner.current
     }
@@ -201,32 +216,34 @@ impl SectionParser {
         self.scanner.current
     }
 
-    /// Complete lines of `section` so far, untrimmed (lossy UTF-8 for display).
+    /// Complete lines of `section` so far, untrimmed.
     pub fn committed(&self, section: Section) -> String {
-        let mut buf = Vec::new();
-        self.scanner
-            .collect(&self.input, section, self.tail, &mut buf);
-        String::from_utf8_lossy(&buf).into_owned()
+        let mut out = String::new();
+        for (a, b) in self.scanner.ranges(section, self.tail) {
+            out.push_str(&self.input[a..b]);
+        }
+        out
     }
 
     /// The unfinished last line (drawn live as a tail by the workbench).
-    pub fn tail(&self) -> String {
-        String::from_utf8_lossy(&self.input[self.tail..]).into_owned()
+    pub fn tail(&self) -> &str {
+        &self.input[self.tail..]
     }
 
     /// Ends the input and returns the trimmed sections.
-    pub fn finish(self) -> Artifacts {
-        match std::str::from_utf8(&self.input) {
-            Ok(text) => self.scanner.finish_text(text, self.tail),
-            Err(_) => self.scanner.finish_lossy(&self.input, self.tail),
+    pub fn finish(mut self) -> Artifacts {
+        if !self.carry.is_empty() {
+            // The stream ended inside a character.
+            self.feed("\u{FFFD}");
         }
+        self.scanner.finish_text(&self.input, self.tail)
     }
 }
 
 /// Parses a whole response in one pass, without copying it.
 pub fn parse(text: &str) -> Artifacts {
     let mut scanner = Scanner::default();
-    let tail = scanner.scan(text.as_bytes(), 0);
+    let tail = scanner.scan(text.as_bytes(), 0, 0);
     scanner.finish_text(text, tail)
 }
 
@@ -371,7 +388,7 @@ mod tests {
         let mut p = SectionParser::new();
         let mut seen = Vec::new();
         for chunk in bytes.chunks(3) {
-            if let Some(s) = p.feed(chunk)
+            if let Some(s) = p.feed_bytes(chunk)
                 && seen.last() != Some(&s)
             {
                 seen.push(s);
