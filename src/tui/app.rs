@@ -601,7 +601,7 @@ impl App {
                 live.consumed[i] = committed.len();
             }
             if Some(section) == growing {
-                doc.set_tail(&live.parser.tail());
+                doc.set_tail(live.parser.tail());
                 live.touched[i] = true; // the tail keeps changing
             } else {
                 doc.set_tail("");
