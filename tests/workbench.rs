@@ -604,3 +604,23 @@ fn mouse_clicks_a_tab_and_the_wheel_scrolls() {
     }));
     assert_eq!(app.views[0].top, 3);
 }
+
+#[test]
+fn search_moves_to_the_match_and_paints_it() {
+    let (mut app, _) = reviewing();
+    app.on_key(key(KeyCode::Char('/')));
+    typed(&mut app, "data flow");
+    app.on_key(key(KeyCode::Enter));
+    let line = app.docs[0]
+        .lines()
+        .iter()
+        .position(|l| l.contains("Data flow"))
+        .unwrap();
+    assert_eq!(app.views[0].cursor, line);
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    let warning = app.theme.palette.warning;
+    let painted = buffer.content().iter().filter(|c| c.bg == warning).count();
+    assert_eq!(painted, "data flow".len());
+}

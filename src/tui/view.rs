@@ -335,6 +335,8 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         return;
     }
     let text_x = inner.x + gutter_width;
+    let needle = app.last_search.to_ascii_lowercase();
+    let match_style = Style::default().fg(p.tab_active_fg).bg(p.warning);
     let mut y = inner.y;
     let bottom = inner.bottom();
     let mut index = top;
@@ -366,6 +368,9 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
                 );
             }
             buf.set_line(text_x, y, &row, text_width);
+            if !needle.is_empty() {
+                mark_matches(buf, text_x, y, &row.to_string(), &needle, match_style);
+            }
             y += 1;
         }
         index += 1;
@@ -383,6 +388,27 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             .wrap(TextWrap { trim: false }),
             Rect::new(text_x, y, text_width, bottom - y),
         );
+    }
+}
+
+/// Paints the occurrences of `needle` (ASCII case-insensitive) in one drawn row.
+fn mark_matches(
+    buf: &mut ratatui::buffer::Buffer,
+    x: u16,
+    y: u16,
+    row: &str,
+    needle: &str,
+    style: Style,
+) {
+    let haystack = row.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(found) = haystack[from..].find(needle) {
+        let start = from + found;
+        let end = start + needle.len();
+        let column = unicode_width::UnicodeWidthStr::width(&row[..start]) as u16;
+        let width = unicode_width::UnicodeWidthStr::width(&row[start..end]) as u16;
+        buf.set_style(Rect::new(x.saturating_add(column), y, width, 1), style);
+        from = end;
     }
 }
 
