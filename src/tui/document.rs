@@ -5,6 +5,12 @@ use ratatui::text::Line;
 
 use crate::tui::highlight::{Grammar, LineHighlighter};
 
+/// A borrowed line: highlighted spans, or plain text not highlighted yet.
+pub enum LineRef<'a> {
+    Styled(&'a Line<'static>),
+    Plain(&'a str),
+}
+
 /// Whether highlighting reached the lines asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Progress {
@@ -138,10 +144,18 @@ impl Document {
 
     /// Line `index`, highlighted when the cache reaches it, plain otherwise.
     pub fn line(&self, index: usize) -> Option<Line<'static>> {
+        self.line_ref(index).map(|l| match l {
+            LineRef::Styled(line) => line.clone(),
+            LineRef::Plain(text) => Line::raw(text.to_string()),
+        })
+    }
+
+    /// Line `index` without copying it (the viewer draws from this every frame).
+    pub fn line_ref(&self, index: usize) -> Option<LineRef<'_>> {
         if let Some(line) = self.styled.get(index) {
-            return Some(line.clone());
+            return Some(LineRef::Styled(line));
         }
-        self.lines.get(index).map(|l| Line::raw(l.clone()))
+        self.lines.get(index).map(|l| LineRef::Plain(l))
     }
 
     /// Number of lines that are highlighted (for tests and benchmarks).

@@ -13,7 +13,7 @@ use crate::tui::app::{
     Wrap, tab_title,
 };
 use crate::tui::diff::DiffKind;
-use crate::tui::document::Progress;
+use crate::tui::document::{LineRef, Progress};
 use crate::tui::event::Phase;
 use crate::tui::keys::HELP;
 use crate::tui::theme::Palette;
@@ -342,10 +342,25 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     let mut index = top;
     let buf = frame.buffer_mut();
     while y < bottom && index < len {
-        let Some(line) = doc.line(index) else { break };
-        let rows = match wrap {
-            Wrap::Soft => wrap::wrap_line(line, text_width),
-            Wrap::Off => vec![line],
+        let Some(line) = doc.line_ref(index) else {
+            break;
+        };
+        let plain;
+        let line: &Line = match line {
+            LineRef::Styled(l) => l,
+            LineRef::Plain(text) => {
+                plain = Line::raw(text);
+                &plain
+            }
+        };
+        // Most lines fit: draw them straight from the cache; split only long ones.
+        let wrapped;
+        let rows: &[Line] = match wrap {
+            Wrap::Soft if line.width() > text_width as usize => {
+                wrapped = wrap::wrap_line(line.clone(), text_width);
+                &wrapped
+            }
+            _ => std::slice::from_ref(line),
         };
         let is_cursor = index == view.cursor;
         if gutter_width > 0 {
@@ -357,7 +372,7 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             let number = format!("{:>w$} ", index + 1, w = (gutter_width - 1) as usize);
             buf.set_string(inner.x, y, number, style);
         }
-        for row in rows {
+        for row in rows.iter() {
             if y >= bottom {
                 break;
             }
@@ -367,7 +382,7 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
                     Style::default().bg(p.cursor_line),
                 );
             }
-            buf.set_line(text_x, y, &row, text_width);
+            buf.set_line(text_x, y, row, text_width);
             if !needle.is_empty() {
                 mark_matches(buf, text_x, y, &row.to_string(), &needle, match_style);
             }
