@@ -13,7 +13,7 @@ use crate::tui::app::{
     Wrap, tab_title,
 };
 use crate::tui::diff::DiffKind;
-use crate::tui::document::{LineRef, Progress};
+use crate::tui::document::Progress;
 use crate::tui::event::Phase;
 use crate::tui::keys::HELP;
 use crate::tui::theme::Palette;
@@ -345,14 +345,8 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         let Some(line) = doc.line_ref(index) else {
             break;
         };
-        let plain;
-        let line: &Line = match line {
-            LineRef::Styled(l) => l,
-            LineRef::Plain(text) => {
-                plain = Line::raw(text);
-                &plain
-            }
-        };
+        let drawn = line.to_line();
+        let line = &drawn;
         // Most lines fit: draw them straight from the cache; split only long ones.
         let wrapped;
         let rows: &[Line] = match wrap {
