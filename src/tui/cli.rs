@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 
@@ -20,6 +20,7 @@ use crate::tui::runloop::{self, Channels, Exit};
 use crate::tui::session::{self, Start};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::theme::Theme;
+use crate::tui::view;
 use crate::volk::runtime::{ContextRoot, RunOptions};
 
 /// The bundled example scope.
@@ -85,6 +86,7 @@ fn options(settings: &Settings, context: ContextRoot) -> RunOptions {
 }
 
 pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
+    let launched = Instant::now();
     let settings = Settings::load(&[Path::new(".")])?;
     let theme = theme(args.theme.as_deref(), &settings)?;
     let workspace = match args.workspace {
@@ -107,12 +109,19 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
         workspace: workspace.clone(),
         max_cycles: settings.max_cycles,
     };
-    let code = workbench(start, reasoner, theme, options(&settings, ContextRoot::Off))?;
+    let code = workbench(
+        launched,
+        start,
+        reasoner,
+        theme,
+        options(&settings, ContextRoot::Off),
+    )?;
     println!("volk demo: the workspace is {}", workspace.display());
     Ok(code)
 }
 
 pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
+    let launched = Instant::now();
     let settings = Settings::load(&[Path::new(".")])?;
     let theme = theme(args.theme.as_deref(), &settings)?;
     let (scope, thread_id, trace_id) = crate::volk::runtime::load_design_input(&args.input)?;
@@ -126,6 +135,7 @@ pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
         max_cycles: args.max_cycles.or(settings.max_cycles),
     };
     workbench(
+        launched,
         start,
         reasoner,
         theme,
@@ -137,6 +147,7 @@ pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
+    let launched = Instant::now();
     let dir = &args.project_dir;
     if !dir.join(".volk").join("session.json").is_file() {
         return Err(BadInput::err(format!(
@@ -148,6 +159,7 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
     let theme = theme(args.theme.as_deref(), &settings)?;
     let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
     workbench(
+        launched,
         Start::Open(dir.clone()),
         reasoner,
         theme,
@@ -160,6 +172,7 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
 
 /// Starts the loop and the screen; returns when the person quits.
 fn workbench(
+    launched: Instant,
     start: Start,
     reasoner: SharedReasoner,
     theme: Theme,
@@ -168,19 +181,30 @@ fn workbench(
     crate::tui::highlight::warm_up();
     let rt = runtime()?;
     rt.block_on(async move {
-        let connected = session::connect(start, reasoner, options).await?;
-        let project_dir = connected.project_dir.clone();
+        // The screen comes first: scaffolding a new project (git init, a virtual
+        // environment) can take a moment, and the person should see volk at once.
+        let mut guard = TerminalGuard::enter()?;
         let mut app = App::new(
             SessionInfo {
-                project_name: connected.project_name.clone(),
-                project_dir: project_dir.clone(),
-                thread_id: connected.thread_id.clone(),
-                max_cycles: connected.max_cycles,
-                reasoner: connected.reasoner_name.clone(),
-                model: connected.model.clone(),
+                project_name: "starting…".into(),
+                reasoner: reasoner.name().to_string(),
+                model: reasoner.model().to_string(),
+                ..SessionInfo::default()
             },
             theme,
         );
+        guard.terminal.draw(|f| view::draw(f, &mut app))?;
+        tracing::info!("first frame {:?} after start", launched.elapsed());
+        let connected = session::connect(start, reasoner, options).await?;
+        let project_dir = connected.project_dir.clone();
+        app.info = SessionInfo {
+            project_name: connected.project_name.clone(),
+            project_dir: project_dir.clone(),
+            thread_id: connected.thread_id.clone(),
+            max_cycles: connected.max_cycles,
+            reasoner: connected.reasoner_name.clone(),
+            model: connected.model.clone(),
+        };
         if let Some((cycle, artifacts, previous)) = connected.restored {
             if let Some(previous) = &previous {
                 app.changed = artifacts.changed_since(previous);
@@ -203,7 +227,6 @@ fn workbench(
         });
         let events = session::merge(connected.events, notice_rx);
 
-        let mut guard = TerminalGuard::enter()?;
         let input = runloop::spawn_input_reader();
         let channels = Channels {
             terminal: input,

@@ -1,9 +1,25 @@
 //! One tab's text: complete lines, the unfinished tail of a stream, and a cache of
 //! highlighted lines that grows only as far as someone has looked.
 
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 
-use crate::tui::highlight::{Grammar, LineHighlighter};
+use crate::tui::highlight::{Grammar, LineHighlighter, Runs, StyleRun, styled_line};
+
+/// A borrowed line: highlighted spans, or plain text not highlighted yet.
+pub enum LineRef<'a> {
+    Styled(&'a str, &'a [StyleRun]),
+    Plain(&'a str),
+}
+
+impl<'a> LineRef<'a> {
+    /// The drawable line, borrowing the document's text.
+    pub fn to_line(&self) -> Line<'a> {
+        match *self {
+            LineRef::Styled(text, runs) => styled_line(text, runs),
+            LineRef::Plain(text) => Line::raw(text),
+        }
+    }
+}
 
 /// Whether highlighting reached the lines asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,7 +34,7 @@ pub struct Document {
     grammar: Grammar,
     lines: Vec<String>,
     /// Highlighted prefix of `lines`; `styled.len() <= lines.len()`.
-    styled: Vec<Line<'static>>,
+    styled: Vec<Runs>,
     highlighter: Option<LineHighlighter>,
     syntax_theme: String,
     /// The line being streamed, not yet complete.
@@ -138,10 +154,23 @@ impl Document {
 
     /// Line `index`, highlighted when the cache reaches it, plain otherwise.
     pub fn line(&self, index: usize) -> Option<Line<'static>> {
-        if let Some(line) = self.styled.get(index) {
-            return Some(line.clone());
+        self.line_ref(index).map(|l| {
+            let line = l.to_line();
+            Line::from(
+                line.spans
+                    .into_iter()
+                    .map(|s| Span::styled(s.content.into_owned(), s.style))
+                    .collect::<Vec<_>>(),
+            )
+        })
+    }
+
+    /// Line `index` without copying it (the viewer draws from this every frame).
+    pub fn line_ref(&self, index: usize) -> Option<LineRef<'_>> {
+        if let (Some(runs), Some(text)) = (self.styled.get(index), self.lines.get(index)) {
+            return Some(LineRef::Styled(text, runs));
         }
-        self.lines.get(index).map(|l| Line::raw(l.clone()))
+        self.lines.get(index).map(|l| LineRef::Plain(l))
     }
 
     /// Number of lines that are highlighted (for tests and benchmarks).

@@ -175,10 +175,10 @@ impl LineHighlighter {
         })
     }
 
-    /// Highlights the next line (without its newline).
-    pub fn next_line(&mut self, line: &str) -> Line<'static> {
+    /// Highlights the next line (without its newline) into style runs over its bytes.
+    pub fn next_line(&mut self, line: &str) -> Runs {
         let Some(assets) = assets_if_ready() else {
-            return Line::raw(line.to_string());
+            return plain_runs(line);
         };
         let syntax = assets
             .syntaxes
@@ -191,22 +191,69 @@ impl LineHighlighter {
         let mut with_newline = String::with_capacity(line.len() + 1);
         with_newline.push_str(line);
         with_newline.push('\n');
-        let styled = match lines.highlight_line(&with_newline, &assets.syntaxes) {
-            Ok(ranges) => Line::from(
-                ranges
-                    .into_iter()
-                    .filter_map(|(style, text)| {
-                        let text = text.trim_end_matches('\n');
-                        (!text.is_empty()).then(|| Span::styled(text.to_string(), convert(style)))
-                    })
-                    .collect::<Vec<_>>(),
-            ),
-            Err(_) => Line::raw(line.to_string()),
+        let runs = match lines.highlight_line(&with_newline, &assets.syntaxes) {
+            Ok(ranges) => {
+                let mut runs: Vec<StyleRun> = Vec::with_capacity(ranges.len());
+                let mut at = 0usize;
+                for (style, text) in ranges {
+                    let start = at;
+                    at += text.len();
+                    let end = at.min(line.len());
+                    if end <= start {
+                        continue;
+                    }
+                    let style = convert(style);
+                    match runs.last_mut() {
+                        // Neighbouring tokens of one colour become one run.
+                        Some(last) if last.style == style && last.end as usize == start => {
+                            last.end = end as u32;
+                        }
+                        _ => runs.push(StyleRun {
+                            start: start as u32,
+                            end: end as u32,
+                            style,
+                        }),
+                    }
+                }
+                runs.into_boxed_slice()
+            }
+            Err(_) => plain_runs(line),
         };
         let (hs, ps) = lines.state();
         self.state = Some((hs, ps));
-        styled
+        runs
     }
+}
+
+/// A styled stretch of a line: byte offsets into the line's text. Kept instead of
+/// owned spans so a highlighted document costs little more than its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StyleRun {
+    pub start: u32,
+    pub end: u32,
+    pub style: Style,
+}
+
+pub type Runs = Box<[StyleRun]>;
+
+fn plain_runs(line: &str) -> Runs {
+    Box::new([StyleRun {
+        start: 0,
+        end: line.len() as u32,
+        style: Style::default(),
+    }])
+}
+
+/// The drawable line for `text` and its runs, borrowing the text.
+pub fn styled_line<'a>(text: &'a str, runs: &[StyleRun]) -> Line<'a> {
+    Line::from(
+        runs.iter()
+            .filter_map(|r| {
+                text.get(r.start as usize..r.end as usize)
+                    .map(|piece| Span::styled(piece, r.style))
+            })
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn convert(style: syntect::highlighting::Style) -> Style {
@@ -239,7 +286,9 @@ mod tests {
             );
         }
         let mut h = LineHighlighter::new(Grammar::Mermaid, "base16-ocean.dark").unwrap();
-        let line = h.next_line("  TaskStore --> Task : stores");
+        let text = "  TaskStore --> Task : stores";
+        let runs = h.next_line(text);
+        let line = styled_line(text, &runs);
         let colours: std::collections::HashSet<_> = line
             .spans
             .iter()
@@ -255,7 +304,10 @@ mod tests {
         let mut h = LineHighlighter::new(Grammar::Markdown, "base16-ocean.dark").unwrap();
         let a = h.next_line("```python");
         let b = h.next_line("def run(): pass");
-        assert_eq!(a.to_string(), "```python");
-        assert_eq!(b.to_string(), "def run(): pass");
+        assert_eq!(styled_line("```python", &a).to_string(), "```python");
+        assert_eq!(
+            styled_line("def run(): pass", &b).to_string(),
+            "def run(): pass"
+        );
     }
 }

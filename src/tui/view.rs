@@ -335,15 +335,26 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         return;
     }
     let text_x = inner.x + gutter_width;
+    let needle = app.last_search.to_ascii_lowercase();
+    let match_style = Style::default().fg(p.tab_active_fg).bg(p.warning);
     let mut y = inner.y;
     let bottom = inner.bottom();
     let mut index = top;
     let buf = frame.buffer_mut();
     while y < bottom && index < len {
-        let Some(line) = doc.line(index) else { break };
-        let rows = match wrap {
-            Wrap::Soft => wrap::wrap_line(line, text_width),
-            Wrap::Off => vec![line],
+        let Some(line) = doc.line_ref(index) else {
+            break;
+        };
+        let drawn = line.to_line();
+        let line = &drawn;
+        // Most lines fit: draw them straight from the cache; split only long ones.
+        let wrapped;
+        let rows: &[Line] = match wrap {
+            Wrap::Soft if line.width() > text_width as usize => {
+                wrapped = wrap::wrap_line(line.clone(), text_width);
+                &wrapped
+            }
+            _ => std::slice::from_ref(line),
         };
         let is_cursor = index == view.cursor;
         if gutter_width > 0 {
@@ -355,7 +366,7 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             let number = format!("{:>w$} ", index + 1, w = (gutter_width - 1) as usize);
             buf.set_string(inner.x, y, number, style);
         }
-        for row in rows {
+        for row in rows.iter() {
             if y >= bottom {
                 break;
             }
@@ -365,7 +376,10 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
                     Style::default().bg(p.cursor_line),
                 );
             }
-            buf.set_line(text_x, y, &row, text_width);
+            buf.set_line(text_x, y, row, text_width);
+            if !needle.is_empty() {
+                mark_matches(buf, text_x, y, &row.to_string(), &needle, match_style);
+            }
             y += 1;
         }
         index += 1;
@@ -383,6 +397,27 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             .wrap(TextWrap { trim: false }),
             Rect::new(text_x, y, text_width, bottom - y),
         );
+    }
+}
+
+/// Paints the occurrences of `needle` (ASCII case-insensitive) in one drawn row.
+fn mark_matches(
+    buf: &mut ratatui::buffer::Buffer,
+    x: u16,
+    y: u16,
+    row: &str,
+    needle: &str,
+    style: Style,
+) {
+    let haystack = row.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(found) = haystack[from..].find(needle) {
+        let start = from + found;
+        let end = start + needle.len();
+        let column = unicode_width::UnicodeWidthStr::width(&row[..start]) as u16;
+        let width = unicode_width::UnicodeWidthStr::width(&row[start..end]) as u16;
+        buf.set_style(Rect::new(x.saturating_add(column), y, width, 1), style);
+        from = end;
     }
 }
 

@@ -12,13 +12,13 @@ pub fn rows(text: &str, width: u16) -> usize {
 }
 
 /// Splits a styled line into rows of at most `width` columns.
-pub fn wrap_line(line: Line<'static>, width: u16) -> Vec<Line<'static>> {
+pub fn wrap_line<'a>(line: Line<'a>, width: u16) -> Vec<Line<'a>> {
     let width = width.max(1) as usize;
     if line.width() <= width {
         return vec![line];
     }
     let mut out = Vec::new();
-    let mut row: Vec<Span<'static>> = Vec::new();
+    let mut row: Vec<Span<'a>> = Vec::new();
     let mut used = 0usize;
     for span in line.spans {
         let mut piece = String::new();
