@@ -3,10 +3,10 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use eventsource_stream::Event;
 use serde::Deserialize;
 
 use crate::reasoner::http::{self, Decoder, Endpoint, Failure, Flow, ProviderError, Wire};
+use crate::reasoner::sse::Event;
 use crate::reasoner::{EventStream, Reasoner, ReasonerError, ReasonerRequest, StreamEvent, Usage};
 
 /// The API version volk speaks.
@@ -176,18 +176,18 @@ pub struct MessagesDecoder {
 }
 
 impl Decoder for MessagesDecoder {
-    fn event(&mut self, event: &Event, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure> {
+    fn event(&mut self, event: &Event<'_>, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure> {
         let envelope: Envelope<'_> = serde_json::from_str(&event.data).map_err(|e| {
             Failure::fatal(ReasonerError::Protocol(format!(
                 "a `{}` event is not valid JSON ({e}): {}",
-                event.event,
+                event.kind,
                 event.data.chars().take(120).collect::<String>()
             )))
         })?;
         // The `event:` line and the `type` field agree; the field is authoritative
         // because some proxies drop event names.
         let kind = if envelope.kind.is_empty() {
-            event.event.as_str()
+            event.kind.as_ref()
         } else {
             envelope.kind.as_ref()
         };
@@ -287,12 +287,7 @@ mod tests {
         let mut d = MessagesDecoder::default();
         let mut out = Vec::new();
         for (name, data) in events {
-            let event = Event {
-                event: (*name).into(),
-                data: (*data).into(),
-                ..Event::default()
-            };
-            match d.event(&event, &mut out) {
+            match d.event(&Event::new(name, data), &mut out) {
                 Ok(Flow::Done) => return (out, None),
                 Ok(Flow::More) => {}
                 Err(f) => return (out, Some(f)),

@@ -4,10 +4,10 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use eventsource_stream::Event;
 use serde::Deserialize;
 
 use crate::reasoner::http::{self, Decoder, Endpoint, Failure, Flow, ProviderError, Wire};
+use crate::reasoner::sse::Event;
 use crate::reasoner::{EventStream, Reasoner, ReasonerError, ReasonerRequest, StreamEvent, Usage};
 
 /// A provider speaking `POST {base_url}/chat/completions`.
@@ -148,7 +148,7 @@ pub struct ChatDecoder {
 }
 
 impl Decoder for ChatDecoder {
-    fn event(&mut self, event: &Event, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure> {
+    fn event(&mut self, event: &Event<'_>, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure> {
         let data = event.data.trim();
         if data == "[DONE]" {
             out.push(StreamEvent::Finished {
@@ -232,12 +232,7 @@ mod tests {
 
     fn feed(decoder: &mut ChatDecoder, data: &str) -> (Result<Flow, Failure>, Vec<StreamEvent>) {
         let mut out = Vec::new();
-        let event = Event {
-            event: "message".into(),
-            data: data.into(),
-            ..Event::default()
-        };
-        (decoder.event(&event, &mut out), out)
+        (decoder.event(&Event::new("message", data), &mut out), out)
     }
 
     #[test]
