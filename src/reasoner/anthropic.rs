@@ -131,8 +131,9 @@ struct MessageStart {
 /// A content block, a block delta or a message delta: the fields volk reads.
 #[derive(Deserialize)]
 struct Block<'a> {
+    /// A plain `Cow` (not in an `Option`) so that serde borrows it from the event.
     #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
+    kind: Cow<'a, str>,
     #[serde(borrow, default)]
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -260,15 +261,15 @@ impl MessagesDecoder {
 /// Text and thinking of a block start or delta; signatures and tool input are
 /// not shown.
 fn push_block(block: Block<'_>, out: &mut Vec<StreamEvent>) {
-    match block.kind.as_deref() {
-        Some("text" | "text_delta") => {
+    match block.kind.as_ref() {
+        "text" | "text_delta" => {
             if let Some(text) = block.text.filter(|t| !t.is_empty()) {
                 out.push(StreamEvent::Text {
                     text: text.into_owned(),
                 });
             }
         }
-        Some("thinking" | "thinking_delta") => {
+        "thinking" | "thinking_delta" => {
             if let Some(text) = block.thinking.filter(|t| !t.is_empty()) {
                 out.push(StreamEvent::Thinking {
                     text: text.into_owned(),

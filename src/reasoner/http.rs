@@ -156,6 +156,8 @@ struct Call<W: Wire> {
     /// Text or thinking has been handed out: from now on nothing is retried.
     content_seen: bool,
     pending: VecDeque<StreamEvent>,
+    /// Reused for what each event decodes to, so an event costs no list.
+    decoded: Vec<StreamEvent>,
     phase: Phase<W::Decoder>,
 }
 
@@ -168,6 +170,7 @@ pub fn stream<W: Wire>(wire: Arc<W>, request: ReasonerRequest) -> EventStream {
         deadline: None,
         content_seen: false,
         pending: VecDeque::new(),
+        decoded: Vec::new(),
         phase: Phase::Connect,
     };
     Box::pin(futures_util::stream::unfold(call, |mut call| async move {
@@ -202,7 +205,7 @@ impl<W: Wire> Call<W> {
                     mut framer,
                     mut decoder,
                 } => {
-                    let mut out = Vec::new();
+                    let mut out = std::mem::take(&mut self.decoded);
                     let step = read_event(
                         &mut body,
                         &mut framer,
@@ -220,7 +223,8 @@ impl<W: Wire> Call<W> {
                         },
                         Flow::Done => Phase::Done,
                     });
-                    self.pending.extend(out);
+                    self.pending.extend(out.drain(..));
+                    self.decoded = out;
                     step
                 }
             };
@@ -288,7 +292,8 @@ impl<W: Wire> Call<W> {
         let response = match tokio::time::timeout_at(limit, send).await {
             Err(_) => {
                 return Err(Failure::fatal(ReasonerError::Timeout(format!(
-                    "no response from {url} {reason}"
+                    "no response from {url} {}",
+                    reason.reason(endpoint)
                 ))));
             }
             Ok(Err(e)) => return Err(transport_failure(&url, &e)),
@@ -338,7 +343,8 @@ async fn read_event<D: Decoder>(
         match tokio::time::timeout_at(limit, body.next()).await {
             Err(_) => {
                 return Err(Failure::fatal(ReasonerError::Timeout(format!(
-                    "the response stopped {reason}"
+                    "the response stopped {}",
+                    reason.reason(endpoint)
                 ))));
             }
             Ok(None) => return decoder.end(out).map(|()| Flow::Done),
@@ -353,26 +359,37 @@ async fn read_event<D: Decoder>(
     }
 }
 
-/// The earlier of the idle limit and the overall deadline, with the phrase that
-/// explains which one applies.
-fn limit(endpoint: &Endpoint, deadline: Instant) -> (Instant, String) {
-    let idle = Instant::now() + endpoint.timeouts.idle;
-    if idle < deadline {
-        (
-            idle,
-            format!(
+/// Which limit ends the current wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Limit {
+    Idle,
+    Overall,
+}
+
+impl Limit {
+    /// The phrase that explains a timeout; built only when one happens, since a
+    /// limit is taken for every network read.
+    fn reason(self, endpoint: &Endpoint) -> String {
+        match self {
+            Limit::Idle => format!(
                 "for {}s (idle timeout)",
                 endpoint.timeouts.idle.as_secs_f64()
             ),
-        )
-    } else {
-        (
-            deadline,
-            format!(
+            Limit::Overall => format!(
                 "at the overall limit of {}s",
                 endpoint.timeouts.overall.as_secs_f64()
             ),
-        )
+        }
+    }
+}
+
+/// The earlier of the idle limit and the overall deadline, and which one it is.
+fn limit(endpoint: &Endpoint, deadline: Instant) -> (Instant, Limit) {
+    let idle = Instant::now() + endpoint.timeouts.idle;
+    if idle < deadline {
+        (idle, Limit::Idle)
+    } else {
+        (deadline, Limit::Overall)
     }
 }
 
