@@ -1,16 +1,16 @@
 //! SSE decoding plus section parsing of a 1 MB response delivered as 20,000
-//! OpenAI-style events: the path every streamed token takes before it reaches a tab.
+//! OpenAI-style events: the path every streamed token takes before it reaches a tab
+//! (the network reads are given; each is pushed into the framer, every event it
+//! completes is decoded and its text fed to the section parser, as `http` does).
 
-use std::convert::Infallible;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use eventsource_stream::Eventsource;
-use futures_util::StreamExt;
 use volk::design::parser::SectionParser;
 use volk::reasoner::StreamEvent;
 use volk::reasoner::http::Decoder;
 use volk::reasoner::openai::ChatDecoder;
+use volk::reasoner::sse::Framer;
 
 const EVENTS: usize = 20_000;
 const RESPONSE_BYTES: usize = 1 << 20;
@@ -85,20 +85,19 @@ fn text_events(text: &str) -> Vec<Vec<u8>> {
     out
 }
 
-fn frame_and_parse(runtime: &tokio::runtime::Runtime, chunks: &[Vec<u8>]) -> usize {
-    runtime.block_on(async {
-        let bytes =
-            futures_util::stream::iter(chunks.iter().map(|c| Ok::<_, Infallible>(c.as_slice())));
-        let mut sse = bytes.eventsource();
-        let mut parser = SectionParser::new();
-        let mut total = 0;
-        while let Some(Ok(event)) = sse.next().await {
+fn frame_and_parse(chunks: &[Vec<u8>]) -> usize {
+    let mut framer = Framer::new();
+    let mut parser = SectionParser::new();
+    let mut total = 0;
+    for chunk in chunks {
+        framer.push(chunk);
+        while let Ok(Some(event)) = framer.next_event() {
             total += event.data.len();
-            parser.feed(&event.data);
+            parser.feed(event.data.as_bytes());
         }
-        black_box(parser.finish());
-        total
-    })
+    }
+    black_box(parser.finish());
+    total
 }
 
 /// Regroups the events into network reads of `size` bytes.
@@ -106,55 +105,50 @@ fn reads(events: &[Vec<u8>], size: usize) -> Vec<Vec<u8>> {
     events.concat().chunks(size).map(<[u8]>::to_vec).collect()
 }
 
-fn decode_and_parse(runtime: &tokio::runtime::Runtime, chunks: &[Vec<u8>]) -> usize {
-    runtime.block_on(async {
-        let bytes =
-            futures_util::stream::iter(chunks.iter().map(|c| Ok::<_, Infallible>(c.as_slice())));
-        let mut sse = bytes.eventsource();
-        let mut decoder = ChatDecoder::default();
-        let mut parser = SectionParser::new();
-        let mut out = Vec::new();
-        let mut total = 0;
-        while let Some(Ok(event)) = sse.next().await {
+fn decode_and_parse(chunks: &[Vec<u8>]) -> usize {
+    let mut framer = Framer::new();
+    let mut decoder = ChatDecoder::default();
+    let mut parser = SectionParser::new();
+    let mut out = Vec::new();
+    let mut total = 0;
+    for chunk in chunks {
+        framer.push(chunk);
+        while let Ok(Some(event)) = framer.next_event() {
             out.clear();
             if decoder.event(&event, &mut out).is_err() {
-                break;
+                return total;
             }
-            for item in &out {
+            for item in out.drain(..) {
                 if let StreamEvent::Text { text } = item {
                     total += text.len();
-                    parser.feed(text);
+                    parser.feed(&text);
                 }
             }
         }
-        black_box(parser.finish());
-        total
-    })
+    }
+    black_box(parser.finish());
+    total
 }
 
 fn benches(c: &mut Criterion) {
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread().build() else {
-        return;
-    };
-    let rt = &runtime;
     let text = response();
     let per_event = events(&text);
-    assert_eq!(decode_and_parse(rt, &per_event), text.len());
+    assert_eq!(decode_and_parse(&per_event), text.len());
     let mut group = c.benchmark_group("reasoner_sse");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(20);
     group.bench_function("openai_1MB_20k_events_one_read_each", |b| {
-        b.iter(|| decode_and_parse(rt, black_box(&per_event)))
+        b.iter(|| decode_and_parse(black_box(&per_event)))
     });
     let big_reads = reads(&per_event, 16 * 1024);
-    assert_eq!(decode_and_parse(rt, &big_reads), text.len());
+    assert_eq!(decode_and_parse(&big_reads), text.len());
     group.bench_function("openai_1MB_20k_events_16KiB_reads", |b| {
-        b.iter(|| decode_and_parse(rt, black_box(&big_reads)))
+        b.iter(|| decode_and_parse(black_box(&big_reads)))
     });
     let plain = text_events(&text);
-    assert_eq!(frame_and_parse(rt, &plain), text.len());
+    assert_eq!(frame_and_parse(&plain), text.len());
     group.bench_function("plain_text_1MB_20k_events_framing_only", |b| {
-        b.iter(|| frame_and_parse(rt, black_box(&plain)))
+        b.iter(|| frame_and_parse(black_box(&plain)))
     });
     group.bench_function("section_parse_only_20k_pieces", |b| {
         let pieces: Vec<&str> = {

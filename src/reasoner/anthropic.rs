@@ -3,10 +3,10 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use eventsource_stream::Event;
 use serde::Deserialize;
 
 use crate::reasoner::http::{self, Decoder, Endpoint, Failure, Flow, ProviderError, Wire};
+use crate::reasoner::sse::Event;
 use crate::reasoner::{EventStream, Reasoner, ReasonerError, ReasonerRequest, StreamEvent, Usage};
 
 /// The API version volk speaks.
@@ -131,8 +131,9 @@ struct MessageStart {
 /// A content block, a block delta or a message delta: the fields volk reads.
 #[derive(Deserialize)]
 struct Block<'a> {
+    /// A plain `Cow` (not in an `Option`) so that serde borrows it from the event.
     #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
+    kind: Cow<'a, str>,
     #[serde(borrow, default)]
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -176,18 +177,18 @@ pub struct MessagesDecoder {
 }
 
 impl Decoder for MessagesDecoder {
-    fn event(&mut self, event: &Event, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure> {
+    fn event(&mut self, event: &Event<'_>, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure> {
         let envelope: Envelope<'_> = serde_json::from_str(&event.data).map_err(|e| {
             Failure::fatal(ReasonerError::Protocol(format!(
                 "a `{}` event is not valid JSON ({e}): {}",
-                event.event,
+                event.kind,
                 event.data.chars().take(120).collect::<String>()
             )))
         })?;
         // The `event:` line and the `type` field agree; the field is authoritative
         // because some proxies drop event names.
         let kind = if envelope.kind.is_empty() {
-            event.event.as_str()
+            event.kind.as_ref()
         } else {
             envelope.kind.as_ref()
         };
@@ -260,15 +261,15 @@ impl MessagesDecoder {
 /// Text and thinking of a block start or delta; signatures and tool input are
 /// not shown.
 fn push_block(block: Block<'_>, out: &mut Vec<StreamEvent>) {
-    match block.kind.as_deref() {
-        Some("text" | "text_delta") => {
+    match block.kind.as_ref() {
+        "text" | "text_delta" => {
             if let Some(text) = block.text.filter(|t| !t.is_empty()) {
                 out.push(StreamEvent::Text {
                     text: text.into_owned(),
                 });
             }
         }
-        Some("thinking" | "thinking_delta") => {
+        "thinking" | "thinking_delta" => {
             if let Some(text) = block.thinking.filter(|t| !t.is_empty()) {
                 out.push(StreamEvent::Thinking {
                     text: text.into_owned(),
@@ -287,12 +288,7 @@ mod tests {
         let mut d = MessagesDecoder::default();
         let mut out = Vec::new();
         for (name, data) in events {
-            let event = Event {
-                event: (*name).into(),
-                data: (*data).into(),
-                ..Event::default()
-            };
-            match d.event(&event, &mut out) {
+            match d.event(&Event::new(name, data), &mut out) {
                 Ok(Flow::Done) => return (out, None),
                 Ok(Flow::More) => {}
                 Err(f) => return (out, Some(f)),

@@ -11,12 +11,12 @@ use std::collections::VecDeque;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 
-use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt};
 use tokio::time::Instant;
 
 use crate::reasoner::retry::{Retry, RetryPolicy, retry_after, status_is_transient};
 use crate::reasoner::secret::ApiKey;
+use crate::reasoner::sse::{Event, Framer};
 use crate::reasoner::{EventStream, ReasonerError, ReasonerRequest, StreamEvent};
 
 /// How long to wait for each stage of a call.
@@ -117,7 +117,7 @@ pub enum Flow {
 
 /// Turns a provider's server-sent events into stream events.
 pub trait Decoder: Send + 'static {
-    fn event(&mut self, event: &Event, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure>;
+    fn event(&mut self, event: &Event<'_>, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure>;
     /// The body ended without the provider's end marker: complete or cut?
     fn end(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), Failure>;
 }
@@ -134,14 +134,15 @@ pub trait Wire: Send + Sync + 'static {
     fn decoder(&self) -> Self::Decoder;
 }
 
-type SseStream =
-    std::pin::Pin<Box<dyn Stream<Item = Result<Event, EventStreamError<reqwest::Error>>> + Send>>;
+/// The response body as it arrives from the network.
+type Body = std::pin::Pin<Box<dyn Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>;
 
 enum Phase<D> {
     /// About to send (first attempt or a retry).
     Connect,
     Streaming {
-        events: SseStream,
+        body: Body,
+        framer: Framer,
         decoder: D,
     },
     Done,
@@ -155,6 +156,8 @@ struct Call<W: Wire> {
     /// Text or thinking has been handed out: from now on nothing is retried.
     content_seen: bool,
     pending: VecDeque<StreamEvent>,
+    /// Reused for what each event decodes to, so an event costs no list.
+    decoded: Vec<StreamEvent>,
     phase: Phase<W::Decoder>,
 }
 
@@ -167,6 +170,7 @@ pub fn stream<W: Wire>(wire: Arc<W>, request: ReasonerRequest) -> EventStream {
         deadline: None,
         content_seen: false,
         pending: VecDeque::new(),
+        decoded: Vec::new(),
         phase: Phase::Connect,
     };
     Box::pin(futures_util::stream::unfold(call, |mut call| async move {
@@ -177,7 +181,8 @@ pub fn stream<W: Wire>(wire: Arc<W>, request: ReasonerRequest) -> EventStream {
 
 impl<W: Wire> Call<W> {
     async fn next(&mut self) -> Option<Result<StreamEvent, ReasonerError>> {
-        let endpoint = self.wire.endpoint().clone();
+        let wire = self.wire.clone();
+        let endpoint = wire.endpoint();
         let deadline = *self
             .deadline
             .get_or_insert_with(|| Instant::now() + endpoint.timeouts.overall);
@@ -194,25 +199,38 @@ impl<W: Wire> Call<W> {
             let phase = std::mem::replace(&mut self.phase, Phase::Done);
             let step = match phase {
                 Phase::Done => return None,
-                Phase::Connect => self.connect(&endpoint, deadline).await,
+                Phase::Connect => self.connect(endpoint, deadline).await,
                 Phase::Streaming {
-                    mut events,
+                    mut body,
+                    mut framer,
                     mut decoder,
                 } => {
-                    let mut out = Vec::new();
-                    let step = read_event(&mut events, &mut decoder, &mut out, &endpoint, deadline)
-                        .await
-                        .map(|flow| match flow {
-                            Flow::More => Phase::Streaming { events, decoder },
-                            Flow::Done => Phase::Done,
-                        });
-                    self.pending.extend(out);
+                    let mut out = std::mem::take(&mut self.decoded);
+                    let step = read_event(
+                        &mut body,
+                        &mut framer,
+                        &mut decoder,
+                        &mut out,
+                        endpoint,
+                        deadline,
+                    )
+                    .await
+                    .map(|flow| match flow {
+                        Flow::More => Phase::Streaming {
+                            body,
+                            framer,
+                            decoder,
+                        },
+                        Flow::Done => Phase::Done,
+                    });
+                    self.pending.extend(out.drain(..));
+                    self.decoded = out;
                     step
                 }
             };
             match step {
                 Ok(next) => self.phase = next,
-                Err(failure) => match self.retry_wait(failure, &endpoint, deadline) {
+                Err(failure) => match self.retry_wait(failure, endpoint, deadline) {
                     Ok(wait) => {
                         // Nothing of a failed attempt reaches the caller.
                         self.pending.clear();
@@ -274,7 +292,8 @@ impl<W: Wire> Call<W> {
         let response = match tokio::time::timeout_at(limit, send).await {
             Err(_) => {
                 return Err(Failure::fatal(ReasonerError::Timeout(format!(
-                    "no response from {url} {reason}"
+                    "no response from {url} {}",
+                    reason.reason(endpoint)
                 ))));
             }
             Ok(Err(e)) => return Err(transport_failure(&url, &e)),
@@ -282,9 +301,9 @@ impl<W: Wire> Call<W> {
         };
         let status = response.status();
         if status.is_success() {
-            let events: SseStream = Box::pin(response.bytes_stream().eventsource());
             return Ok(Phase::Streaming {
-                events,
+                body: Box::pin(response.bytes_stream()),
+                framer: Framer::new(),
                 decoder: self.wire.decoder(),
             });
         }
@@ -300,50 +319,77 @@ impl<W: Wire> Call<W> {
     }
 }
 
-/// Reads the next event and decodes it into `out`.
+/// Reads until the next event is complete and decodes it into `out`. The idle limit
+/// applies to each network read.
 async fn read_event<D: Decoder>(
-    events: &mut SseStream,
+    body: &mut Body,
+    framer: &mut Framer,
     decoder: &mut D,
     out: &mut Vec<StreamEvent>,
     endpoint: &Endpoint,
     deadline: Instant,
 ) -> Result<Flow, Failure> {
-    let (limit, reason) = limit(endpoint, deadline);
-    match tokio::time::timeout_at(limit, events.next()).await {
-        Err(_) => Err(Failure::fatal(ReasonerError::Timeout(format!(
-            "the response stopped {reason}"
-        )))),
-        Ok(None) => decoder.end(out).map(|()| Flow::Done),
-        Ok(Some(Ok(event))) => decoder.event(&event, out),
-        Ok(Some(Err(EventStreamError::Transport(e)))) => Err(Failure::transient(
-            ReasonerError::Incomplete(format!("the connection broke: {}", chain(&e))),
-        )),
-        Ok(Some(Err(e))) => Err(Failure::fatal(ReasonerError::Protocol(format!(
-            "unreadable event stream: {e}"
-        )))),
+    loop {
+        match framer.next_event() {
+            Ok(Some(event)) => return decoder.event(&event, out),
+            Ok(None) => {}
+            Err(e) => {
+                return Err(Failure::fatal(ReasonerError::Protocol(format!(
+                    "unreadable event stream: {e}"
+                ))));
+            }
+        }
+        let (limit, reason) = limit(endpoint, deadline);
+        match tokio::time::timeout_at(limit, body.next()).await {
+            Err(_) => {
+                return Err(Failure::fatal(ReasonerError::Timeout(format!(
+                    "the response stopped {}",
+                    reason.reason(endpoint)
+                ))));
+            }
+            Ok(None) => return decoder.end(out).map(|()| Flow::Done),
+            Ok(Some(Ok(bytes))) => framer.push(&bytes),
+            Ok(Some(Err(e))) => {
+                return Err(Failure::transient(ReasonerError::Incomplete(format!(
+                    "the connection broke: {}",
+                    chain(&e)
+                ))));
+            }
+        }
     }
 }
 
-/// The earlier of the idle limit and the overall deadline, with the phrase that
-/// explains which one applies.
-fn limit(endpoint: &Endpoint, deadline: Instant) -> (Instant, String) {
-    let idle = Instant::now() + endpoint.timeouts.idle;
-    if idle < deadline {
-        (
-            idle,
-            format!(
+/// Which limit ends the current wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Limit {
+    Idle,
+    Overall,
+}
+
+impl Limit {
+    /// The phrase that explains a timeout; built only when one happens, since a
+    /// limit is taken for every network read.
+    fn reason(self, endpoint: &Endpoint) -> String {
+        match self {
+            Limit::Idle => format!(
                 "for {}s (idle timeout)",
                 endpoint.timeouts.idle.as_secs_f64()
             ),
-        )
-    } else {
-        (
-            deadline,
-            format!(
+            Limit::Overall => format!(
                 "at the overall limit of {}s",
                 endpoint.timeouts.overall.as_secs_f64()
             ),
-        )
+        }
+    }
+}
+
+/// The earlier of the idle limit and the overall deadline, and which one it is.
+fn limit(endpoint: &Endpoint, deadline: Instant) -> (Instant, Limit) {
+    let idle = Instant::now() + endpoint.timeouts.idle;
+    if idle < deadline {
+        (idle, Limit::Idle)
+    } else {
+        (deadline, Limit::Overall)
     }
 }
 

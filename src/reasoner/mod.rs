@@ -11,6 +11,7 @@ pub mod openai;
 pub mod retry;
 pub mod secret;
 pub mod select;
+pub mod sse;
 
 use std::pin::Pin;
 use std::sync::Arc;

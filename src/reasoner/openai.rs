@@ -4,10 +4,10 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use eventsource_stream::Event;
 use serde::Deserialize;
 
 use crate::reasoner::http::{self, Decoder, Endpoint, Failure, Flow, ProviderError, Wire};
+use crate::reasoner::sse::Event;
 use crate::reasoner::{EventStream, Reasoner, ReasonerError, ReasonerRequest, StreamEvent, Usage};
 
 /// A provider speaking `POST {base_url}/chat/completions`.
@@ -106,11 +106,61 @@ pub fn body(model: &str, request: &ReasonerRequest) -> serde_json::Value {
 struct Chunk<'a> {
     /// Absent, `null` or `[]` on the final usage chunk, depending on the server.
     #[serde(borrow, default)]
-    choices: Option<Vec<Choice<'a>>>,
+    choices: Option<Choices<'a>>,
     #[serde(default)]
     usage: Option<WireUsage>,
     #[serde(default)]
     error: Option<serde_json::Value>,
+}
+
+/// The `choices` list. Servers stream one choice per chunk, so the first is kept
+/// inline and a chunk costs no allocation for the list itself.
+#[derive(Default)]
+struct Choices<'a> {
+    first: Option<Choice<'a>>,
+    more: Vec<Choice<'a>>,
+}
+
+impl<'a> IntoIterator for Choices<'a> {
+    type Item = Choice<'a>;
+    type IntoIter =
+        std::iter::Chain<std::option::IntoIter<Choice<'a>>, std::vec::IntoIter<Choice<'a>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.first.into_iter().chain(self.more)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Choices<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct List<'a>(std::marker::PhantomData<Choices<'a>>);
+
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for List<'a> {
+            type Value = Choices<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of choices")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Choices<'a>, A::Error> {
+                let mut choices = Choices {
+                    first: seq.next_element()?,
+                    more: Vec::new(),
+                };
+                if choices.first.is_some() {
+                    while let Some(choice) = seq.next_element()? {
+                        choices.more.push(choice);
+                    }
+                }
+                Ok(choices)
+            }
+        }
+
+        deserializer.deserialize_seq(List(std::marker::PhantomData))
+    }
 }
 
 #[derive(Deserialize)]
@@ -148,7 +198,7 @@ pub struct ChatDecoder {
 }
 
 impl Decoder for ChatDecoder {
-    fn event(&mut self, event: &Event, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure> {
+    fn event(&mut self, event: &Event<'_>, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure> {
         let data = event.data.trim();
         if data == "[DONE]" {
             out.push(StreamEvent::Finished {
@@ -232,12 +282,7 @@ mod tests {
 
     fn feed(decoder: &mut ChatDecoder, data: &str) -> (Result<Flow, Failure>, Vec<StreamEvent>) {
         let mut out = Vec::new();
-        let event = Event {
-            event: "message".into(),
-            data: data.into(),
-            ..Event::default()
-        };
-        (decoder.event(&event, &mut out), out)
+        (decoder.event(&Event::new("message", data), &mut out), out)
     }
 
     #[test]
@@ -289,6 +334,21 @@ mod tests {
                 stop_reason: Some("stop".into())
             }]
         );
+    }
+
+    #[test]
+    fn every_choice_of_a_chunk_in_order() {
+        let mut d = ChatDecoder::default();
+        let (_, out) = feed(
+            &mut d,
+            r#"{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}},{"index":2,"delta":{"content":"c"}}]}"#,
+        );
+        let texts: Vec<StreamEvent> = ["a", "b", "c"]
+            .map(|t| StreamEvent::Text { text: t.into() })
+            .into();
+        assert_eq!(out, texts);
+        let (result, _) = feed(&mut d, r#"{"choices":{"index":0}}"#);
+        assert!(result.is_err(), "choices must be a list");
     }
 
     #[test]
