@@ -93,7 +93,7 @@ fn frame_and_parse(chunks: &[Vec<u8>]) -> usize {
         framer.push(chunk);
         while let Ok(Some(event)) = framer.next_event() {
             total += event.data.len();
-            parser.feed(event.data.as_bytes());
+            parser.feed(&event.data);
         }
     }
     black_box(parser.finish());
