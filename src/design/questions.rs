@@ -2,7 +2,8 @@
 //! heading that the prompts ask it to end the architecture with, so a reviewer can
 //! answer them.
 
-/// Items of the first `Open questions` heading (any level) up to the next heading.
+/// Items under the first heading (any level) that mentions "open questions", up to the
+/// next heading. Shared by the review packet and the workbench's review pane.
 pub fn open_questions(architecture: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut inside = false;
@@ -12,8 +13,8 @@ pub fn open_questions(architecture: &str) -> Vec<String> {
             if inside {
                 break;
             }
-            let title = trimmed.trim_start_matches('#').trim().trim_end_matches(':');
-            inside = title.eq_ignore_ascii_case("open questions");
+            let title = trimmed.trim_start_matches('#').to_ascii_lowercase();
+            inside = title.contains("open questions");
             continue;
         }
         if !inside || trimmed.is_empty() {

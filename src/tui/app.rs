@@ -12,12 +12,13 @@ use ratatui::layout::{Position, Rect};
 use ratatui_textarea::{TextArea, WrapMode};
 
 use crate::design::parser::SectionParser;
+use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
 use crate::project::git::CommitInfo;
 use crate::reasoner::{Answer, Purpose, StreamEvent};
 use crate::tui::diff::{DiffLine, diff_lines};
 use crate::tui::document::Document;
-use crate::tui::draft::{Anchor, Draft, DraftQuestion, open_questions};
+use crate::tui::draft::{Anchor, Draft, DraftQuestion};
 use crate::tui::event::{AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::theme::Theme;

@@ -216,62 +216,9 @@ impl DraftStore {
     }
 }
 
-/// The architect's open questions: the numbered or bulleted items under a heading
-/// that mentions "open questions" in the architecture, up to the next heading.
-pub fn open_questions(architecture: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut inside = false;
-    for line in architecture.lines() {
-        let trimmed = line.trim();
-        let is_heading = trimmed.starts_with('#')
-            || (trimmed.starts_with("**") && trimmed.ends_with("**") && trimmed.len() > 4);
-        if is_heading {
-            inside = trimmed.to_lowercase().contains("open question");
-            continue;
-        }
-        if !inside {
-            continue;
-        }
-        let item = trimmed
-            .strip_prefix(['-', '*', '+'])
-            .map(str::trim_start)
-            .or_else(|| {
-                let digits = trimmed.chars().take_while(|c| c.is_ascii_digit()).count();
-                (digits > 0)
-                    .then(|| &trimmed[digits..])
-                    .and_then(|rest| rest.strip_prefix(['.', ')']))
-                    .map(str::trim_start)
-            });
-        if let Some(item) = item.filter(|i| !i.is_empty()) {
-            out.push(item.to_string());
-        } else if !trimmed.is_empty()
-            && let Some(last) = out.last_mut()
-        {
-            // A continuation line of the previous item.
-            last.push(' ');
-            last.push_str(trimmed);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn open_questions_are_the_items_under_their_heading() {
-        let text = "Intro.\n\n## Open questions\n\n1. How are errors shown? Assumed: one line.\n\
-                    2. Concurrency?\n   Assumed: single writer.\n\n## Next\n- not this\n";
-        assert_eq!(
-            open_questions(text),
-            vec![
-                "How are errors shown? Assumed: one line.".to_string(),
-                "Concurrency? Assumed: single writer.".to_string()
-            ]
-        );
-        assert!(open_questions("no heading\n1. x\n").is_empty());
-    }
 
     #[test]
     fn rendered_question_quotes_its_anchor() {
