@@ -7,6 +7,7 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use volk::tui::event::LoopEvent;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
@@ -58,11 +59,11 @@ fn markdown(lines: usize) -> String {
 
 fn loaded_app(artifacts: Artifacts) -> App {
     let mut app = App::new(info(), Theme::dark());
-    app.on_app_event(AppEvent::CycleReady {
+    app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
         cycle: 1,
         artifacts,
         changed: Section::ALL.to_vec(),
-    });
+    }));
     app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
     app
 }
@@ -172,13 +173,13 @@ fn benches(c: &mut Criterion) {
     };
     let mut app = App::new(info(), Theme::dark());
     app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
-    app.on_app_event(AppEvent::Delta {
+    app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
         call: 1,
         purpose: Purpose::Design,
         event: StreamEvent::Text {
             text: "ARCHITECTURE:\n".into(),
         },
-    });
+    }));
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
     let mut next = 0usize;
     let mut worst = Duration::ZERO;
@@ -188,11 +189,11 @@ fn benches(c: &mut Criterion) {
             for _ in 0..8 {
                 let text = chunks[next % chunks.len()].clone();
                 next += 1;
-                app.on_app_event(AppEvent::Delta {
+                app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
                     call: 1,
                     purpose: Purpose::Design,
                     event: StreamEvent::Text { text },
-                });
+                }));
             }
             app.on_key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::NONE));
             terminal.draw(|f| view::draw(f, &mut app)).unwrap();
@@ -235,11 +236,11 @@ fn keystrokes_during_a_stream() -> volk::tui::runloop::LoopStats {
                     end += 1;
                 }
                 let chunk: String = rest.drain(..end).collect();
-                let event = AppEvent::Delta {
+                let event = AppEvent::Loop(LoopEvent::Delta {
                     call: 1,
                     purpose: Purpose::Design,
                     event: StreamEvent::Text { text: chunk },
-                };
+                });
                 if event_tx.send(event).is_err() {
                     return;
                 }

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+use volk::tui::event::LoopEvent;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -79,11 +80,11 @@ fn pieces(text: &str, size: usize) -> Vec<&str> {
 
 fn stream(app: &mut App, call: u64, purpose: Purpose, text: &str) {
     for chunk in pieces(text, 37) {
-        app.on_app_event(AppEvent::Delta {
+        app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
             call,
             purpose,
             event: StreamEvent::Text { text: chunk.into() },
-        });
+        }));
     }
 }
 
@@ -94,15 +95,15 @@ fn reviewing() -> (App, Artifacts) {
     app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
     stream(&mut app, 1, Purpose::Design, &text);
     let artifacts = parse(&text);
-    app.on_app_event(AppEvent::CycleReady {
+    app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
         cycle: 1,
         artifacts: artifacts.clone(),
         changed: Section::ALL.to_vec(),
-    });
-    app.on_app_event(AppEvent::Committed {
+    }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Committed {
         cycle: 1,
         short_id: "c0ffee1".into(),
-    });
+    }));
     app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
     (app, artifacts)
 }
@@ -111,10 +112,10 @@ fn reviewing() -> (App, Artifacts) {
 fn streaming_in_progress() {
     let mut app = App::new(info(), Theme::dark());
     app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
-    app.on_app_event(AppEvent::Metrics {
+    app.on_app_event(AppEvent::Loop(LoopEvent::Metrics {
         ttft_ms: Some(420),
         tokens_per_sec: Some(85.0),
-    });
+    }));
     let text = draft(Purpose::Design, &brief());
     let cut = text.find("## Data flow").unwrap() + 31;
     stream(&mut app, 1, Purpose::Design, &text[..cut]);
@@ -135,20 +136,20 @@ fn streamed_tabs_equal_the_finished_cycle() {
     for chunk in [1usize, 7, 64, 333] {
         let mut app = App::new(info(), Theme::dark());
         for (i, piece) in pieces(&text, chunk).into_iter().enumerate() {
-            app.on_app_event(AppEvent::Delta {
+            app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
                 call: 1,
                 purpose: Purpose::Design,
                 event: StreamEvent::Text { text: piece.into() },
-            });
+            }));
             if i % 5 == 0 {
                 app.sync_stream();
             }
         }
-        app.on_app_event(AppEvent::Delta {
+        app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
             call: 1,
             purpose: Purpose::Design,
             event: StreamEvent::Finished { stop_reason: None },
-        });
+        }));
         for section in Section::ALL {
             let streamed = app.docs[section.index()].text();
             let tail = app.docs[section.index()].tail().to_string();
@@ -201,11 +202,11 @@ fn diff_view() {
     stream(&mut app, 2, Purpose::Update, &text);
     let second = parse(&text);
     let changed = second.changed_since(&first);
-    app.on_app_event(AppEvent::CycleReady {
+    app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
         cycle: 2,
         artifacts: second,
         changed,
-    });
+    }));
     app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 2 }));
     app.on_key(key(KeyCode::Char('d')));
     let shot = screen(&mut app, 100, 30);
@@ -224,10 +225,10 @@ fn help() {
 fn error_popup() {
     let (mut app, _) = reviewing();
     app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 2 }));
-    app.on_app_event(AppEvent::Error {
+    app.on_app_event(AppEvent::Loop(LoopEvent::Error {
         message: "HTTP 503 from http://127.0.0.1:8080/v1/chat/completions: overloaded".into(),
         retryable: true,
-    });
+    }));
     let shot = screen(&mut app, 100, 28);
     assert!(shot.contains("r: retry"), "{shot}");
     insta::assert_snapshot!("error", shot);
@@ -238,10 +239,10 @@ fn summary() {
     let (mut app, _) = reviewing();
     app.on_key(ctrl('r'));
     app.on_key(key(KeyCode::Char('y')));
-    app.on_app_event(AppEvent::PacketWritten {
+    app.on_app_event(AppEvent::Loop(LoopEvent::PacketWritten {
         path: PathBuf::from("/work/space/bookshelf/.volk/outbox/implement-0001.json"),
         subject: "implement".into(),
-    });
+    }));
     app.on_app_event(AppEvent::Phase(Phase::Finalized));
     let shot = screen(&mut app, 100, 24);
     assert!(shot.contains("implement-0001.json"), "{shot}");

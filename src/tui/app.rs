@@ -2,6 +2,7 @@
 //! [`Intent`]s come out. No terminal, no tasks, no I/O here, so every behaviour can be
 //! tested by feeding events and reading the state or a drawn frame.
 
+use crate::tui::event::LoopEvent;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -363,16 +364,17 @@ impl App {
     pub fn on_app_event(&mut self, event: AppEvent) {
         match event {
             AppEvent::Phase(phase) => self.on_phase(phase),
-            AppEvent::Delta {
+            AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(Phase::from(&phase)),
+            AppEvent::Loop(LoopEvent::Delta {
                 call,
                 purpose,
                 event,
-            } => self.on_delta(call, purpose, event),
-            AppEvent::CycleReady {
+            }) => self.on_delta(call, purpose, event),
+            AppEvent::Loop(LoopEvent::CycleReady {
                 cycle,
                 artifacts,
                 changed,
-            } => {
+            }) => {
                 self.sync_stream();
                 self.live = None;
                 if !self.artifacts.is_empty() && self.artifacts != artifacts {
@@ -390,20 +392,20 @@ impl App {
                 }
                 self.clamp_views();
             }
-            AppEvent::Committed { short_id, .. } => {
+            AppEvent::Loop(LoopEvent::Committed { short_id, .. }) => {
                 self.committing = false;
                 self.last_commit = Some(short_id);
             }
-            AppEvent::Reflection { questions, answers } => {
+            AppEvent::Loop(LoopEvent::Reflection { questions, answers }) => {
                 self.live = None;
                 self.reflection = Some(ReflectionView { questions, answers });
             }
-            AppEvent::Plan {
+            AppEvent::Loop(LoopEvent::Plan {
                 source,
                 diagnostics_human,
                 graph,
                 ok,
-            } => {
+            }) => {
                 self.live = None;
                 self.plan = Some(PlanView {
                     source,
@@ -412,7 +414,7 @@ impl App {
                     ok,
                 });
             }
-            AppEvent::PacketWritten { path, subject } => {
+            AppEvent::Loop(LoopEvent::PacketWritten { path, subject }) => {
                 if subject == "implement" {
                     self.outcome = Some(Outcome {
                         packet_path: path,
@@ -420,23 +422,23 @@ impl App {
                     });
                 }
             }
-            AppEvent::Metrics {
+            AppEvent::Loop(LoopEvent::Metrics {
                 ttft_ms,
                 tokens_per_sec,
-            } => {
+            }) => {
                 self.metrics = Metrics {
                     ttft_ms: ttft_ms.or(self.metrics.ttft_ms),
                     tokens_per_sec: tokens_per_sec.or(self.metrics.tokens_per_sec),
                     reported: true,
                 };
             }
-            AppEvent::Error { message, retryable } => {
+            AppEvent::Loop(LoopEvent::Error { message, retryable }) => {
                 self.live = None;
                 self.verdict = Verdict::None;
                 self.notice = Some(message.clone());
                 self.popup = Some(Popup::Error { message, retryable });
             }
-            AppEvent::Journal(value) => {
+            AppEvent::Loop(LoopEvent::Journal(value)) => {
                 let line = serde_json::to_string(&value).unwrap_or_default();
                 self.journal.append_lines(&format!("{line}\n"));
             }
@@ -468,7 +470,7 @@ impl App {
                 }
             }
             AppEvent::JobFailed(message) => self.notice = Some(message),
-            AppEvent::Notice(line) => {
+            AppEvent::Loop(LoopEvent::Notice(line)) => {
                 let line = line.trim_start_matches("[U:Ar]").trim().to_string();
                 if line.starts_with("Max design cycles reached") {
                     self.warning = Some(line.clone());
@@ -1300,11 +1302,11 @@ mod tests {
     }
 
     fn text(call: u64, t: &str) -> AppEvent {
-        AppEvent::Delta {
+        AppEvent::Loop(LoopEvent::Delta {
             call,
             purpose: Purpose::Design,
             event: StreamEvent::Text { text: t.into() },
-        }
+        })
     }
 
     fn reviewing() -> App {
@@ -1314,11 +1316,11 @@ mod tests {
             api_spec: "run() -> None".into(),
             ..Artifacts::default()
         };
-        app.on_app_event(AppEvent::CycleReady {
+        app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
             cycle: 1,
             artifacts,
             changed: Section::ALL.to_vec(),
-        });
+        }));
         app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
         app
     }
@@ -1440,10 +1442,10 @@ mod tests {
     #[test]
     fn error_popup_retries() {
         let mut app = reviewing();
-        app.on_app_event(AppEvent::Error {
+        app.on_app_event(AppEvent::Loop(LoopEvent::Error {
             message: "HTTP 503".into(),
             retryable: true,
-        });
+        }));
         app.on_key(key(KeyCode::Char('r')));
         assert_eq!(app.take_intents(), vec![Intent::Retry]);
         assert!(app.popup.is_none());

@@ -1,6 +1,7 @@
 //! `volk demo`, `volk design`, `volk open`: resolve the inputs, start the design loop,
 //! enter full-screen mode and run the workbench until the person quits.
 
+use crate::tui::event::LoopEvent;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -213,10 +214,10 @@ fn workbench(
             app.previous = previous;
         }
         if let Some(path) = connected.implement_packet.clone() {
-            app.on_app_event(AppEvent::PacketWritten {
+            app.on_app_event(AppEvent::Loop(LoopEvent::PacketWritten {
                 path,
                 subject: "implement".into(),
-            });
+            }));
         }
         let draft_path = draft::draft_path(&project_dir);
         let saved = draft::load(&draft_path).map_err(|e| BadInput::err(e.to_string()))?;

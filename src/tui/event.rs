@@ -3,11 +3,11 @@
 //! the results of the workbench's own background jobs; widgets only ever produce
 //! intents, never call services.
 
-use std::path::PathBuf;
-
-use crate::design::{Artifacts, Section};
+use crate::design::Artifacts;
 use crate::project::git::CommitInfo;
-use crate::reasoner::{Answer, Purpose, StreamEvent};
+use crate::reasoner::Answer;
+/// The runtime's events, which the workbench receives unchanged.
+pub use crate::volk::runtime::Event as LoopEvent;
 
 /// Where the design loop stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,51 +65,33 @@ impl Phase {
     }
 }
 
-/// What reaches the workbench.
+impl From<&crate::volk::session::Phase> for Phase {
+    fn from(phase: &crate::volk::session::Phase) -> Phase {
+        use crate::volk::session::Phase as Loop;
+        match phase {
+            Loop::New => Phase::Starting,
+            Loop::GatheringContext => Phase::GatheringContext,
+            Loop::Designing { cycle } => Phase::Designing { cycle: *cycle },
+            Loop::AwaitingReview { cycle } => Phase::AwaitingReview { cycle: *cycle },
+            Loop::Reflecting => Phase::Reflecting,
+            Loop::AwaitingFinalize => Phase::AwaitingFinalize,
+            Loop::Planning { attempt } => Phase::Planning { attempt: *attempt },
+            Loop::AwaitingPlanApproval => Phase::AwaitingPlanApproval,
+            Loop::Finalized => Phase::Finalized,
+            Loop::Failed { message, .. } => Phase::Failed {
+                message: message.clone(),
+            },
+        }
+    }
+}
+
+/// What reaches the workbench: the loop's phase (projected for display), the loop's
+/// other events unchanged, and the results of the workbench's own jobs.
 #[derive(Debug, Clone)]
 pub enum AppEvent {
     Phase(Phase),
-    /// A piece of a reasoner stream; `call` identifies the call so that pieces of a
-    /// cancelled or superseded call are dropped.
-    Delta {
-        call: u64,
-        purpose: Purpose,
-        event: StreamEvent,
-    },
-    CycleReady {
-        cycle: u32,
-        artifacts: Artifacts,
-        changed: Vec<Section>,
-    },
-    Committed {
-        cycle: u32,
-        short_id: String,
-    },
-    Reflection {
-        questions: Vec<String>,
-        answers: String,
-    },
-    Plan {
-        source: String,
-        diagnostics_human: String,
-        graph: Vec<String>,
-        ok: bool,
-    },
-    PacketWritten {
-        path: PathBuf,
-        subject: String,
-    },
-    Metrics {
-        ttft_ms: Option<u64>,
-        tokens_per_sec: Option<f64>,
-    },
-    Error {
-        message: String,
-        retryable: bool,
-    },
-    /// A progress or warning line from the loop (`[U:Ar] …`).
-    Notice(String),
-    Journal(serde_json::Value),
+    /// Everything else the design loop reports, as the runtime sent it.
+    Loop(LoopEvent),
     /// The project's commits, newest first (answer to [`Intent::LoadHistory`]).
     History(Vec<CommitInfo>),
     /// The artifacts of an older commit, opened read-only.

@@ -66,60 +66,8 @@ pub fn scope_from_packet(
 /// Maps one runtime event to the workbench's event.
 pub fn app_event(event: Event) -> AppEvent {
     match event {
-        Event::Phase(phase) => AppEvent::Phase(match phase {
-            loop_session::Phase::New => Phase::Starting,
-            loop_session::Phase::GatheringContext => Phase::GatheringContext,
-            loop_session::Phase::Designing { cycle } => Phase::Designing { cycle },
-            loop_session::Phase::AwaitingReview { cycle } => Phase::AwaitingReview { cycle },
-            loop_session::Phase::Reflecting => Phase::Reflecting,
-            loop_session::Phase::AwaitingFinalize => Phase::AwaitingFinalize,
-            loop_session::Phase::Planning { attempt } => Phase::Planning { attempt },
-            loop_session::Phase::AwaitingPlanApproval => Phase::AwaitingPlanApproval,
-            loop_session::Phase::Finalized => Phase::Finalized,
-            loop_session::Phase::Failed { message, .. } => Phase::Failed { message },
-        }),
-        Event::Delta {
-            call,
-            purpose,
-            event,
-        } => AppEvent::Delta {
-            call,
-            purpose,
-            event,
-        },
-        Event::CycleReady {
-            cycle,
-            artifacts,
-            changed,
-        } => AppEvent::CycleReady {
-            cycle,
-            artifacts,
-            changed,
-        },
-        Event::Committed { cycle, short_id } => AppEvent::Committed { cycle, short_id },
-        Event::Reflection { questions, answers } => AppEvent::Reflection { questions, answers },
-        Event::Plan {
-            source,
-            diagnostics_human,
-            graph,
-            ok,
-        } => AppEvent::Plan {
-            source,
-            diagnostics_human,
-            graph,
-            ok,
-        },
-        Event::PacketWritten { path, subject } => AppEvent::PacketWritten { path, subject },
-        Event::Metrics {
-            ttft_ms,
-            tokens_per_sec,
-        } => AppEvent::Metrics {
-            ttft_ms,
-            tokens_per_sec,
-        },
-        Event::Error { message, retryable } => AppEvent::Error { message, retryable },
-        Event::Notice(line) => AppEvent::Notice(line),
-        Event::Journal(value) => AppEvent::Journal(value),
+        Event::Phase(phase) => AppEvent::Phase(Phase::from(&phase)),
+        other => AppEvent::Loop(other),
     }
 }
 
