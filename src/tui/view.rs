@@ -3,7 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap as TextWrap};
 
@@ -248,15 +248,12 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         };
         format!(" {}/{}{} ", view.cursor + 1, len, follow)
     };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(Style::default().fg(if focused { p.accent } else { p.border }))
-        .title(Span::styled(
-            title,
-            Style::default().fg(p.title).add_modifier(Modifier::BOLD),
-        ))
-        .title_bottom(Line::styled(position, Style::default().fg(p.muted)).right_aligned());
+    let block = panel(
+        title,
+        if focused { p.accent } else { p.border },
+        Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+    )
+    .title_bottom(Line::styled(position, Style::default().fg(p.muted)).right_aligned());
     let inner = block.inner(area);
     frame.render_widget(block, area);
     app.areas.viewer = inner;
@@ -431,14 +428,11 @@ fn section_title(p: &Palette, text: &str) -> Line<'static> {
 fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
     let p = app.theme.palette;
     let focused = app.focus == Focus::Review;
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(Style::default().fg(if focused { p.accent } else { p.border }))
-        .title(Span::styled(
-            " Review · J:Junior ",
-            Style::default().fg(p.title).add_modifier(Modifier::BOLD),
-        ));
+    let block = panel(
+        " Review · J:Junior ",
+        if focused { p.accent } else { p.border },
+        Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+    );
     let inner = block.inner(area);
     frame.render_widget(block, area);
     app.areas.review = inner;
@@ -597,14 +591,11 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
 
 fn draw_thinking(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.theme.palette;
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(Style::default().fg(p.border))
-        .title(Span::styled(
-            " Thinking (t hides) ",
-            Style::default().fg(p.muted),
-        ));
+    let block = panel(
+        " Thinking (t hides) ",
+        p.border,
+        Style::default().fg(p.muted),
+    );
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let text = if app.thinking.is_empty() {
@@ -682,14 +673,11 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
 
 fn draw_summary(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.theme.palette;
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(Style::default().fg(p.accent))
-        .title(Span::styled(
-            " Design finalized ",
-            Style::default().fg(p.title).add_modifier(Modifier::BOLD),
-        ));
+    let block = panel(
+        " Design finalized ",
+        p.accent,
+        Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+    );
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let label = Style::default().fg(p.muted);
@@ -773,15 +761,12 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
 }
 
 fn popup_block(p: &Palette, title: String, colour: ratatui::style::Color) -> Block<'static> {
-    Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(Style::default().fg(colour))
-        .style(Style::default().bg(p.background).fg(p.foreground))
-        .title(Span::styled(
-            title,
-            Style::default().fg(colour).add_modifier(Modifier::BOLD),
-        ))
+    panel(
+        title,
+        colour,
+        Style::default().fg(colour).add_modifier(Modifier::BOLD),
+    )
+    .style(Style::default().bg(p.background).fg(p.foreground))
 }
 
 fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
@@ -1028,4 +1013,17 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
             );
         }
     }
+}
+
+/// A rounded, bordered panel with a styled title: the frame of every pane and popup.
+fn panel<'a>(
+    title: impl Into<std::borrow::Cow<'a, str>>,
+    border: Color,
+    title_style: Style,
+) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(Style::default().fg(border))
+        .title(Span::styled(title, title_style))
 }
