@@ -4,7 +4,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use volk::design::parser::{SectionParser, parse};
+use volk::design::parser::{SectionParser, parse, sections};
 
 /// A design-shaped response of about `target` bytes: prose, lists, a fenced block,
 /// box-drawing file trees and signatures under the five markers.
@@ -49,7 +49,12 @@ fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("section_parser_10MB");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(20);
+    // The five sections found and handed out as owned strings (what the loop stores),
+    // and the same pass handing out borrowed slices.
     group.bench_function("one_pass", |b| b.iter(|| parse(black_box(&text))));
+    group.bench_function("one_pass_borrowed", |b| {
+        b.iter(|| sections(black_box(&text)))
+    });
     // Deltas as a reasoner stream delivers them: ~16 bytes, on character boundaries.
     let mut pieces = Vec::new();
     let mut start = 0;
@@ -77,6 +82,19 @@ fn benches(c: &mut Criterion) {
                 parser.feed_bytes(chunk);
             }
             parser.finish()
+        })
+    });
+    // What any streaming parser must do with each delta at least: look for a newline
+    // and keep the bytes. The chunked figures are read against this floor.
+    group.bench_function("floor_16B", |b| {
+        b.iter(|| {
+            let mut kept = String::new();
+            let mut lines = 0;
+            for piece in black_box(&pieces) {
+                lines += usize::from(memchr::memchr(b'\n', piece.as_bytes()).is_some());
+                kept.push_str(piece);
+            }
+            (kept, lines)
         })
     });
     group.finish();

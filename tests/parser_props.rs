@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use proptest::prelude::*;
+use volk::design::Section;
 use volk::design::parser::{SectionParser, parse};
 
 fn line() -> impl Strategy<Value = String> {
@@ -74,6 +75,57 @@ proptest! {
         }
         parser.feed(&doc[start..]);
         prop_assert_eq!(parser.finish(), parse(&doc));
+    }
+
+    /// Large enough that the one pass takes its candidate-search path while the
+    /// deltas are still looked at line by line.
+    #[test]
+    fn large_documents_chunked_equal_one_pass(doc in document(), cuts in prop::collection::vec(0usize..65536, 0..24)) {
+        let doc = doc.repeat(8192 / (doc.len() + 1) + 1);
+        let bytes = doc.as_bytes();
+        let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
+        points.sort_unstable();
+        let mut parser = SectionParser::new();
+        let mut start = 0;
+        for p in points {
+            parser.feed_bytes(&bytes[start..p]);
+            start = p;
+        }
+        parser.feed_bytes(&bytes[start..]);
+        prop_assert_eq!(parser.finish(), parse(&doc));
+    }
+
+    /// The workbench copies only what is new in `committed`, so it may only grow, and
+    /// the tail is always the unfinished last line.
+    #[test]
+    fn committed_only_grows_and_tail_is_the_last_line(doc in document(), cuts in prop::collection::vec(0usize..4096, 0..24)) {
+        let mut points: Vec<usize> = cuts
+            .into_iter()
+            .map(|c| {
+                let mut p = c % (doc.len() + 1);
+                while !doc.is_char_boundary(p) {
+                    p -= 1;
+                }
+                p
+            })
+            .collect();
+        points.sort_unstable();
+        points.push(doc.len());
+        let mut parser = SectionParser::new();
+        let mut before: Vec<String> = vec![String::new(); 5];
+        let mut start = 0;
+        for p in points {
+            parser.feed(&doc[start..p]);
+            start = p;
+            for (i, section) in Section::ALL.into_iter().enumerate() {
+                let now = parser.committed(section);
+                prop_assert!(now.starts_with(before[i].as_str()), "{section:?}: {:?} then {:?}", before[i], now);
+                prop_assert!(now.is_empty() || now.ends_with('\n'));
+                before[i] = now.to_string();
+            }
+            let last_line = &doc[..p][doc[..p].rfind('\n').map_or(0, |i| i + 1)..];
+            prop_assert!(last_line.ends_with(parser.tail()), "{last_line:?} vs {:?}", parser.tail());
+        }
     }
 
     #[test]

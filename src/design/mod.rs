@@ -96,6 +96,26 @@ pub struct Artifacts {
     pub class_diagram: String,
 }
 
+/// In the order of [`Section::ALL`].
+impl From<[String; 5]> for Artifacts {
+    fn from(parts: [String; 5]) -> Self {
+        let [
+            architecture,
+            requirements,
+            file_tree,
+            api_spec,
+            class_diagram,
+        ] = parts;
+        Artifacts {
+            architecture,
+            requirements,
+            file_tree,
+            api_spec,
+            class_diagram,
+        }
+    }
+}
+
 impl Artifacts {
     pub fn get(&self, section: Section) -> &str {
         match section {

@@ -5,12 +5,31 @@
 //! are content. Fed in chunks split anywhere, the parser gives exactly what one pass over
 //! the whole text gives; the workbench uses [`SectionParser::growing`] to fill tabs live.
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, Input, MatchKind};
+
 use crate::design::{Artifacts, Section};
 
-/// Where each section's text lies in the input: runs of bytes between markers.
-/// Lines are classified as they complete; text between two markers is never copied
-/// until someone asks for it, so the parser costs one newline scan and a first-byte
-/// check per line.
+/// Below this many bytes of complete lines, looking at each line is cheaper than
+/// starting a candidate search.
+const BULK: usize = 4096;
+
+/// Substrings that every line able to change the parse contains: a fence opener or
+/// closer has three fence bytes in a row, a marker line has its word.
+static CANDIDATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    let mut patterns = vec!["```", "~~~"];
+    patterns.extend(Section::ALL.map(Section::marker));
+    AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(patterns)
+        .unwrap_or_else(|_| unreachable!("seven short literal patterns always build"))
+});
+
+/// Classifies lines and records where each section's text lies: runs of bytes between
+/// markers. Text is never copied here, so the caller decides whether to borrow it
+/// ([`sections`]) or move it into owned strings as it streams ([`SectionParser`]).
 #[derive(Debug, Default, Clone)]
 struct Scanner {
     /// Closed runs `(section, start, end)` in input order.
@@ -22,15 +41,43 @@ struct Scanner {
 }
 
 impl Scanner {
-    /// Classifies the lines completed by the newlines in `bytes[from..]`, the first
-    /// of which starts at `line_start`; returns where the unfinished last line starts.
-    fn scan(&mut self, bytes: &[u8], mut line_start: usize, from: usize) -> usize {
-        for nl in memchr::memchr_iter(b'\n', &bytes[from..]) {
-            let end = from + nl + 1;
-            self.line(bytes, line_start, end);
-            line_start = end;
+    /// Classifies the lines of `bytes[start..end]`. Every line but the last ends with a
+    /// newline; the last one may not, when it ends the input.
+    fn scan(&mut self, bytes: &[u8], start: usize, end: usize) {
+        if end - start >= BULK {
+            self.scan_candidates(bytes, start, end);
+        } else {
+            self.scan_lines(bytes, start, end);
         }
-        line_start
+    }
+
+    /// Looks at every line: cheapest for the few lines a streamed delta completes.
+    fn scan_lines(&mut self, bytes: &[u8], start: usize, end: usize) {
+        let mut line_start = start;
+        for nl in memchr::memchr_iter(b'\n', &bytes[start..end]) {
+            let line_end = start + nl + 1;
+            self.line(bytes, line_start, line_end);
+            line_start = line_end;
+        }
+        if line_start < end {
+            self.line(bytes, line_start, end);
+        }
+    }
+
+    /// Looks only at the lines that contain a candidate substring; every other line is
+    /// content whatever it says, and a SIMD multi-pattern search skips it at memory
+    /// speed.
+    fn scan_candidates(&mut self, bytes: &[u8], start: usize, end: usize) {
+        let haystack = &bytes[..end];
+        let mut pos = start;
+        while let Some(hit) = CANDIDATES.find(Input::new(haystack).span(pos..end)) {
+            let line_start =
+                memchr::memrchr(b'\n', &bytes[pos..hit.start()]).map_or(pos, |i| pos + i + 1);
+            let line_end =
+                memchr::memchr(b'\n', &bytes[hit.end()..end]).map_or(end, |i| hit.end() + i + 1);
+            self.line(bytes, line_start, line_end);
+            pos = line_end;
+        }
     }
 
     fn line(&mut self, bytes: &[u8], start: usize, end: usize) {
@@ -69,38 +116,71 @@ impl Scanner {
         }
     }
 
-    /// The byte ranges of `section` up to `upto`, in order.
-    fn ranges(&self, section: Section, upto: usize) -> Vec<(usize, usize)> {
-        let mut out: Vec<(usize, usize)> = self
-            .runs
-            .iter()
-            .filter(|(s, _, _)| *s == section)
-            .map(|&(_, a, b)| (a, b))
-            .collect();
-        if self.current == Some(section) && upto > self.run_start {
-            out.push((self.run_start, upto));
+    /// Moves the text of every run in `text` (the buffer just scanned, all of it
+    /// classified) into `out`, leaving the scanner ready for the next buffer.
+    fn drain_into(&mut self, text: &str, out: &mut [String; 5]) {
+        for (section, a, b) in self.runs.drain(..) {
+            append_trimmed(&mut out[section.index()], &text[a..b]);
         }
-        out
+        if let Some(section) = self.current
+            && self.run_start < text.len()
+        {
+            append_trimmed(&mut out[section.index()], &text[self.run_start..]);
+        }
+        self.run_start = 0;
     }
 
-    /// Treats `text[tail..]` as a last line and returns the trimmed sections. Every run
-    /// starts and ends next to an ASCII byte, so slicing `text` at them is always on a
-    /// character boundary and nothing is validated twice.
-    fn finish_text(mut self, text: &str, tail: usize) -> Artifacts {
-        if tail < text.len() {
-            self.line(text.as_bytes(), tail, text.len());
-        }
-        let mut out = Artifacts::default();
-        for section in Section::ALL {
-            let mut ranges = self.ranges(section, text.len());
-            trim_ranges(text, &mut ranges);
-            let mut joined = String::with_capacity(ranges.iter().map(|(a, b)| b - a).sum());
-            for (a, b) in ranges {
-                joined.push_str(&text[a..b]);
+    /// The trimmed sections of `text`, once every line of it has been classified.
+    /// Every run starts and ends next to an ASCII byte, so slicing `text` at them is
+    /// always on a character boundary.
+    fn sections(self, text: &str) -> Sections<'_> {
+        let parts = Section::ALL.map(|section| {
+            let mut ranges: Vec<(usize, usize)> = self
+                .runs
+                .iter()
+                .filter(|(s, _, _)| *s == section)
+                .map(|&(_, a, b)| (a, b))
+                .collect();
+            if self.current == Some(section) && text.len() > self.run_start {
+                ranges.push((self.run_start, text.len()));
             }
-            out.set(section, joined);
-        }
-        out
+            trim_ranges(text, &mut ranges);
+            match ranges.as_slice() {
+                [] => Cow::Borrowed(""),
+                &[(a, b)] => Cow::Borrowed(&text[a..b]),
+                several => Cow::Owned(several.iter().map(|&(a, b)| &text[a..b]).collect()),
+            }
+        });
+        Sections { parts }
+    }
+}
+
+/// Appends to a section, dropping white space while the section is still empty, so the
+/// streamed result is trimmed at the front exactly as the joined text would be.
+#[inline]
+fn append_trimmed(out: &mut String, piece: &str) {
+    if out.is_empty() {
+        out.push_str(piece.trim_start());
+    } else {
+        out.push_str(piece);
+    }
+}
+
+/// The five sections of a response, borrowed from it where a section is one stretch of
+/// text (always, unless a model repeats a marker). Callers that only inspect the
+/// sections pay no copy; [`Sections::into_artifacts`] makes them owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sections<'a> {
+    parts: [Cow<'a, str>; 5],
+}
+
+impl Sections<'_> {
+    pub fn get(&self, section: Section) -> &str {
+        &self.parts[section.index()]
+    }
+
+    pub fn into_artifacts(self) -> Artifacts {
+        Artifacts::from(self.parts.map(Cow::into_owned))
     }
 }
 
@@ -148,17 +228,43 @@ const INTERESTING: [bool; 256] = {
     table
 };
 
+/// A line starting with this byte is content, whatever follows.
+#[inline]
+fn starts_plain(byte: u8) -> bool {
+    byte != b' ' && !INTERESTING[byte as usize]
+}
+
 /// Incremental section parser. Text arrives as `&str` (as reasoner deltas do) or as
 /// raw bytes split anywhere, even inside a character ([`SectionParser::feed_bytes`]).
+///
+/// Each byte is copied once, into its section: a line whose first visible byte cannot
+/// start a marker or fence streams straight there, and only the few lines that might
+/// (and text before the first marker) wait in a line buffer for their newline. So
+/// memory is the size of the result, and [`SectionParser::committed`] and
+/// [`SectionParser::tail`] cost nothing.
 #[derive(Debug, Default, Clone)]
 pub struct SectionParser {
-    /// Everything fed so far.
-    input: String,
-    /// Start of the unfinished last line.
-    tail: usize,
     scanner: Scanner,
+    /// Each section's text so far, leading white space dropped.
+    out: [String; 5],
+    line: LineState,
+    /// The unfinished line while it is held: up to three spaces while `Start`, the
+    /// whole line while `Held`.
+    held: String,
     /// The first bytes of a character split across byte chunks.
     carry: Vec<u8>,
+}
+
+/// Where the unfinished last line is.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum LineState {
+    /// Its first visible byte has not arrived yet; its indent is in `held`.
+    #[default]
+    Start,
+    /// It might be a marker or fence (or precedes any marker): it waits in `held`.
+    Held,
+    /// Plain content of the growing section, streaming into it from this offset.
+    Streaming { into: Section, from: usize },
 }
 
 impl SectionParser {
@@ -168,10 +274,141 @@ impl SectionParser {
 
     /// Feeds the next piece of text; returns the section that is growing afterwards.
     pub fn feed(&mut self, chunk: &str) -> Option<Section> {
-        let from = self.input.len();
-        self.input.push_str(chunk);
-        self.tail = self.scanner.scan(self.input.as_bytes(), self.tail, from);
+        if chunk.len() <= 32
+            && let Some(into) = self.plain_line_continues(chunk)
+        {
+            return self.feed_plain(into, chunk);
+        }
+        if chunk.len() >= BULK {
+            self.feed_bulk(chunk);
+        } else {
+            self.feed_lines(chunk);
+        }
         self.scanner.current
+    }
+
+    /// The section a delta's text streams into without a look at it: the unfinished
+    /// line is plain content, or a new line starts with a byte no marker or fence
+    /// starts with.
+    #[inline]
+    fn plain_line_continues(&self, chunk: &str) -> Option<Section> {
+        match (self.line, chunk.as_bytes().first()) {
+            (LineState::Streaming { into, .. }, _) => Some(into),
+            (LineState::Start, Some(&b)) if self.held.is_empty() && starts_plain(b) => {
+                self.scanner.current
+            }
+            _ => None,
+        }
+    }
+
+    /// The common case, kept lean: most deltas only extend a plain line of prose.
+    fn feed_plain(&mut self, into: Section, mut rest: &str) -> Option<Section> {
+        let out = &mut self.out[into.index()];
+        if self.line == LineState::Start {
+            self.line = LineState::Streaming {
+                into,
+                from: out.len(),
+            };
+        }
+        loop {
+            let Some(nl) = find_newline(rest) else {
+                append_trimmed(out, rest);
+                return Some(into);
+            };
+            append_trimmed(out, &rest[..=nl]);
+            rest = &rest[nl + 1..];
+            match rest.as_bytes().first() {
+                Some(&b) if starts_plain(b) => {
+                    self.line = LineState::Streaming {
+                        into,
+                        from: out.len(),
+                    };
+                }
+                _ => {
+                    self.line = LineState::Start;
+                    self.feed_lines(rest);
+                    return self.scanner.current;
+                }
+            }
+        }
+    }
+
+    /// Moves a delta into place line by line, deciding each line's fate from its
+    /// first visible byte.
+    fn feed_lines(&mut self, mut rest: &str) {
+        while !rest.is_empty() {
+            match self.line {
+                LineState::Streaming { into, .. } => {
+                    let out = &mut self.out[into.index()];
+                    match find_newline(rest) {
+                        Some(nl) => {
+                            append_trimmed(out, &rest[..=nl]);
+                            rest = &rest[nl + 1..];
+                            self.line = LineState::Start;
+                        }
+                        None => {
+                            append_trimmed(out, rest);
+                            return;
+                        }
+                    }
+                }
+                LineState::Held => match find_newline(rest) {
+                    Some(nl) => {
+                        self.held.push_str(&rest[..=nl]);
+                        take_line(&mut self.scanner, &mut self.out, &self.held);
+                        self.held.clear();
+                        rest = &rest[nl + 1..];
+                        self.line = LineState::Start;
+                    }
+                    None => {
+                        self.held.push_str(rest);
+                        return;
+                    }
+                },
+                LineState::Start => {
+                    let room = 4 - self.held.len();
+                    let spaces = match rest.as_bytes() {
+                        [b' ', ..] => rest.bytes().take(room).take_while(|b| *b == b' ').count(),
+                        _ => 0,
+                    };
+                    let Some(&first) = rest.as_bytes().get(spaces) else {
+                        self.held.push_str(rest);
+                        return;
+                    };
+                    let plain = spaces == room || !INTERESTING[first as usize];
+                    self.line = match self.scanner.current {
+                        Some(current) if plain => {
+                            let out = &mut self.out[current.index()];
+                            let from = out.len();
+                            if !self.held.is_empty() {
+                                append_trimmed(out, &self.held);
+                                self.held.clear();
+                            }
+                            LineState::Streaming {
+                                into: current,
+                                from,
+                            }
+                        }
+                        _ => LineState::Held,
+                    };
+                }
+            }
+        }
+    }
+
+    /// A large piece: its complete lines go through the candidate search at once.
+    fn feed_bulk(&mut self, chunk: &str) {
+        let Some(first) = memchr::memchr(b'\n', chunk.as_bytes()) else {
+            self.feed_lines(chunk);
+            return;
+        };
+        self.feed_lines(&chunk[..=first]);
+        let mut rest = &chunk[first + 1..];
+        if let Some(last) = memchr::memrchr(b'\n', rest.as_bytes()) {
+            take_lines(&mut self.scanner, &mut self.out, &rest[..=last]);
+            rest = &rest[last + 1..];
+        }
+        self.feed_lines(rest);
     }
 
     /// Feeds raw bytes: a character split across chunks is completed by the next one;
@@ -216,18 +453,22 @@ impl SectionParser {
         self.scanner.current
     }
 
-    /// Complete lines of `section` so far, untrimmed.
-    pub fn committed(&self, section: Section) -> String {
-        let mut out = String::new();
-        for (a, b) in self.scanner.ranges(section, self.tail) {
-            out.push_str(&self.input[a..b]);
+    /// Complete lines of `section` so far; leading white space is dropped (as in the
+    /// finished section), trailing white space is not yet.
+    pub fn committed(&self, section: Section) -> &str {
+        let text = &self.out[section.index()];
+        match self.line {
+            LineState::Streaming { into, from } if into == section => &text[..from],
+            _ => text,
         }
-        out
     }
 
     /// The unfinished last line (drawn live as a tail by the workbench).
     pub fn tail(&self) -> &str {
-        &self.input[self.tail..]
+        match self.line {
+            LineState::Streaming { into, from } => &self.out[into.index()][from..],
+            _ => &self.held,
+        }
     }
 
     /// Ends the input and returns the trimmed sections.
@@ -236,15 +477,74 @@ impl SectionParser {
             // The stream ended inside a character.
             self.feed("\u{FFFD}");
         }
-        self.scanner.finish_text(&self.input, self.tail)
+        // A last line without a newline may still be a marker; a streaming one is
+        // already in place.
+        if !self.held.is_empty() {
+            take_line(&mut self.scanner, &mut self.out, &self.held);
+        }
+        for text in &mut self.out {
+            text.truncate(text.trim_end().len());
+        }
+        Artifacts::from(self.out)
     }
 }
 
-/// Parses a whole response in one pass, without copying it.
-pub fn parse(text: &str) -> Artifacts {
+/// The first newline in a piece of a stream. Deltas are a few bytes, too short for a
+/// SIMD search's dispatch and set-up to pay, so they are read a word at a time.
+#[inline]
+fn find_newline(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.len() > 32 {
+        return memchr::memchr(b'\n', bytes);
+    }
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    const NEWLINES: u64 = u64::from_le_bytes([b'\n'; 8]);
+    let mut words = bytes.chunks_exact(8);
+    let mut base = 0;
+    for word in words.by_ref() {
+        let x = u64::from_le_bytes(word.try_into().unwrap_or([0; 8])) ^ NEWLINES;
+        // The lowest flagged byte is the first zero byte of `x`, the first newline.
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(base + zero.trailing_zeros() as usize / 8);
+        }
+        base += 8;
+    }
+    let rest = words.remainder();
+    rest.iter().position(|b| *b == b'\n').map(|i| base + i)
+}
+
+/// Classifies `lines` (complete, or the input's last line) and moves their text into
+/// the sections.
+fn take_lines(scanner: &mut Scanner, out: &mut [String; 5], lines: &str) {
+    scanner.scan(lines.as_bytes(), 0, lines.len());
+    scanner.drain_into(lines, out);
+}
+
+/// [`take_lines`] for a single line.
+fn take_line(scanner: &mut Scanner, out: &mut [String; 5], line: &str) {
+    scanner.line(line.as_bytes(), 0, line.len());
+    // A single line closes no run of its own: a marker at its start closes at 0.
+    debug_assert!(scanner.runs.is_empty());
+    if let Some(section) = scanner.current
+        && scanner.run_start < line.len()
+    {
+        append_trimmed(&mut out[section.index()], &line[scanner.run_start..]);
+    }
+    scanner.run_start = 0;
+}
+
+/// Finds the five sections of a whole response in one pass, without copying it.
+pub fn sections(text: &str) -> Sections<'_> {
     let mut scanner = Scanner::default();
-    let tail = scanner.scan(text.as_bytes(), 0, 0);
-    scanner.finish_text(text, tail)
+    scanner.scan(text.as_bytes(), 0, text.len());
+    scanner.sections(text)
+}
+
+/// Parses a whole response in one pass into owned artifacts.
+pub fn parse(text: &str) -> Artifacts {
+    sections(text).into_artifacts()
 }
 
 fn strip_indent(line: &[u8], max: usize) -> Option<&[u8]> {
@@ -380,6 +680,67 @@ mod tests {
         let a = parse("ARCHITECTURE:\nsee the API_SPEC: below\n");
         assert_eq!(a.architecture, "see the API_SPEC: below");
         assert_eq!(a.api_spec, "");
+    }
+
+    /// Both ways of finding marker and fence lines must agree line for line; small
+    /// documents never reach the candidate search through the public API.
+    fn scanned(text: &str, bulk: bool) -> (Vec<(Section, usize, usize)>, Option<Section>, usize) {
+        let mut scanner = Scanner::default();
+        if bulk {
+            scanner.scan_candidates(text.as_bytes(), 0, text.len());
+        } else {
+            scanner.scan_lines(text.as_bytes(), 0, text.len());
+        }
+        (scanner.runs, scanner.current, scanner.run_start)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        #[test]
+        fn candidate_search_equals_looking_at_every_line(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just("ARCHITECTURE:"),
+                    proptest::strategy::Just("  ## REQUIREMENTS: x"),
+                    proptest::strategy::Just("**FILE_TREE**:"),
+                    proptest::strategy::Just("    API_SPEC:"),
+                    proptest::strategy::Just("see CLASS_DIAGRAM: here"),
+                    proptest::strategy::Just("```"),
+                    proptest::strategy::Just("   ````rust"),
+                    proptest::strategy::Just("~~~"),
+                    proptest::strategy::Just("a ``` b"),
+                    proptest::strategy::Just("`` ~~"),
+                    proptest::strategy::Just("Component A"),
+                    proptest::strategy::Just(""),
+                ],
+                0..60,
+            ),
+            trailing in proptest::bool::ANY,
+        ) {
+            let mut text = lines.join("\n");
+            if trailing {
+                text.push('\n');
+            }
+            proptest::prop_assert_eq!(scanned(&text, true), scanned(&text, false));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn word_search_finds_the_first_newline(text in "[a\n\u{e9}]{0,40}") {
+            proptest::prop_assert_eq!(find_newline(&text), text.find('\n'));
+        }
+    }
+
+    #[test]
+    fn committed_text_streams_into_its_section() {
+        let mut p = SectionParser::new();
+        p.feed("intro\nAPI_SPEC:  \n\n  run() -> None\n  stop(");
+        assert_eq!(p.committed(Section::ApiSpec), "run() -> None\n");
+        assert_eq!(p.tail(), "  stop(");
+        assert_eq!(p.committed(Section::Architecture), "");
+        p.feed(") -> None\n\n");
+        assert_eq!(p.finish().api_spec, "run() -> None\n  stop() -> None");
     }
 
     #[test]
