@@ -9,7 +9,7 @@
 //! and only the known files are stat-ed: that is what keeps a warm lookup in the tens
 //! of milliseconds on a tree of tens of thousands of files.
 
-use std::collections::{HashMap, HashSet};
+use super::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Instant, UNIX_EPOCH};
@@ -190,7 +190,7 @@ impl Index {
         let wanted: HashSet<&str> = packages.iter().map(String::as_str).collect();
         // Sizes count every file of the package, parsed or not, so that the same
         // packages fit the budget on every lookup and a warm lookup parses nothing.
-        let mut pending: HashMap<&str, (u64, Vec<&str>)> = HashMap::new();
+        let mut pending: HashMap<&str, (u64, Vec<&str>)> = HashMap::default();
         for file in self.files.iter().filter(|f| !f.is_skipped()) {
             let package = package_of(&known, &file.path);
             if wanted.contains(package) {
@@ -204,7 +204,7 @@ impl Index {
         let mut by_size: Vec<(u64, Vec<&str>)> = pending.into_values().collect();
         by_size.sort();
         let mut budget = max_bytes;
-        let mut picked: HashSet<String> = HashSet::new();
+        let mut picked: HashSet<String> = HashSet::default();
         for (bytes, files) in by_size {
             if bytes > budget {
                 break;

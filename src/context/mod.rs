@@ -8,6 +8,11 @@
 //! definition reported comes from that parse. Nothing here may stop a design: every
 //! failure is logged and skipped, and the worst outcome is an empty section.
 
+/// Maps keyed by paths and names of the local tree: a lookup hashes tens of thousands of
+/// them, and nothing here is chosen by an adversary, so a fast fixed hash beats SipHash.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+type HashSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
+
 pub mod cache;
 pub mod cli;
 pub mod index;
@@ -20,7 +25,6 @@ pub mod tree;
 pub mod triage;
 pub mod words;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;

@@ -1,7 +1,7 @@
 //! The block injected into the design prompt: a project tree, then the source of each
 //! matched definition, within a fixed byte budget.
 
-use std::collections::HashMap;
+use super::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -136,7 +136,7 @@ pub fn render(
     let mut budget = Budget::Open(MAX_SECTION_BYTES - CAP_MARKER.len());
     let mut sources = SourceFiles::new(root);
     let mut matches = Vec::with_capacity(found.len());
-    let mut per_word: HashMap<usize, usize> = HashMap::new();
+    let mut per_word: HashMap<usize, usize> = HashMap::default();
     for &(which, file, symbol) in found {
         let candidate = &candidates[which];
         let seen = per_word.entry(which).or_default();
@@ -203,7 +203,7 @@ impl<'r> SourceFiles<'r> {
     fn new(root: &'r Path) -> Self {
         Self {
             root,
-            texts: HashMap::new(),
+            texts: HashMap::default(),
         }
     }
 

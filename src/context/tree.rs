@@ -3,7 +3,7 @@
 //! listed for the files parsed so far, which include the matched packages (up to a
 //! budget, see [`super::build_context`]).
 
-use std::collections::{BTreeMap, HashSet};
+use super::{HashMap, HashSet};
 
 use super::index::{FileEntry, Index, package_of};
 
@@ -12,13 +12,16 @@ const SYMBOLS_PER_PACKAGE: usize = 8;
 
 /// One line per package, packages holding a matched file first, until `budget` bytes.
 pub fn summarise(index: &Index, matched_files: &[&str], budget: usize) -> String {
-    let packages = group(index);
-    let matched: HashSet<&str> = matched_files.iter().copied().collect();
-    let mut ordered: Vec<(&str, &Vec<&FileEntry>)> =
-        packages.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    // Stable: within each half the order stays by path.
-    ordered
-        .sort_by_cached_key(|(_, files)| !files.iter().any(|f| matched.contains(f.path.as_str())));
+    let known: HashSet<&str> = index.packages.iter().map(String::as_str).collect();
+    let packages = group(index, &known);
+    let matched: HashSet<&str> = matched_files
+        .iter()
+        .map(|path| package_of(&known, path))
+        .collect();
+    let mut ordered: Vec<(&str, Vec<&FileEntry>)> = packages.into_iter().collect();
+    // By path, then stably: packages holding a match first.
+    ordered.sort_unstable_by_key(|(package, _)| *package);
+    ordered.sort_by_key(|(package, _)| !matched.contains(package));
     let mut out = String::new();
     for (shown, (package, files)) in ordered.iter().enumerate() {
         let line = package_line(package, files);
@@ -36,12 +39,22 @@ pub fn summarise(index: &Index, matched_files: &[&str], budget: usize) -> String
 }
 
 /// Files by the package (nearest ancestor directory with a manifest) they belong to.
-fn group(index: &Index) -> BTreeMap<String, Vec<&FileEntry>> {
-    let known: HashSet<&str> = index.packages.iter().map(String::as_str).collect();
-    let mut packages: BTreeMap<String, Vec<&FileEntry>> = BTreeMap::new();
+/// Files come sorted by path, so a directory's files arrive together and its package
+/// is looked up once.
+fn group<'i>(index: &'i Index, known: &HashSet<&str>) -> HashMap<&'i str, Vec<&'i FileEntry>> {
+    let mut packages: HashMap<&str, Vec<&FileEntry>> = HashMap::default();
+    let mut last: Option<(&str, &str)> = None;
     for file in index.files.iter().filter(|f| !f.is_skipped()) {
-        let package = package_of(&known, &file.path);
-        packages.entry(package.to_string()).or_default().push(file);
+        let dir = file.path.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let package = match last {
+            Some((last_dir, package)) if last_dir == dir => package,
+            _ => {
+                let package = package_of(known, &file.path);
+                last = Some((dir, package));
+                package
+            }
+        };
+        packages.entry(package).or_default().push(file);
     }
     packages
 }
