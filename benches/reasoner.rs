@@ -100,6 +100,18 @@ fn frame_and_parse(chunks: &[Vec<u8>]) -> usize {
     total
 }
 
+fn frame_only(chunks: &[Vec<u8>]) -> usize {
+    let mut framer = Framer::new();
+    let mut total = 0;
+    for chunk in chunks {
+        framer.push(chunk);
+        while let Ok(Some(event)) = framer.next_event() {
+            total += event.data.len();
+        }
+    }
+    total
+}
+
 /// Regroups the events into network reads of `size` bytes.
 fn reads(events: &[Vec<u8>], size: usize) -> Vec<Vec<u8>> {
     events.concat().chunks(size).map(<[u8]>::to_vec).collect()
@@ -139,6 +151,10 @@ fn benches(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("openai_1MB_20k_events_one_read_each", |b| {
         b.iter(|| decode_and_parse(black_box(&per_event)))
+    });
+    // The same wire bytes framed but not decoded: what the JSON chunks cost on top.
+    group.bench_function("openai_1MB_20k_events_framing_only", |b| {
+        b.iter(|| frame_only(black_box(&per_event)))
     });
     let big_reads = reads(&per_event, 16 * 1024);
     assert_eq!(decode_and_parse(&big_reads), text.len());
