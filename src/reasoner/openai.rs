@@ -133,18 +133,20 @@ enum Key {
 }
 
 impl Key {
-    fn of(key: &str) -> Key {
+    /// Keys are compared as bytes: every key volk reads is ASCII, so a key that is
+    /// not valid UTF-8 is simply another key, and no key pays for a validation.
+    fn of(key: &[u8]) -> Key {
         match key {
-            "choices" => Key::Choices,
-            "usage" => Key::Usage,
-            "error" => Key::Error,
-            "delta" => Key::Delta,
-            "finish_reason" => Key::FinishReason,
-            "content" => Key::Content,
-            "reasoning_content" => Key::ReasoningContent,
-            "reasoning" => Key::Reasoning,
-            "prompt_tokens" => Key::PromptTokens,
-            "completion_tokens" => Key::CompletionTokens,
+            b"choices" => Key::Choices,
+            b"usage" => Key::Usage,
+            b"error" => Key::Error,
+            b"delta" => Key::Delta,
+            b"finish_reason" => Key::FinishReason,
+            b"content" => Key::Content,
+            b"reasoning_content" => Key::ReasoningContent,
+            b"reasoning" => Key::Reasoning,
+            b"prompt_tokens" => Key::PromptTokens,
+            b"completion_tokens" => Key::CompletionTokens,
             _ => Key::Other,
         }
     }
@@ -169,13 +171,13 @@ impl Key {
 /// The keys of the object the parser has just entered, one at a time.
 fn first_key(j: &mut Jiter<'_>, what: &str) -> Result<Option<Key>, Failure> {
     match j.peek().map_err(syntax)? {
-        Peek::Object => Ok(j.known_object().map_err(syntax)?.map(Key::of)),
+        Peek::Object => Ok(j.next_object_bytes().map_err(syntax)?.map(Key::of)),
         other => Err(mistyped(what, other, "an object")),
     }
 }
 
 fn next_key(j: &mut Jiter<'_>) -> Result<Option<Key>, Failure> {
-    Ok(j.next_key().map_err(syntax)?.map(Key::of))
+    Ok(j.next_key_bytes().map_err(syntax)?.map(Key::of))
 }
 
 fn syntax(error: jiter::JiterError) -> Failure {
