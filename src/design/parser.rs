@@ -228,10 +228,13 @@ const INTERESTING: [bool; 256] = {
     table
 };
 
-/// A line starting with this byte is content, whatever follows.
+/// True when a line starting with `bytes` is content whatever follows: indented four
+/// spaces or more, or its first visible byte starts no marker or fence. False also
+/// when too few bytes have arrived to tell.
 #[inline]
-fn starts_plain(byte: u8) -> bool {
-    byte != b' ' && !INTERESTING[byte as usize]
+fn starts_plain(bytes: &[u8]) -> bool {
+    let spaces = bytes.iter().take(4).take_while(|b| **b == b' ').count();
+    spaces == 4 || bytes.get(spaces).is_some_and(|&b| !INTERESTING[b as usize])
 }
 
 /// Incremental section parser. Text arrives as `&str` (as reasoner deltas do) or as
@@ -287,14 +290,13 @@ impl SectionParser {
         self.scanner.current
     }
 
-    /// The section a delta's text streams into without a look at it: the unfinished
-    /// line is plain content, or a new line starts with a byte no marker or fence
-    /// starts with.
+    /// The section a delta's text streams into without a closer look: the unfinished
+    /// line is plain content, or a new line starts plainly (see [`starts_plain`]).
     #[inline]
     fn plain_line_continues(&self, chunk: &str) -> Option<Section> {
-        match (self.line, chunk.as_bytes().first()) {
-            (LineState::Streaming { into, .. }, _) => Some(into),
-            (LineState::Start, Some(&b)) if self.held.is_empty() && starts_plain(b) => {
+        match self.line {
+            LineState::Streaming { into, .. } => Some(into),
+            LineState::Start if self.held.is_empty() && starts_plain(chunk.as_bytes()) => {
                 self.scanner.current
             }
             _ => None,
@@ -317,18 +319,15 @@ impl SectionParser {
             };
             append_trimmed(out, &rest[..=nl]);
             rest = &rest[nl + 1..];
-            match rest.as_bytes().first() {
-                Some(&b) if starts_plain(b) => {
-                    self.line = LineState::Streaming {
-                        into,
-                        from: out.len(),
-                    };
-                }
-                _ => {
-                    self.line = LineState::Start;
-                    self.feed_lines(rest);
-                    return self.scanner.current;
-                }
+            if starts_plain(rest.as_bytes()) {
+                self.line = LineState::Streaming {
+                    into,
+                    from: out.len(),
+                };
+            } else {
+                self.line = LineState::Start;
+                self.feed_lines(rest);
+                return self.scanner.current;
             }
         }
     }
