@@ -4,6 +4,7 @@
 
 pub mod anthropic;
 pub mod cassette;
+mod chunk_scan;
 pub mod http;
 pub mod metrics;
 pub mod offline;
