@@ -36,40 +36,49 @@ fn document() -> impl Strategy<Value = String> {
     })
 }
 
+/// Sorted cut points in `0..=text.len()`, moved back to character boundaries when
+/// `on_chars`.
+fn cut_points(text: &str, cuts: Vec<usize>, on_chars: bool) -> Vec<usize> {
+    let mut points: Vec<usize> = cuts
+        .into_iter()
+        .map(|c| {
+            let mut p = c % (text.len() + 1);
+            while on_chars && !text.is_char_boundary(p) {
+                p -= 1;
+            }
+            p
+        })
+        .collect();
+    points.sort_unstable();
+    points
+}
+
+/// Feeds the bytes of `doc` cut at `cuts` (anywhere, even inside a character).
+fn feed_bytes_cut(doc: &str, cuts: Vec<usize>) -> SectionParser {
+    let bytes = doc.as_bytes();
+    let mut parser = SectionParser::new();
+    let mut start = 0;
+    for p in cut_points(doc, cuts, false) {
+        parser.feed_bytes(&bytes[start..p]);
+        start = p;
+    }
+    parser.feed_bytes(&bytes[start..]);
+    parser
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
     fn chunked_equals_one_pass(doc in document(), cuts in prop::collection::vec(0usize..4096, 0..24)) {
-        let bytes = doc.as_bytes();
-        let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
-        points.sort_unstable();
-        let mut parser = SectionParser::new();
-        let mut start = 0;
-        for p in points {
-            parser.feed_bytes(&bytes[start..p]);
-            start = p;
-        }
-        parser.feed_bytes(&bytes[start..]);
-        prop_assert_eq!(parser.finish(), parse(&doc));
+        prop_assert_eq!(feed_bytes_cut(&doc, cuts).finish(), parse(&doc));
     }
 
     #[test]
     fn str_deltas_equal_one_pass(doc in document(), cuts in prop::collection::vec(0usize..4096, 0..24)) {
-        let mut points: Vec<usize> = cuts
-            .into_iter()
-            .map(|c| {
-                let mut p = c % (doc.len() + 1);
-                while !doc.is_char_boundary(p) {
-                    p -= 1;
-                }
-                p
-            })
-            .collect();
-        points.sort_unstable();
         let mut parser = SectionParser::new();
         let mut start = 0;
-        for p in points {
+        for p in cut_points(&doc, cuts, true) {
             parser.feed(&doc[start..p]);
             start = p;
         }
@@ -82,34 +91,14 @@ proptest! {
     #[test]
     fn large_documents_chunked_equal_one_pass(doc in document(), cuts in prop::collection::vec(0usize..65536, 0..24)) {
         let doc = doc.repeat(8192 / (doc.len() + 1) + 1);
-        let bytes = doc.as_bytes();
-        let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (bytes.len() + 1)).collect();
-        points.sort_unstable();
-        let mut parser = SectionParser::new();
-        let mut start = 0;
-        for p in points {
-            parser.feed_bytes(&bytes[start..p]);
-            start = p;
-        }
-        parser.feed_bytes(&bytes[start..]);
-        prop_assert_eq!(parser.finish(), parse(&doc));
+        prop_assert_eq!(feed_bytes_cut(&doc, cuts).finish(), parse(&doc));
     }
 
     /// The workbench copies only what is new in `committed`, so it may only grow, and
     /// the tail is always the unfinished last line.
     #[test]
     fn committed_only_grows_and_tail_is_the_last_line(doc in document(), cuts in prop::collection::vec(0usize..4096, 0..24)) {
-        let mut points: Vec<usize> = cuts
-            .into_iter()
-            .map(|c| {
-                let mut p = c % (doc.len() + 1);
-                while !doc.is_char_boundary(p) {
-                    p -= 1;
-                }
-                p
-            })
-            .collect();
-        points.sort_unstable();
+        let mut points = cut_points(&doc, cuts, true);
         points.push(doc.len());
         let mut parser = SectionParser::new();
         let mut before: Vec<String> = vec![String::new(); 5];

@@ -94,7 +94,6 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// Thinking goes out before the answer text, whatever the key order.
     fn delta(&mut self, out: &mut Vec<StreamEvent>) -> Option<()> {
         if self.null() {
             return Some(());
@@ -115,12 +114,7 @@ impl<'a> Scan<'a> {
             };
             Some(())
         })?;
-        for text in thinking.into_iter().flatten().filter(|t| !t.is_empty()) {
-            out.push(StreamEvent::Thinking { text });
-        }
-        if let Some(text) = content.filter(|t| !t.is_empty()) {
-            out.push(StreamEvent::Text { text });
-        }
+        super::openai::push_delta(thinking, content, out);
         Some(())
     }
 

@@ -326,8 +326,7 @@ impl ChatDecoder {
     }
 }
 
-/// A choice's delta: thinking (DeepSeek's `reasoning_content`, Ollama's `reasoning`)
-/// goes out before the answer text, whatever the key order.
+/// A choice's delta: DeepSeek's `reasoning_content`, Ollama's `reasoning`, the text.
 fn delta(j: &mut Jiter<'_>, out: &mut Vec<StreamEvent>) -> Result<(), Failure> {
     if null(j)? {
         return Ok(());
@@ -344,13 +343,24 @@ fn delta(j: &mut Jiter<'_>, out: &mut Vec<StreamEvent>) -> Result<(), Failure> {
         }
         key = next_key(j)?;
     }
+    push_delta(thinking, content, out);
+    Ok(())
+}
+
+/// What one delta says, in the order volk reports it: thinking (`reasoning_content`,
+/// then `reasoning`) before the answer text, whatever the key order; empty strings
+/// say nothing. Both chunk readers end here.
+pub(super) fn push_delta(
+    thinking: [Option<String>; 2],
+    content: Option<String>,
+    out: &mut Vec<StreamEvent>,
+) {
     for text in thinking.into_iter().flatten().filter(|t| !t.is_empty()) {
         out.push(StreamEvent::Thinking { text });
     }
     if let Some(text) = content.filter(|t| !t.is_empty()) {
         out.push(StreamEvent::Text { text });
     }
-    Ok(())
 }
 
 /// An `error` object in a chunk: the provider's own words, and whether to retry.
