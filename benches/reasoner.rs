@@ -39,9 +39,20 @@ fn response() -> String {
     text
 }
 
+/// How a server wraps each piece of text.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// The fields every OpenAI-compatible server sends (vLLM, llama.cpp, DeepSeek).
+    Lean,
+    /// What api.openai.com sends: more metadata, `"usage":null` in every chunk, and an
+    /// `obfuscation` string of random length, so no two chunks have the same layout
+    /// of bytes.
+    OpenAi,
+}
+
 /// The response cut into `EVENTS` pieces (on character boundaries), each wrapped in
 /// a `chat.completion.chunk` event; then the usage chunk and `[DONE]`.
-fn events(text: &str) -> Vec<Vec<u8>> {
+fn events(text: &str, shape: Shape) -> Vec<Vec<u8>> {
     let per = text.len() / EVENTS;
     let mut out = Vec::with_capacity(EVENTS + 2);
     let mut start = 0;
@@ -50,10 +61,20 @@ fn events(text: &str) -> Vec<Vec<u8>> {
         while !text.is_char_boundary(end) {
             end += 1;
         }
-        let chunk = serde_json::json!({
-            "id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "m",
-            "choices": [{"index": 0, "delta": {"content": &text[start..end]}, "finish_reason": null}]
-        });
+        let piece = &text[start..end];
+        let chunk = match shape {
+            Shape::Lean => serde_json::json!({
+                "id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "m",
+                "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]
+            }),
+            Shape::OpenAi => serde_json::json!({
+                "id": "chatcmpl-CXk2Rz0aQe5tV9hYbL3mN7pW1sJdF", "object": "chat.completion.chunk",
+                "created": 1_764_489_600, "model": "gpt-4.1-2025-04-14", "service_tier": "default",
+                "system_fingerprint": "fp_3f58d112f7",
+                "choices": [{"index": 0, "delta": {"content": piece}, "logprobs": null, "finish_reason": null}],
+                "usage": null, "obfuscation": &"Zq8xY2kLw0pR4vT7"[..1 + out.len() % 16]
+            }),
+        };
         out.push(format!("data: {chunk}\n\n").into_bytes());
         start = end;
     }
@@ -144,13 +165,18 @@ fn decode_and_parse(chunks: &[Vec<u8>]) -> usize {
 
 fn benches(c: &mut Criterion) {
     let text = response();
-    let per_event = events(&text);
+    let per_event = events(&text, Shape::Lean);
+    let openai = events(&text, Shape::OpenAi);
+    assert_eq!(decode_and_parse(&openai), text.len());
     assert_eq!(decode_and_parse(&per_event), text.len());
     let mut group = c.benchmark_group("reasoner_sse");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(20);
     group.bench_function("openai_1MB_20k_events_one_read_each", |b| {
         b.iter(|| decode_and_parse(black_box(&per_event)))
+    });
+    group.bench_function("openai_1MB_20k_events_api_openai_com_shape", |b| {
+        b.iter(|| decode_and_parse(black_box(&openai)))
     });
     // The same wire bytes framed but not decoded: what the JSON chunks cost on top.
     group.bench_function("openai_1MB_20k_events_framing_only", |b| {

@@ -3,32 +3,148 @@
 //! Every token of an answer arrives as a small JSON document of the same shape: an
 //! object of scalars (`id`, `model`, `created`, …) and a `choices` list whose entries
 //! hold a `delta` of strings. A general JSON reader spends most of its time per key and
-//! per value on documents this small; this scanner knows the shape and reads it in a
-//! few hundred instructions. It accepts only documents that are valid JSON and that it
-//! fully understands, and answers `None` for anything else (a `usage` or `error`
-//! member, a nested value it would have to skip, a `\u` escape, malformed text), which
-//! the general decoder then reads, with its error messages.
+//! per value on documents this small; this scanner knows the shape. It accepts only
+//! documents that are valid JSON and that it fully understands, and answers `None` for
+//! anything else (a `usage` or `error` object, a nested value it would have to skip, a
+//! `\u` escape, malformed text), which the general decoder then reads, with its error
+//! messages.
+//!
+//! Two tiers make it fast:
+//! - Within one answer the chunks differ only in their strings: the text, and on some
+//!   servers an id or OpenAI's random `obfuscation` padding. The last chunk read in
+//!   full becomes a [`Template`]: its bytes with the string values cut out. A chunk
+//!   that repeats those bytes around strings of its own has, by JSON's grammar, the
+//!   same structure, so only its strings need reading.
+//! - Otherwise the chunk is read in full ([`Scan`]), and strings are searched eight
+//!   bytes at a time (see [`stop`]): a library search routine pays tens of
+//!   instructions to set up for each call, more than a whole key costs here.
 
 use crate::reasoner::StreamEvent;
 
-/// Decodes `data` if it has the common shape: pushes the choices' thinking and text to
-/// `out` and records a finish reason. `None` leaves `out` and `finish` as they were.
-pub fn decode(data: &str, out: &mut Vec<StreamEvent>, finish: &mut Option<String>) -> Option<()> {
-    let before = out.len();
-    let mut scan = Scan {
-        text: data,
-        bytes: data.as_bytes(),
-        at: 0,
-    };
-    let mut reason = None;
-    if scan.chunk(out, &mut reason).is_none() {
-        out.truncate(before);
-        return None;
+/// Reads chunks of the common shape, remembering the last one's layout.
+#[derive(Debug, Default)]
+pub struct ChunkScanner {
+    template: Template,
+}
+
+impl ChunkScanner {
+    /// Decodes `data` if it has the common shape: pushes the choices' thinking and
+    /// text to `out` and records a finish reason. `None` leaves `out` and `finish` as
+    /// they were.
+    pub fn decode(
+        &mut self,
+        data: &str,
+        out: &mut Vec<StreamEvent>,
+        finish: &mut Option<String>,
+    ) -> Option<()> {
+        if let Some([first, second, content]) = self.template.read(data) {
+            super::openai::push_delta([first, second], content, out);
+            return Some(());
+        }
+        let before = out.len();
+        let mut scan = Scan {
+            text: data,
+            bytes: data.as_bytes(),
+            at: 0,
+            layout: Layout::default(),
+        };
+        let mut reason = None;
+        if scan.chunk(out, &mut reason).is_none() {
+            out.truncate(before);
+            return None;
+        }
+        if reason.is_some() {
+            *finish = reason;
+        } else if scan.layout.choices == 1 {
+            self.template.learn(data, &scan.layout.holes);
+        }
+        Some(())
     }
-    if reason.is_some() {
-        *finish = reason;
+}
+
+/// Which string of a delta a string value is, in the order [`push_delta`] takes them;
+/// `Other` is any other string value (an id, a model, a role).
+///
+/// [`push_delta`]: super::openai::push_delta
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    ReasoningContent = 0,
+    Reasoning = 1,
+    Content = 2,
+    Other = 3,
+}
+
+/// A string value's contents, between its quotes, and what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Hole {
+    start: usize,
+    end: usize,
+    role: Role,
+}
+
+/// What a full read noted for the template: every string value, and how many choices
+/// there were (a template is learned from a chunk of one choice, so that its strings
+/// all belong to one delta).
+#[derive(Debug, Default)]
+struct Layout {
+    holes: Vec<Hole>,
+    choices: usize,
+}
+
+/// The last fully read chunk of one choice and no finish reason, with the places of
+/// its string values.
+#[derive(Debug, Default)]
+struct Template {
+    text: String,
+    holes: Vec<Hole>,
+}
+
+impl Template {
+    fn learn(&mut self, data: &str, holes: &[Hole]) {
+        self.text.clear();
+        self.text.push_str(data);
+        self.holes.clear();
+        self.holes.extend_from_slice(holes);
     }
-    Some(())
+
+    /// The delta's strings, if `data` is the template's bytes with other strings in
+    /// its holes. Every string is checked as a full read would; the bytes between
+    /// them are the template's own, already known to be valid and to mean the same.
+    fn read(&self, data: &str) -> Option<[Option<String>; 3]> {
+        if self.text.is_empty() {
+            return None;
+        }
+        let known = self.text.as_bytes();
+        let bytes = data.as_bytes();
+        let mut strings = [None, None, None];
+        let (mut from, mut at) = (0, 0);
+        for hole in &self.holes {
+            let same = &known[from..hole.start];
+            if bytes.get(at..at + same.len())? != same {
+                return None;
+            }
+            let start = at + same.len();
+            if hole.role == Role::Other {
+                // Most such strings (the id, the model) repeat the template's: those
+                // are known to be valid and are only compared.
+                let old = &known[hole.start..hole.end];
+                let end = start + old.len();
+                if bytes.get(start..end) == Some(old) && bytes.get(end) == Some(&b'"') {
+                    (from, at) = (hole.end, end);
+                    continue;
+                }
+            }
+            let end = if hole.role == Role::Other {
+                string_end(bytes, start)?
+            } else {
+                let (end, text) = read_string(data, start)?;
+                strings[hole.role as usize] = Some(text);
+                end
+            };
+            (from, at) = (hole.end, end);
+        }
+        (bytes.get(at..)? == &known[from..]).then_some(strings)
+    }
 }
 
 /// The character a one-letter escape stands for; `\u` is not handled here.
@@ -46,16 +162,97 @@ fn unescape(letter: u8) -> Option<char> {
     })
 }
 
+const ONES: u64 = u64::from_le_bytes([1; 8]);
+const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+
+/// Where, from `at` on, the first byte that ends a plain run inside a JSON string lies:
+/// a quote, a backslash or a control character (which JSON forbids unescaped).
+///
+/// Eight bytes are tested at once. For each of the three tests the lowest flagged
+/// byte is exact (a borrow can only raise false flags above a true one), so the
+/// lowest flag of their union is the first stop.
+#[inline]
+fn stop(bytes: &[u8], mut at: usize) -> Option<usize> {
+    while let Some(word) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(word.try_into().ok()?);
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let slash = word ^ (ONES * u64::from(b'\\'));
+        let flags = (quote.wrapping_sub(ONES) & !quote)
+            | (slash.wrapping_sub(ONES) & !slash)
+            | (word.wrapping_sub(ONES * 0x20) & !word);
+        let flags = flags & HIGHS;
+        if flags != 0 {
+            return Some(at + flags.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    let tail = bytes.get(at..)?;
+    let found = tail
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    Some(at + found)
+}
+
+/// Where the string whose contents start at `start` ends (its closing quote), having
+/// checked it: no control character, only one-letter escapes.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut at = start;
+    loop {
+        let end = stop(bytes, at)?;
+        match bytes[end] {
+            b'"' => return Some(end),
+            b'\\' => {
+                unescape(*bytes.get(end + 1)?)?;
+                at = end + 2;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Reads and checks the string whose contents start at `start`, unescaping as it
+/// goes: where it ends (its closing quote), and its text.
+fn read_string(text: &str, start: usize) -> Option<(usize, String)> {
+    let bytes = text.as_bytes();
+    let mut end = stop(bytes, start)?;
+    if bytes[end] == b'"' {
+        return Some((end, text.get(start..end)?.to_owned()));
+    }
+    // The rest of the chunk bounds the text (unescaping only shortens), and little of
+    // a chunk follows its text: one allocation, a few bytes too large.
+    let mut out = String::with_capacity(bytes.len() - start);
+    let mut run = start;
+    loop {
+        match bytes[end] {
+            b'"' => {
+                out.push_str(text.get(run..end)?);
+                return Some((end, out));
+            }
+            b'\\' => {
+                out.push_str(text.get(run..end)?);
+                out.push(unescape(*bytes.get(end + 1)?)?);
+                run = end + 2;
+            }
+            _ => return None,
+        }
+        end = stop(bytes, run)?;
+    }
+}
+
+/// A full read of one chunk.
 struct Scan<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
+    layout: Layout,
 }
 
 impl<'a> Scan<'a> {
     fn chunk(&mut self, out: &mut Vec<StreamEvent>, reason: &mut Option<String>) -> Option<()> {
         self.object(|scan, key| match key {
             b"choices" => scan.choices(out, reason),
+            // OpenAI sends `"usage":null` in every chunk but the last.
+            b"usage" if scan.null() => Some(()),
             b"usage" | b"error" => None,
             _ => scan.scalar(),
         })?;
@@ -73,11 +270,12 @@ impl<'a> Scan<'a> {
             return Some(());
         }
         loop {
+            self.layout.choices += 1;
             self.object(|scan, key| match key {
                 b"delta" => scan.delta(out),
                 b"finish_reason" => {
                     if !scan.null() {
-                        *reason = Some(scan.string()?);
+                        *reason = Some(scan.string(Role::Other)?);
                     }
                     Some(())
                 }
@@ -101,16 +299,16 @@ impl<'a> Scan<'a> {
         let mut thinking = [None, None];
         let mut content = None;
         self.object(|scan, key| {
-            let slot = match key {
-                b"reasoning_content" => &mut thinking[0],
-                b"reasoning" => &mut thinking[1],
-                b"content" => &mut content,
+            let (slot, role) = match key {
+                b"reasoning_content" => (&mut thinking[0], Role::ReasoningContent),
+                b"reasoning" => (&mut thinking[1], Role::Reasoning),
+                b"content" => (&mut content, Role::Content),
                 _ => return scan.scalar(),
             };
             *slot = if scan.null() {
                 None
             } else {
-                Some(scan.string()?)
+                Some(scan.string(role)?)
             };
             Some(())
         })?;
@@ -119,7 +317,8 @@ impl<'a> Scan<'a> {
     }
 
     /// An object whose keys have no escapes; `member` reads each value.
-    fn object(&mut self, mut member: impl FnMut(&mut Self, &[u8]) -> Option<()>) -> Option<()> {
+    #[inline]
+    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
         self.expect(b'{')?;
         if self.peek()? == b'}' {
             self.at += 1;
@@ -128,14 +327,13 @@ impl<'a> Scan<'a> {
         loop {
             self.expect(b'"')?;
             let start = self.at;
-            let len = memchr::memchr2(b'"', b'\\', &self.bytes[start..])?;
-            let key = &self.bytes[start..start + len];
-            if self.bytes[start + len] != b'"' || key.iter().any(|b| *b < 0x20) {
+            let end = stop(self.bytes, start)?;
+            if self.bytes[end] != b'"' {
                 return None;
             }
-            self.at = start + len + 1;
+            self.at = end + 1;
             self.expect(b':')?;
-            member(self, key)?;
+            member(self, &self.bytes[start..end])?;
             match self.peek()? {
                 b',' => self.at += 1,
                 b'}' => {
@@ -148,51 +346,35 @@ impl<'a> Scan<'a> {
     }
 
     /// A string value, unescaped; `\u` escapes are left to the general decoder.
-    fn string(&mut self) -> Option<String> {
-        let (start, end, escaped) = self.string_span()?;
-        let raw = &self.text[start..end];
-        if !escaped {
-            return Some(raw.to_owned());
-        }
-        let mut text = String::with_capacity(raw.len());
-        let mut rest = raw;
-        while let Some(slash) = memchr::memchr(b'\\', rest.as_bytes()) {
-            text.push_str(&rest[..slash]);
-            text.push(unescape(rest.as_bytes()[slash + 1])?);
-            rest = &rest[slash + 2..];
-        }
-        text.push_str(rest);
+    fn string(&mut self, role: Role) -> Option<String> {
+        self.expect(b'"')?;
+        let start = self.at;
+        let (end, text) = read_string(self.text, start)?;
+        self.passed(start, end, role);
         Some(text)
     }
 
-    /// Reads past a string and returns where its contents lie and whether they hold
-    /// escapes, having checked them: no control character, only one-letter escapes.
-    fn string_span(&mut self) -> Option<(usize, usize, bool)> {
+    /// Reads past a string value, checked.
+    fn skip_string(&mut self) -> Option<()> {
         self.expect(b'"')?;
         let start = self.at;
-        let mut escaped = false;
-        loop {
-            let run = self.at;
-            let len = memchr::memchr2(b'"', b'\\', &self.bytes[run..])?;
-            if self.bytes[run..run + len].iter().any(|b| *b < 0x20) {
-                return None;
-            }
-            self.at = run + len;
-            if self.bytes[self.at] == b'"' {
-                self.at += 1;
-                return Some((start, self.at - 1, escaped));
-            }
-            unescape(*self.bytes.get(self.at + 1)?)?;
-            escaped = true;
-            self.at += 2;
-        }
+        let end = string_end(self.bytes, start)?;
+        self.passed(start, end, Role::Other);
+        Some(())
+    }
+
+    /// Moves past a string value whose contents end at `end`, noting it for the
+    /// template.
+    fn passed(&mut self, start: usize, end: usize, role: Role) {
+        self.at = end + 1;
+        self.layout.holes.push(Hole { start, end, role });
     }
 
     /// Skips a string, number, `true`, `false` or `null`; a list or object is not
     /// skipped here.
     fn scalar(&mut self) -> Option<()> {
         match self.peek()? {
-            b'"' => self.string_span().map(drop),
+            b'"' => self.skip_string(),
             b't' => self.word(b"true"),
             b'f' => self.word(b"false"),
             b'n' => self.word(b"null"),
@@ -254,11 +436,19 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// The next byte after any white space. Compact JSON has none, so the common case
+    /// is one comparison.
+    #[inline]
     fn peek(&mut self) -> Option<u8> {
+        let byte = *self.bytes.get(self.at)?;
+        if byte > b' ' {
+            return Some(byte);
+        }
         self.space();
         self.bytes.get(self.at).copied()
     }
 
+    #[inline]
     fn expect(&mut self, byte: u8) -> Option<()> {
         (self.peek()? == byte).then(|| self.at += 1)
     }
@@ -271,7 +461,9 @@ mod tests {
     fn scan(data: &str) -> Option<Vec<StreamEvent>> {
         let mut out = Vec::new();
         let mut finish = None;
-        decode(data, &mut out, &mut finish).map(|()| out)
+        ChunkScanner::default()
+            .decode(data, &mut out, &mut finish)
+            .map(|()| out)
     }
 
     #[test]
@@ -302,8 +494,67 @@ mod tests {
             r#"{"choices":[{"delta":{"content":"a"}},]}"#,
             "{\"choices\":[{\"delta\":{\"content\":\"a\tb\"}}]}",
             r#"{"k\"ey":1}"#,
+            r#"{"usage":{},"choices":[]}"#,
         ] {
             assert_eq!(scan(data), None, "{data}");
         }
+    }
+
+    fn text(text: &str) -> StreamEvent {
+        StreamEvent::Text { text: text.into() }
+    }
+
+    #[test]
+    fn usage_null_is_the_common_shape() {
+        assert_eq!(
+            scan(r#"{"choices":[{"delta":{"content":"a"}}],"usage":null}"#),
+            Some(vec![text("a")])
+        );
+    }
+
+    #[test]
+    fn a_learned_layout_reads_the_next_chunks_strings() {
+        let chunk = |id: &str, content: &str, pad: &str| {
+            format!(
+                r#"{{"id":"{id}","choices":[{{"index":0,"delta":{{"content":"{content}"}},"finish_reason":null}}],"usage":null,"obfuscation":"{pad}"}}"#
+            )
+        };
+        let mut scanner = ChunkScanner::default();
+        let mut finish = None;
+        let mut read = |data: &str, scanner: &mut ChunkScanner| {
+            let mut out = Vec::new();
+            scanner.decode(data, &mut out, &mut finish).map(|()| out)
+        };
+        assert_eq!(
+            read(&chunk("c1", "one", "x"), &mut scanner),
+            Some(vec![text("one")])
+        );
+        assert!(!scanner.template.text.is_empty());
+        // Other strings of other lengths, escapes included: read from the template.
+        let next = chunk("c22", r#"two \"2\"\n"#, "");
+        assert!(scanner.template.read(&next).is_some());
+        assert_eq!(read(&next, &mut scanner), Some(vec![text("two \"2\"\n")]));
+        // An empty text says nothing.
+        assert_eq!(read(&chunk("c1", "", "pad"), &mut scanner), Some(vec![]));
+        // Strings a full read refuses are refused through the template too.
+        for bad in [r"\u00e9", r"\x", "a\tb", r"a\"] {
+            let data = chunk("c1", bad, "x");
+            assert_eq!(scanner.template.read(&data), None, "{data}");
+            assert_eq!(read(&data, &mut scanner), None, "{data}");
+        }
+        // A different layout is read in full and becomes the template.
+        let thinking = r#"{"id":"c1","choices":[{"index":0,"delta":{"reasoning_content":"hm","content":null},"finish_reason":null}]}"#;
+        assert_eq!(
+            read(thinking, &mut scanner),
+            Some(vec![StreamEvent::Thinking { text: "hm".into() }])
+        );
+        assert_eq!(scanner.template.text, thinking);
+        // A finish reason is never learned: the next chunk must report its own.
+        let last = r#"{"id":"c1","choices":[{"index":0,"delta":{"reasoning_content":"hm","content":null},"finish_reason":"stop"}]}"#;
+        assert_eq!(
+            read(last, &mut scanner),
+            Some(vec![StreamEvent::Thinking { text: "hm".into() }])
+        );
+        assert_eq!(scanner.template.text, thinking);
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use jiter::{Jiter, Peek};
 
-use crate::reasoner::chunk_scan;
+use crate::reasoner::chunk_scan::ChunkScanner;
 use crate::reasoner::http::{self, Decoder, Endpoint, Failure, Flow, ProviderError, Wire};
 use crate::reasoner::sse::Event;
 use crate::reasoner::{EventStream, Reasoner, ReasonerError, ReasonerRequest, StreamEvent, Usage};
@@ -111,6 +111,8 @@ pub fn body(model: &str, request: &ReasonerRequest) -> serde_json::Value {
 #[derive(Debug, Default)]
 pub struct ChatDecoder {
     finish_reason: Option<String>,
+    /// The common-shape reader tried first, with the layout it learned.
+    scanner: ChunkScanner,
     /// Where the parser unescapes strings, kept from chunk to chunk: nearly every
     /// chunk of prose has a quote or a newline to unescape.
     tape: Vec<u8>,
@@ -387,7 +389,11 @@ impl Decoder for ChatDecoder {
         if data.is_empty() {
             return Ok(Flow::More);
         }
-        if chunk_scan::decode(data, out, &mut self.finish_reason).is_some() {
+        if self
+            .scanner
+            .decode(data, out, &mut self.finish_reason)
+            .is_some()
+        {
             return Ok(Flow::More);
         }
         let before = out.len();
@@ -601,10 +607,112 @@ mod tests {
             // Without usage the common-shape scanner reads it alone, so both readers
             // are held to the reference.
             let mut fast = Vec::new();
-            let read = chunk_scan::decode(&data, &mut fast, &mut None);
+            let read = ChunkScanner::default().decode(&data, &mut fast, &mut None);
             proptest::prop_assert_eq!(read.is_some(), chunk.get("usage").is_none());
             if read.is_some() {
                 proptest::prop_assert_eq!(fast, out);
+            }
+        }
+    }
+
+    /// Every string value in `value` (not the keys) replaced by `text`, in a rota of
+    /// its characters so that no two come out the same.
+    fn restring(value: &serde_json::Value, text: &str, turn: &mut usize) -> serde_json::Value {
+        use serde_json::Value;
+        match value {
+            Value::String(_) => {
+                *turn += 1;
+                let chars: Vec<char> = text.chars().collect();
+                let cut = if chars.is_empty() {
+                    0
+                } else {
+                    *turn % chars.len()
+                };
+                Value::String(chars[cut..].iter().chain(&chars[..cut]).collect())
+            }
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|v| restring(v, text, turn)).collect())
+            }
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), restring(v, text, turn)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    fn serialize(chunk: &serde_json::Value, pretty: bool) -> String {
+        if pretty {
+            serde_json::to_string_pretty(chunk).unwrap()
+        } else {
+            serde_json::to_string(chunk).unwrap()
+        }
+    }
+
+    proptest::proptest! {
+        /// A stream repeats one layout with new strings: one decoder (which learns the
+        /// layout from the first chunk) reads each as a plain JSON reading of it alone
+        /// does, and ends with the last finish reason sent.
+        #[test]
+        fn a_stream_of_one_layout_decodes_chunk_by_chunk(
+            base in arb_chunk(),
+            texts in proptest::collection::vec("(\\PC|[\"\\\\\n\t/\u{7f}])*", 1..6),
+            pretty in proptest::bool::ANY,
+        ) {
+            let mut decoder = ChatDecoder::default();
+            let mut finish = None;
+            for (i, text) in texts.iter().enumerate() {
+                let chunk = if i == 0 { base.clone() } else { restring(&base, text, &mut 0) };
+                let (flow, out) = feed(&mut decoder, &serialize(&chunk, pretty));
+                proptest::prop_assert_eq!(flow.unwrap(), Flow::More);
+                proptest::prop_assert_eq!(&out, &reference(&chunk));
+                for choice in chunk["choices"].as_array().into_iter().flatten() {
+                    if let Some(reason) = choice["finish_reason"].as_str() {
+                        finish = Some(reason.to_owned());
+                    }
+                }
+            }
+            let (flow, out) = feed(&mut decoder, "[DONE]");
+            proptest::prop_assert_eq!(flow.unwrap(), Flow::Done);
+            proptest::prop_assert_eq!(out, vec![StreamEvent::Finished { stop_reason: finish }]);
+        }
+
+        /// One byte of a chunk changed, after its unchanged self was read (so the
+        /// decoder holds its layout): the decoder reads it as a plain JSON reading
+        /// does, or refuses it when that reading does.
+        #[test]
+        fn a_changed_byte_is_read_right_or_refused(
+            base in arb_chunk(),
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+            byte in proptest::sample::select(b"\"\\{}[],: \n0-1.eEtnul/xa".to_vec()),
+            insert in proptest::bool::ANY,
+            pretty in proptest::bool::ANY,
+        ) {
+            let data = serialize(&base, pretty);
+            let mut decoder = ChatDecoder::default();
+            let (flow, _) = feed(&mut decoder, &data);
+            proptest::prop_assert_eq!(flow.unwrap(), Flow::More);
+            // Only ASCII bytes are replaced, so the text stays UTF-8.
+            let ascii: Vec<usize> = (0..data.len()).filter(|&i| data.as_bytes()[i].is_ascii()).collect();
+            let i = ascii[at.index(ascii.len())];
+            let mut bytes = data.into_bytes();
+            if insert {
+                bytes.insert(i, byte);
+            } else {
+                bytes[i] = byte;
+            }
+            let changed = String::from_utf8(bytes).unwrap();
+            let (result, out) = feed(&mut decoder, &changed);
+            match serde_json::from_str::<serde_json::Value>(changed.trim()) {
+                Ok(value) if value.is_object() && result.is_ok() => {
+                    proptest::prop_assert_eq!(out, reference(&value), "{}", changed);
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    proptest::prop_assert!(result.is_err(), "accepted {}", changed);
+                    proptest::prop_assert!(out.is_empty());
+                }
             }
         }
     }
