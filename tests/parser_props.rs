@@ -117,6 +117,37 @@ proptest! {
         }
     }
 
+    /// Token-sized deltas (what a model streams), so most take the parser's fast
+    /// path: at every step the reported section, `committed` and the tail agree with
+    /// the text so far, and the end equals one pass.
+    #[test]
+    fn token_sized_deltas_equal_one_pass(doc in document(), sizes in prop::collection::vec(1usize..=16, 1..8)) {
+        let mut parser = SectionParser::new();
+        let mut start = 0;
+        let mut step = 0;
+        while start < doc.len() {
+            let mut end = (start + sizes[step % sizes.len()]).min(doc.len());
+            while !doc.is_char_boundary(end) {
+                end += 1;
+            }
+            step += 1;
+            let reported = parser.feed(&doc[start..end]);
+            start = end;
+            prop_assert_eq!(reported, parser.growing());
+            let complete = &doc[..doc[..end].rfind('\n').map_or(0, |i| i + 1)];
+            let mut reference = SectionParser::new();
+            reference.feed(complete);
+            for section in Section::ALL {
+                prop_assert_eq!(parser.committed(section), reference.committed(section), "{:?}", section);
+            }
+            // The unfinished line, less white space an empty section drops.
+            let line = &doc[complete.len()..end];
+            let tail = parser.tail();
+            prop_assert!(line.ends_with(tail) && line[..line.len() - tail.len()].trim().is_empty(), "{:?} vs {:?}", line, tail);
+        }
+        prop_assert_eq!(parser.finish(), parse(&doc));
+    }
+
     #[test]
     fn growing_section_matches_the_prefix(doc in document(), cut in 0usize..4096) {
         let bytes = doc.as_bytes();

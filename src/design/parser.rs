@@ -237,6 +237,67 @@ fn starts_plain(bytes: &[u8]) -> bool {
     spaces == 4 || bytes.get(spaces).is_some_and(|&b| !INTERESTING[b as usize])
 }
 
+/// True when a line that begins with `prefix` (its newline not yet come) is content
+/// whatever follows: it can no longer turn out to be a fence line or a marker line.
+/// A held line is released to stream as soon as this holds, usually after a few
+/// bytes ("Client", "## Design", "**Note**" are settled by their second or third).
+fn plain_prefix(prefix: &[u8]) -> bool {
+    let Some(body) = strip_indent(prefix, 3) else {
+        return true;
+    };
+    let Some(&first) = body.first() else {
+        return false;
+    };
+    if first == b'`' || first == b'~' {
+        // A fence line starts with three of them; fewer, then something else, is
+        // neither a fence nor a marker.
+        let run = body.iter().take_while(|b| **b == first).count();
+        return run < 3 && run < body.len();
+    }
+    !could_be_marker(body)
+}
+
+/// Whether `body` (a line without its indent, perhaps unfinished) is the start of
+/// something [`marker`] accepts.
+fn could_be_marker(mut body: &[u8]) -> bool {
+    let hashes = body.iter().take_while(|b| **b == b'#').count();
+    if hashes > 0 {
+        if hashes > 6 {
+            return false;
+        }
+        body = &body[hashes..];
+        let spaces = body.iter().take_while(|b| **b == b' ').count();
+        if spaces == 0 {
+            return body.is_empty();
+        }
+        body = &body[spaces..];
+    }
+    let bold = body.starts_with(b"**");
+    if bold {
+        body = &body[2..];
+    } else if body == b"*" {
+        return true;
+    }
+    if body.is_empty() {
+        return true;
+    }
+    Section::ALL.into_iter().any(|section| {
+        let word = section.marker().as_bytes();
+        if body.len() <= word.len() {
+            return word.starts_with(body);
+        }
+        let Some(after) = body.strip_prefix(word) else {
+            return false;
+        };
+        // What may follow the word: `:` (then anything), or in bold `**:` or `:**`.
+        let endings: &[&[u8]] = if bold { &[b"**:", b":"] } else { &[b":"] };
+        endings.iter().any(|ending| {
+            let n = after.len().min(ending.len());
+            after[..n] == ending[..n]
+        })
+    })
+}
+
 /// Incremental section parser. Text arrives as `&str` (as reasoner deltas do) or as
 /// raw bytes split anywhere, even inside a character ([`SectionParser::feed_bytes`]).
 ///
@@ -276,7 +337,76 @@ impl SectionParser {
     }
 
     /// Feeds the next piece of text; returns the section that is growing afterwards.
+    ///
+    /// Inlined into callers for its first test: most deltas are a few bytes of plain
+    /// lines, and for those the whole work is to check where lines start and append,
+    /// so call overhead would be a large share of it.
+    #[inline]
     pub fn feed(&mut self, chunk: &str) -> Option<Section> {
+        if chunk.len() <= 16
+            && let Some(into) = self.plain_delta(chunk)
+        {
+            return Some(into);
+        }
+        self.feed_any(chunk)
+    }
+
+    /// The fast path for a delta of at most 16 bytes that is plain text of the growing
+    /// section: the line it continues (or starts) is plain and so is every line it
+    /// starts. Then it is appended in one copy. `None` changes nothing, and the
+    /// general path takes the delta.
+    #[inline]
+    fn plain_delta(&mut self, chunk: &str) -> Option<Section> {
+        let bytes = chunk.as_bytes();
+        let into = match self.line {
+            LineState::Streaming { into, .. } => into,
+            LineState::Start if self.held.is_empty() && starts_plain(bytes) => {
+                self.scanner.current?
+            }
+            _ => return None,
+        };
+        let out = &mut self.out[into.index()];
+        // An empty section drops leading white space: the general path does that.
+        if out.is_empty() {
+            return None;
+        }
+        let mut newlines = newline_mask(bytes);
+        let mut last_start = None;
+        while newlines != 0 {
+            let start = newlines.trailing_zeros() as usize + 1;
+            newlines &= newlines - 1;
+            if start < bytes.len()
+                && !starts_plain(&bytes[start..])
+                && (newlines != 0 || !plain_prefix(&bytes[start..]))
+            {
+                if newlines != 0 {
+                    return None;
+                }
+                // The last line might be a marker or fence, or too little of it has
+                // come to tell: what precedes it is plain, and the line goes the
+                // general way.
+                out.push_str(&chunk[..start]);
+                self.line = LineState::Start;
+                self.feed_lines(&chunk[start..]);
+                return self.scanner.current;
+            }
+            last_start = Some(start);
+        }
+        let base = out.len();
+        out.push_str(chunk);
+        self.line = match (last_start, self.line) {
+            (Some(start), _) if start == bytes.len() => LineState::Start,
+            (Some(start), _) => LineState::Streaming {
+                into,
+                from: base + start,
+            },
+            (None, LineState::Start) => LineState::Streaming { into, from: base },
+            (None, line) => line,
+        };
+        Some(into)
+    }
+
+    fn feed_any(&mut self, chunk: &str) -> Option<Section> {
         if chunk.len() <= 32
             && let Some(into) = self.plain_line_continues(chunk)
         {
@@ -361,6 +491,7 @@ impl SectionParser {
                     }
                     None => {
                         self.held.push_str(rest);
+                        self.release_held();
                         return;
                     }
                 },
@@ -392,6 +523,19 @@ impl SectionParser {
                     };
                 }
             }
+        }
+    }
+
+    /// Lets a held line stream once it is known to be plain content of a section.
+    fn release_held(&mut self) {
+        if let Some(into) = self.scanner.current
+            && plain_prefix(self.held.as_bytes())
+        {
+            let out = &mut self.out[into.index()];
+            let from = out.len();
+            append_trimmed(out, &self.held);
+            self.held.clear();
+            self.line = LineState::Streaming { into, from };
         }
     }
 
@@ -485,6 +629,35 @@ impl SectionParser {
             text.truncate(text.trim_end().len());
         }
         Artifacts::from(self.out)
+    }
+}
+
+/// The newlines of a piece of at most 16 bytes as a bit mask (bit `i` for byte `i`),
+/// read a word at a time rather than through a search routine's set-up.
+#[inline]
+fn newline_mask(bytes: &[u8]) -> u32 {
+    const LOWS: u64 = u64::from_le_bytes([0x7f; 8]);
+    const NEWLINES: u64 = u64::from_le_bytes([b'\n'; 8]);
+    // Exact per byte (no borrow crosses bytes): the high bit of each byte of the
+    // result is set where the byte was a newline.
+    let flags = |word: u64| {
+        let x = word ^ NEWLINES;
+        !(((x & LOWS) + LOWS) | x | LOWS)
+    };
+    // Gathers the eight high bits into the low byte.
+    let gather = |flags: u64| ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+    let n = bytes.len();
+    match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        (Some(first), Some(last)) if n <= 16 => {
+            gather(flags(u64::from_le_bytes(*first)))
+                | gather(flags(u64::from_le_bytes(*last))) << (n - 8)
+        }
+        _ => bytes
+            .iter()
+            .take(16)
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .fold(0, |mask, (i, _)| mask | 1 << i),
     }
 }
 
@@ -725,6 +898,42 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn newline_mask_marks_every_newline(
+            bytes in proptest::collection::vec(proptest::sample::select(b"a\n\x0b\x8a\xff".to_vec()), 0..=16)
+        ) {
+            let expected = bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .fold(0u32, |mask, (i, _)| mask | 1 << i);
+            proptest::prop_assert_eq!(newline_mask(&bytes), expected);
+        }
+
+        /// Once `plain_prefix` releases a line, no ending of it is a marker or a
+        /// fence line, inside a fence or not: streaming it early changes nothing.
+        #[test]
+        fn a_released_line_never_turns_special(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "ARCHITECTURE", "ARCH", "FILE_TREE", "FILE_", "API_SPEC", "CLASS_DIAGRAM",
+                "REQUIREMENTS", "**", "*", ":", "#", "##", " ", "   ", "`", "```", "~", "x", "C",
+            ]), 0..7),
+            cut in 0usize..64,
+        ) {
+            let text = pieces.concat();
+            let cut = cut % (text.len() + 1);
+            if plain_prefix(&text.as_bytes()[..cut]) {
+                let line = format!("{text}\n");
+                for fence in [None, Some(Fence { byte: b'`', len: 3 }), Some(Fence { byte: b'~', len: 4 })] {
+                    let mut scanner = Scanner { current: Some(Section::ApiSpec), fence, ..Scanner::default() };
+                    scanner.line(line.as_bytes(), 0, line.len());
+                    proptest::prop_assert_eq!(scanner.fence, fence, "{:?} cut at {}", text, cut);
+                    proptest::prop_assert_eq!(scanner.current, Some(Section::ApiSpec));
+                    proptest::prop_assert_eq!(scanner.run_start, 0);
+                }
+            }
+        }
+
         #[test]
         fn word_search_finds_the_first_newline(text in "[a\n\u{e9}]{0,40}") {
             proptest::prop_assert_eq!(find_newline(&text), text.find('\n'));
