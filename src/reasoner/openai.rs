@@ -105,9 +105,10 @@ pub fn body(model: &str, request: &ReasonerRequest) -> serde_json::Value {
 /// Decodes `chat.completion.chunk` events.
 ///
 /// One small JSON document arrives per token, so decoding is on the path of every
-/// byte of the answer. The chunk is walked with a pull parser that borrows its strings
-/// and skips what volk does not read (ids, model, index, logprobs), instead of
-/// deserializing through serde's visitors: about twice the throughput.
+/// byte of the answer. [`ChunkScanner`] reads the usual chunk (through the layout it
+/// learned from the previous one, or in one pass); anything else (usage, errors,
+/// unusual shapes) is walked with a pull parser that borrows its strings, skips what
+/// volk does not read and names the field when a chunk is malformed.
 #[derive(Debug, Default)]
 pub struct ChatDecoder {
     finish_reason: Option<String>,
