@@ -259,19 +259,11 @@ fn plain_prefix(prefix: &[u8]) -> bool {
 
 /// Whether `body` (a line without its indent, perhaps unfinished) is the start of
 /// something [`marker`] accepts.
-fn could_be_marker(mut body: &[u8]) -> bool {
-    let hashes = body.iter().take_while(|b| **b == b'#').count();
-    if hashes > 0 {
-        if hashes > 6 {
-            return false;
-        }
-        body = &body[hashes..];
-        let spaces = body.iter().take_while(|b| **b == b' ').count();
-        if spaces == 0 {
-            return body.is_empty();
-        }
-        body = &body[spaces..];
-    }
+fn could_be_marker(body: &[u8]) -> bool {
+    let mut body = match past_heading(body) {
+        Ok(rest) => rest,
+        Err(undecided) => return undecided,
+    };
     let bold = body.starts_with(b"**");
     if bold {
         body = &body[2..];
@@ -749,22 +741,29 @@ fn closes_fence(line: &[u8], fence: Fence) -> bool {
     len >= fence.len && body[len..].iter().all(|b| b.is_ascii_whitespace())
 }
 
+/// Skips a Markdown heading's `#`s (one to six) and the spaces after them: `Ok` with
+/// what follows (all of `body` when it is no heading), or `Err(undecided)`: `true` when
+/// `body` ends before a space tells, `false` when no heading a marker may use starts so.
+fn past_heading(body: &[u8]) -> Result<&[u8], bool> {
+    let hashes = body.iter().take_while(|b| **b == b'#').count();
+    if hashes == 0 {
+        return Ok(body);
+    }
+    if hashes > 6 {
+        return Err(false);
+    }
+    let rest = &body[hashes..];
+    let spaces = rest.iter().take_while(|b| **b == b' ').count();
+    if spaces == 0 {
+        return Err(rest.is_empty());
+    }
+    Ok(&rest[spaces..])
+}
+
 /// Recognises `MARKER:`, `## MARKER:`, `**MARKER:**`, `**MARKER**:` at the start of a
 /// line and returns the section and the bytes after the marker.
 fn marker(line: &[u8]) -> Option<(Section, &[u8])> {
-    let mut rest = strip_indent(line, 3)?;
-    let hashes = rest.iter().take_while(|b| **b == b'#').count();
-    if hashes > 0 {
-        if hashes > 6 {
-            return None;
-        }
-        rest = &rest[hashes..];
-        let spaces = rest.iter().take_while(|b| **b == b' ').count();
-        if spaces == 0 {
-            return None;
-        }
-        rest = &rest[spaces..];
-    }
+    let mut rest = past_heading(strip_indent(line, 3)?).ok()?;
     let bold = rest.starts_with(b"**");
     if bold {
         rest = &rest[2..];
