@@ -55,6 +55,10 @@ fn benches(c: &mut Criterion) {
     group.bench_function("one_pass_borrowed", |b| {
         b.iter(|| sections(black_box(&text)))
     });
+    // The floor under any owned result: copying the response into fresh memory once.
+    group.bench_function("copy_into_fresh_memory", |b| {
+        b.iter(|| String::from(black_box(text.as_str())))
+    });
     // Deltas as a reasoner stream delivers them: ~16 bytes, on character boundaries.
     let mut pieces = Vec::new();
     let mut start = 0;

@@ -55,7 +55,7 @@ impl ChunkScanner {
         }
         if reason.is_some() {
             *finish = reason;
-        } else if scan.layout.choices == 1 {
+        } else if scan.layout.choices == 1 && !scan.layout.repeated {
             self.template.learn(data, &scan.layout.holes);
         }
         Some(())
@@ -82,13 +82,25 @@ struct Hole {
     role: Role,
 }
 
-/// What a full read noted for the template: every string value, and how many choices
-/// there were (a template is learned from a chunk of one choice, so that its strings
-/// all belong to one delta).
+/// What a full read noted for the template: every string value, how many choices there
+/// were, and whether a key the scanner reads came twice in one object. A template is
+/// learned only from a chunk of one choice whose keys are unique, so that its strings
+/// all belong to one delta and none is overridden by a later `null` the template would
+/// not see.
 #[derive(Debug, Default)]
 struct Layout {
     holes: Vec<Hole>,
     choices: usize,
+    repeated: bool,
+}
+
+impl Layout {
+    /// Notes one more sighting of key number `key` in an object whose sightings are
+    /// `seen`.
+    fn sighted(&mut self, seen: &mut u8, key: u8) {
+        self.repeated |= *seen & key != 0;
+        *seen |= key;
+    }
 }
 
 /// The last fully read chunk of one choice and no finish reason, with the places of
@@ -249,8 +261,12 @@ struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     fn chunk(&mut self, out: &mut Vec<StreamEvent>, reason: &mut Option<String>) -> Option<()> {
+        let mut seen = 0;
         self.object(|scan, key| match key {
-            b"choices" => scan.choices(out, reason),
+            b"choices" => {
+                scan.layout.sighted(&mut seen, 1);
+                scan.choices(out, reason)
+            }
             // OpenAI sends `"usage":null` in every chunk but the last.
             b"usage" if scan.null() => Some(()),
             b"usage" | b"error" => None,
@@ -271,9 +287,14 @@ impl<'a> Scan<'a> {
         }
         loop {
             self.layout.choices += 1;
+            let mut seen = 0;
             self.object(|scan, key| match key {
-                b"delta" => scan.delta(out),
+                b"delta" => {
+                    scan.layout.sighted(&mut seen, 1);
+                    scan.delta(out)
+                }
                 b"finish_reason" => {
+                    scan.layout.sighted(&mut seen, 2);
                     if !scan.null() {
                         *reason = Some(scan.string(Role::Other)?);
                     }
@@ -298,6 +319,7 @@ impl<'a> Scan<'a> {
         }
         let mut thinking = [None, None];
         let mut content = None;
+        let mut seen = 0;
         self.object(|scan, key| {
             let (slot, role) = match key {
                 b"reasoning_content" => (&mut thinking[0], Role::ReasoningContent),
@@ -305,6 +327,7 @@ impl<'a> Scan<'a> {
                 b"content" => (&mut content, Role::Content),
                 _ => return scan.scalar(),
             };
+            scan.layout.sighted(&mut seen, 1 << role as u8);
             *slot = if scan.null() {
                 None
             } else {
@@ -549,6 +572,16 @@ mod tests {
             Some(vec![StreamEvent::Thinking { text: "hm".into() }])
         );
         assert_eq!(scanner.template.text, thinking);
+        // A key read twice in one object is never learned: a later `null` for it, or a
+        // second delta, is not in the template's holes.
+        for twice in [
+            r#"{"choices":[{"delta":{"content":"a","content":null}}]}"#,
+            r#"{"choices":[{"delta":{"content":"a"},"delta":{"content":"b"}}]}"#,
+        ] {
+            let mut fresh = ChunkScanner::default();
+            assert!(read(twice, &mut fresh).is_some());
+            assert!(fresh.template.text.is_empty(), "{twice}");
+        }
         // A finish reason is never learned: the next chunk must report its own.
         let last = r#"{"id":"c1","choices":[{"index":0,"delta":{"reasoning_content":"hm","content":null},"finish_reason":"stop"}]}"#;
         assert_eq!(

@@ -380,7 +380,11 @@ fn provider_error(raw: &str) -> Failure {
 
 impl Decoder for ChatDecoder {
     fn event(&mut self, event: &Event<'_>, out: &mut Vec<StreamEvent>) -> Result<Flow, Failure> {
-        let data = event.data.trim();
+        // JSON's own white space only: `str::trim` would also drop Unicode spaces that
+        // make the chunk invalid JSON.
+        let data = event
+            .data
+            .trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
         if data == "[DONE]" {
             out.push(StreamEvent::Finished {
                 stop_reason: self.finish_reason.take(),
