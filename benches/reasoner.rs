@@ -178,6 +178,10 @@ fn benches(c: &mut Criterion) {
     group.bench_function("openai_1MB_20k_events_api_openai_com_shape", |b| {
         b.iter(|| decode_and_parse(black_box(&openai)))
     });
+    group.bench_function(
+        "openai_1MB_20k_events_api_openai_com_shape_framing_only",
+        |b| b.iter(|| frame_only(black_box(&openai))),
+    );
     // The same wire bytes framed but not decoded: what the JSON chunks cost on top.
     group.bench_function("openai_1MB_20k_events_framing_only", |b| {
         b.iter(|| frame_only(black_box(&per_event)))
