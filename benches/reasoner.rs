@@ -106,31 +106,31 @@ fn text_events(text: &str) -> Vec<Vec<u8>> {
     out
 }
 
-fn frame_and_parse(chunks: &[Vec<u8>]) -> usize {
+/// Frames the reads and hands each event's data to `each`; the bytes of data seen.
+fn frame(chunks: &[Vec<u8>], mut each: impl FnMut(&str)) -> usize {
     let mut framer = Framer::new();
-    let mut parser = SectionParser::new();
     let mut total = 0;
     for chunk in chunks {
         framer.push(chunk);
         while let Ok(Some(event)) = framer.next_event() {
             total += event.data.len();
-            parser.feed(&event.data);
+            each(&event.data);
         }
     }
+    total
+}
+
+fn frame_and_parse(chunks: &[Vec<u8>]) -> usize {
+    let mut parser = SectionParser::new();
+    let total = frame(chunks, |data| {
+        parser.feed(data);
+    });
     black_box(parser.finish());
     total
 }
 
 fn frame_only(chunks: &[Vec<u8>]) -> usize {
-    let mut framer = Framer::new();
-    let mut total = 0;
-    for chunk in chunks {
-        framer.push(chunk);
-        while let Ok(Some(event)) = framer.next_event() {
-            total += event.data.len();
-        }
-    }
-    total
+    frame(chunks, |_| {})
 }
 
 /// Regroups the events into network reads of `size` bytes.

@@ -624,12 +624,16 @@ impl SectionParser {
     }
 }
 
+/// Word-at-a-time constants for the newline searches below.
+const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+const LOWS: u64 = u64::from_le_bytes([0x7f; 8]);
+const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+const NEWLINES: u64 = u64::from_le_bytes([b'\n'; 8]);
+
 /// The newlines of a piece of at most 16 bytes as a bit mask (bit `i` for byte `i`),
 /// read a word at a time rather than through a search routine's set-up.
 #[inline]
 fn newline_mask(bytes: &[u8]) -> u32 {
-    const LOWS: u64 = u64::from_le_bytes([0x7f; 8]);
-    const NEWLINES: u64 = u64::from_le_bytes([b'\n'; 8]);
     // Exact per byte (no borrow crosses bytes): the high bit of each byte of the
     // result is set where the byte was a newline.
     let flags = |word: u64| {
@@ -661,9 +665,6 @@ fn find_newline(text: &str) -> Option<usize> {
     if bytes.len() > 32 {
         return memchr::memchr(b'\n', bytes);
     }
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    const NEWLINES: u64 = u64::from_le_bytes([b'\n'; 8]);
     let mut words = bytes.chunks_exact(8);
     let mut base = 0;
     for word in words.by_ref() {

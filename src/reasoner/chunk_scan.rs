@@ -136,22 +136,23 @@ impl Template {
                 return None;
             }
             let start = at + same.len();
-            if hole.role == Role::Other {
-                // Most such strings (the id, the model) repeat the template's: those
-                // are known to be valid and are only compared.
-                let old = &known[hole.start..hole.end];
-                let end = start + old.len();
-                if bytes.get(start..end) == Some(old) && bytes.get(end) == Some(&b'"') {
-                    (from, at) = (hole.end, end);
-                    continue;
+            let end = match hole.role {
+                Role::Other => {
+                    // Most such strings (the id, the model) repeat the template's:
+                    // those are known to be valid and are only compared.
+                    let old = &known[hole.start..hole.end];
+                    let end = start + old.len();
+                    if bytes.get(start..end) == Some(old) && bytes.get(end) == Some(&b'"') {
+                        end
+                    } else {
+                        string_end(bytes, start)?
+                    }
                 }
-            }
-            let end = if hole.role == Role::Other {
-                string_end(bytes, start)?
-            } else {
-                let (end, text) = read_string(data, start)?;
-                strings[hole.role as usize] = Some(text);
-                end
+                role => {
+                    let (end, text) = read_string(data, start)?;
+                    strings[role as usize] = Some(text);
+                    end
+                }
             };
             (from, at) = (hole.end, end);
         }
@@ -302,13 +303,8 @@ impl<'a> Scan<'a> {
                 }
                 _ => scan.scalar(),
             })?;
-            match self.peek()? {
-                b',' => self.at += 1,
-                b']' => {
-                    self.at += 1;
-                    return Some(());
-                }
-                _ => return None,
+            if !self.another(b']')? {
+                return Some(());
             }
         }
     }
@@ -357,14 +353,21 @@ impl<'a> Scan<'a> {
             self.at = end + 1;
             self.expect(b':')?;
             member(self, &self.bytes[start..end])?;
-            match self.peek()? {
-                b',' => self.at += 1,
-                b'}' => {
-                    self.at += 1;
-                    return Some(());
-                }
-                _ => return None,
+            if !self.another(b'}')? {
+                return Some(());
             }
+        }
+    }
+
+    /// After an item of a list or object: `true` past a comma (another item follows),
+    /// `false` past the `close` bracket, `None` for anything else.
+    fn another(&mut self, close: u8) -> Option<bool> {
+        let byte = self.peek()?;
+        self.at += 1;
+        match byte {
+            b',' => Some(true),
+            _ if byte == close => Some(false),
+            _ => None,
         }
     }
 

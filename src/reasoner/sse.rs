@@ -80,14 +80,8 @@ struct Fields {
 impl Fields {
     /// Applies one non-blank line.
     fn apply(&mut self, line: &[u8]) -> Result<(), FrameError> {
-        let (name, value) = match memchr(b':', line) {
-            // A comment, e.g. `: keep-alive`.
-            Some(0) => return Ok(()),
-            Some(colon) => {
-                let value = &line[colon + 1..];
-                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
-            }
-            None => (line, &[][..]),
+        let Some((name, value)) = field(line) else {
+            return Ok(());
         };
         match name {
             b"data" => {
@@ -120,6 +114,19 @@ impl Fields {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// A non-blank line's field name and value (one space after the colon dropped), or
+/// `None` for a comment such as `: keep-alive`.
+fn field(line: &[u8]) -> Option<(&[u8], &[u8])> {
+    match memchr(b':', line) {
+        Some(0) => None,
+        Some(colon) => {
+            let value = &line[colon + 1..];
+            Some((&line[..colon], value.strip_prefix(b" ").unwrap_or(value)))
+        }
+        None => Some((line, &[][..])),
     }
 }
 
@@ -228,15 +235,13 @@ impl Framer {
             self.start += end + 1;
             self.searched = 0;
             if !line.is_empty() {
-                let value = self.buf[line.clone()].strip_prefix(b"data:");
-                match value {
-                    Some(value)
+                match field(&self.buf[line.clone()]) {
+                    Some((b"data", value))
                         if self.lone_data.is_none()
                             && self.fields.data.is_empty()
                             && value.len() < MAX_EVENT_BYTES =>
                     {
-                        let skip = if value.first() == Some(&b' ') { 6 } else { 5 };
-                        self.lone_data = Some(line.start + skip..line.end);
+                        self.lone_data = Some(line.end - value.len()..line.end);
                     }
                     _ => {
                         self.keep_lone_data();
