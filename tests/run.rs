@@ -516,6 +516,7 @@ mod interactive {
                 .any(|e| matches!(e, Event::CycleReady { cycle: 1, .. }))
         );
         handle.send(Command::SendQuestions {
+            cycle: 1,
             questions: vec!["Which schema?".into()],
             answers: vec![],
         });
@@ -527,7 +528,21 @@ mod interactive {
             seen.iter()
                 .any(|e| matches!(e, Event::Committed { cycle: 2, .. }))
         );
-        handle.send(Command::Ready);
+        // A verdict on a cycle that is no longer current (a second window, a late key)
+        // is refused and changes nothing.
+        handle.send(Command::Ready { cycle: 1 });
+        let seen = until(&mut events, "stale refusal", |e| {
+            matches!(e, Event::Error { .. })
+        })
+        .await;
+        assert!(
+            seen.iter().any(|e| matches!(
+                e,
+                Event::Error { message, retryable: false } if message.contains("cycle 1")
+            )),
+            "{seen:?}"
+        );
+        handle.send(Command::Ready { cycle: 2 });
         // The default reflection questions apply: the answers are shown, the person finalizes.
         let seen = until(&mut events, "reflection", |e| {
             matches!(e, Event::Phase(Phase::AwaitingFinalize))
@@ -538,10 +553,17 @@ mod interactive {
                 .any(|e| matches!(e, Event::Reflection { questions, .. } if !questions.is_empty()))
         );
         handle.send(Command::Finalize);
-        until(&mut events, "plan approval", |e| {
+        let seen = until(&mut events, "plan approval", |e| {
             matches!(e, Event::Phase(Phase::AwaitingPlanApproval))
         })
         .await;
+        // Finalizing writes the same text again: it says so, and does not present itself
+        // as a new cycle (which would reset every tab's scroll position).
+        assert!(!seen.iter().any(|e| matches!(e, Event::CycleReady { .. })));
+        assert!(
+            seen.iter()
+                .any(|e| matches!(e, Event::DesignFinalized { cycle: 2 }))
+        );
         handle.send(Command::ApprovePlan);
         let seen = until(&mut events, "finalized", |e| {
             matches!(e, Event::Phase(Phase::Finalized))

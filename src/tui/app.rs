@@ -239,6 +239,8 @@ pub struct App {
     pub outcome: Option<Outcome>,
     pub screen: Screen,
     pub old_cycle: Option<OldCycle>,
+    /// The older commit last asked for: a slower answer to an earlier Enter is dropped.
+    pub wanted_commit: Option<String>,
     pub last_search: String,
     pub verdict: Verdict,
     pub spinner: usize,
@@ -295,6 +297,7 @@ impl App {
             outcome: None,
             screen: Screen::Workbench,
             old_cycle: None,
+            wanted_commit: None,
             last_search: String::new(),
             verdict: Verdict::None,
             spinner: 0,
@@ -392,6 +395,7 @@ impl App {
                 }
                 self.clamp_views();
             }
+            AppEvent::Loop(LoopEvent::DesignFinalized { .. }) => self.committing = true,
             AppEvent::Loop(LoopEvent::Committed { short_id, .. }) => {
                 self.committing = false;
                 self.last_commit = Some(short_id);
@@ -452,6 +456,10 @@ impl App {
                 summary,
                 artifacts,
             } => {
+                if self.wanted_commit.as_deref() != Some(short_id.as_str()) {
+                    return; // superseded by a later Enter, or the popup was closed
+                }
+                self.wanted_commit = None;
                 let mut docs = new_docs(&self.theme);
                 for section in Section::ALL {
                     docs[section.index()].set_text(artifacts.get(section));
@@ -497,11 +505,11 @@ impl App {
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
-            Phase::Failed { message } => {
+            Phase::Failed { message, retryable } => {
                 self.live = None;
                 self.popup = Some(Popup::Error {
                     message: message.clone(),
-                    retryable: true,
+                    retryable: *retryable,
                 });
             }
             _ => {}
@@ -754,9 +762,7 @@ impl App {
             }
             KeyCode::Char('n') => self.search_next(false),
             KeyCode::Char('N') => self.search_next(true),
-            KeyCode::Char('r') if matches!(self.phase, Phase::Failed { .. }) => {
-                self.intents.push(Intent::Retry)
-            }
+            KeyCode::Char('r') if self.phase.can_retry() => self.intents.push(Intent::Retry),
             KeyCode::Char('x')
                 if self.focus == Focus::Viewer && self.phase.is_busy() && self.live.is_some() =>
             {
@@ -872,7 +878,7 @@ impl App {
             },
             Popup::ConfirmReady => match key.code {
                 KeyCode::Char('y') | KeyCode::Enter => {
-                    self.intents.push(Intent::Ready);
+                    self.intents.push(Intent::Ready { cycle: self.cycle });
                     self.verdict = Verdict::Sent;
                     None
                 }
@@ -927,7 +933,10 @@ impl App {
             Popup::History { commits, selected } => {
                 let count = commits.as_ref().map_or(0, Vec::len);
                 match key.code {
-                    KeyCode::Esc | KeyCode::Char('h') | KeyCode::Char('q') => None,
+                    KeyCode::Esc | KeyCode::Char('h') | KeyCode::Char('q') => {
+                        self.wanted_commit = None;
+                        None
+                    }
                     KeyCode::Down | KeyCode::Char('j') => Some(Popup::History {
                         commits,
                         selected: (selected + 1).min(count.saturating_sub(1)),
@@ -938,6 +947,7 @@ impl App {
                     }),
                     KeyCode::Enter => {
                         if let Some(c) = commits.as_ref().and_then(|c| c.get(selected)) {
+                            self.wanted_commit = Some(c.short_id.clone());
                             self.intents.push(Intent::LoadCommit {
                                 id: c.id.clone(),
                                 short_id: c.short_id.clone(),
@@ -1116,8 +1126,11 @@ impl App {
             .filter(|a| self.open_questions.contains(&a.question))
             .cloned()
             .collect();
-        self.intents
-            .push(Intent::SendQuestions { questions, answers });
+        self.intents.push(Intent::SendQuestions {
+            cycle: self.cycle,
+            questions,
+            answers,
+        });
         self.verdict = Verdict::Sent;
         self.draft = Draft {
             cycle: self.cycle,
@@ -1355,6 +1368,7 @@ mod tests {
         assert_eq!(
             intents,
             vec![Intent::SendQuestions {
+                cycle: 1,
                 questions: vec!["Why JSON?".into()],
                 answers: vec![]
             }]
@@ -1381,6 +1395,7 @@ mod tests {
         assert_eq!(
             intents,
             vec![Intent::SendQuestions {
+                cycle: 1,
                 questions: vec!["[API spec line 1: \"run() -> None\"] Async?".into()],
                 answers: vec![Answer {
                     question: "Which database?".into(),
@@ -1399,7 +1414,7 @@ mod tests {
         assert!(app.take_intents().is_empty());
         app.on_key(ctrl('r'));
         app.on_key(key(KeyCode::Char('y')));
-        assert_eq!(app.take_intents(), vec![Intent::Ready]);
+        assert_eq!(app.take_intents(), vec![Intent::Ready { cycle: 1 }]);
 
         let mut app = reviewing();
         app.on_key(key(KeyCode::Char('a')));
@@ -1437,6 +1452,66 @@ mod tests {
         assert_eq!(app.views[0].cursor, 2);
         app.on_key(key(KeyCode::Char('n')));
         assert_eq!(app.views[0].cursor, 2);
+    }
+
+    #[test]
+    fn a_failure_that_cannot_be_retried_offers_no_retry() {
+        use crate::volk::session::Phase as LoopPhase;
+        let mut app = reviewing();
+        // The order the runtime sends them in: the error, then the failed phase.
+        app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+            message: "openai: no API key".into(),
+            retryable: false,
+        }));
+        let failed = LoopPhase::Failed {
+            resume: Box::new(LoopPhase::Designing { cycle: 2 }),
+            message: "openai: no API key".into(),
+            retryable: false,
+        };
+        app.on_app_event(AppEvent::Phase(Phase::from(&failed)));
+        assert!(matches!(
+            app.popup,
+            Some(Popup::Error {
+                retryable: false,
+                ..
+            })
+        ));
+        app.on_key(key(KeyCode::Char('r')));
+        app.on_key(key(KeyCode::Esc));
+        app.on_key(key(KeyCode::Char('r')));
+        assert!(app.take_intents().is_empty(), "r must not retry");
+    }
+
+    #[test]
+    fn the_last_commit_asked_for_wins_however_slow() {
+        use crate::project::git::CommitInfo;
+        let mut app = reviewing();
+        app.on_key(key(KeyCode::Char('h')));
+        let commit = |n: u32| CommitInfo {
+            id: format!("{n:040}"),
+            short_id: format!("c{n}"),
+            summary: format!("Design cycle {n}"),
+            time: 0,
+        };
+        app.on_app_event(AppEvent::History(vec![commit(2), commit(1)]));
+        app.on_key(key(KeyCode::Enter));
+        app.on_key(key(KeyCode::Char('j')));
+        app.on_key(key(KeyCode::Enter));
+        let old = |n: u32| AppEvent::OldCycle {
+            short_id: format!("c{n}"),
+            summary: format!("Design cycle {n}"),
+            artifacts: Artifacts {
+                architecture: format!("cycle {n}"),
+                ..Artifacts::default()
+            },
+        };
+        // The second Enter's answer comes first; the first Enter's, slower, comes last.
+        app.on_app_event(old(1));
+        app.on_app_event(old(2));
+        assert_eq!(
+            app.old_cycle.as_ref().map(|o| o.short_id.as_str()),
+            Some("c1")
+        );
     }
 
     #[test]

@@ -32,6 +32,7 @@ pub enum Phase {
     Finalized,
     Failed {
         message: String,
+        retryable: bool,
     },
 }
 
@@ -50,6 +51,17 @@ impl Phase {
             Phase::Finalized => "finalized".into(),
             Phase::Failed { .. } => "failed".into(),
         }
+    }
+
+    /// True when `r` may run the failed call again.
+    pub fn can_retry(&self) -> bool {
+        matches!(
+            self,
+            Phase::Failed {
+                retryable: true,
+                ..
+            }
+        )
     }
 
     /// True while the architect is working (a reasoner call may be running).
@@ -78,8 +90,11 @@ impl From<&crate::volk::session::Phase> for Phase {
             Loop::Planning { attempt } => Phase::Planning { attempt: *attempt },
             Loop::AwaitingPlanApproval => Phase::AwaitingPlanApproval,
             Loop::Finalized => Phase::Finalized,
-            Loop::Failed { message, .. } => Phase::Failed {
+            Loop::Failed {
+                message, retryable, ..
+            } => Phase::Failed {
                 message: message.clone(),
+                retryable: *retryable,
             },
         }
     }
@@ -109,13 +124,17 @@ pub enum AppEvent {
 /// What the workbench asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Intent {
-    /// Verdict QUESTIONS: the reviewer's questions and answers to the architect's own.
+    /// Verdict QUESTIONS on cycle `cycle`: the reviewer's questions and answers to the
+    /// architect's own.
     SendQuestions {
+        cycle: u32,
         questions: Vec<String>,
         answers: Vec<Answer>,
     },
-    /// Verdict READY.
-    Ready,
+    /// Verdict READY on cycle `cycle`.
+    Ready {
+        cycle: u32,
+    },
     /// Go on from the reflection to finalization.
     Finalize,
     ApprovePlan,

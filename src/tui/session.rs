@@ -75,10 +75,16 @@ pub fn app_event(event: Event) -> AppEvent {
 /// workbench's own intents.
 pub fn command(intent: Intent) -> Option<Command> {
     Some(match intent {
-        Intent::SendQuestions { questions, answers } => {
-            Command::SendQuestions { questions, answers }
-        }
-        Intent::Ready => Command::Ready,
+        Intent::SendQuestions {
+            cycle,
+            questions,
+            answers,
+        } => Command::SendQuestions {
+            cycle,
+            questions,
+            answers,
+        },
+        Intent::Ready { cycle } => Command::Ready { cycle },
         Intent::Finalize => Command::Finalize,
         Intent::ApprovePlan => Command::ApprovePlan,
         Intent::SteerPlan(note) => Command::SteerPlan(note),
@@ -219,7 +225,10 @@ mod tests {
 
     #[test]
     fn every_loop_intent_becomes_a_command() {
-        assert_eq!(command(Intent::Ready), Some(Command::Ready));
+        assert_eq!(
+            command(Intent::Ready { cycle: 2 }),
+            Some(Command::Ready { cycle: 2 })
+        );
         assert_eq!(command(Intent::Retry), Some(Command::Retry));
         assert_eq!(command(Intent::LoadHistory), None);
         assert_eq!(command(Intent::Quit), None);

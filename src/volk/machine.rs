@@ -27,6 +27,14 @@ pub enum Mode {
     Interactive,
 }
 
+/// Why the artifacts are written: a new cycle changes what the reviewer reads, while
+/// finalization writes the same text again and must leave the reader where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    Cycle,
+    Final,
+}
+
 /// Everything that can happen to a design thread.
 #[derive(Debug, Clone)]
 pub enum Input {
@@ -79,6 +87,7 @@ pub enum Effect {
     /// Write the artifacts to `design/` (before any packet that claims them).
     WriteDocs {
         artifacts: Artifacts,
+        written: Written,
     },
     /// Commit the project; answer with `Committed` when done.
     Commit {
@@ -418,6 +427,7 @@ impl Architect {
         self.session.phase = Phase::Failed {
             resume,
             message: message.clone(),
+            retryable,
         };
         fx.push(Effect::SaveSession);
         fx.push(Effect::Failed { message, retryable });
@@ -472,6 +482,7 @@ impl Architect {
         self.session.phase = Phase::AwaitingReview { cycle };
         fx.push(Effect::WriteDocs {
             artifacts: self.session.artifacts.clone(),
+            written: Written::Cycle,
         });
         fx.push(Effect::Commit {
             cycle,
@@ -637,6 +648,7 @@ impl Architect {
         let cycle = self.session.cycle;
         fx.push(Effect::WriteDocs {
             artifacts: self.session.artifacts.clone(),
+            written: Written::Final,
         });
         let how = if self.session.forced {
             "at the cycle limit, without READY"

@@ -20,20 +20,25 @@ use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
 use crate::reasoner::{Answer, Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
 use crate::volk::journal::JournalEntry;
-use crate::volk::machine::{Architect, Effect, Input, Mode};
+use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
 use crate::volk::plan_step::PlanCheck;
 use crate::volk::session::{Phase, Session, SessionError, project_dir_for};
 
 /// What the person (or a test) can ask of a running session.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
-    /// Verdict QUESTIONS with the reviewer's questions and answers to open questions.
+    /// Verdict QUESTIONS on the reviewed `cycle`, with the reviewer's questions and
+    /// answers to open questions. The cycle lets the loop refuse a verdict on a cycle
+    /// that is no longer the current one.
     SendQuestions {
+        cycle: u32,
         questions: Vec<String>,
         answers: Vec<Answer>,
     },
-    /// Verdict READY: reflection, then finalization.
-    Ready,
+    /// Verdict READY on the reviewed `cycle`: reflection, then finalization.
+    Ready {
+        cycle: u32,
+    },
     /// After the reflection pane: finalize.
     Finalize,
     ApprovePlan,
@@ -51,10 +56,15 @@ pub enum Event {
         purpose: Purpose,
         event: StreamEvent,
     },
+    /// A design cycle is written to `design/` (its commit follows).
     CycleReady {
         cycle: u32,
         artifacts: Artifacts,
         changed: Vec<Section>,
+    },
+    /// The design is finalized: the last cycle's text is written again as final.
+    DesignFinalized {
+        cycle: u32,
     },
     Committed {
         cycle: u32,
@@ -187,7 +197,7 @@ impl Executor {
                     self.events.clone(),
                 )));
             }
-            Effect::WriteDocs { artifacts } => {
+            Effect::WriteDocs { artifacts, written } => {
                 let dir = session.project_dir.join("design");
                 let changed = session
                     .previous
@@ -203,10 +213,15 @@ impl Executor {
                         source: std::io::Error::other(e),
                     })?
                     .map_err(|source| RuntimeError::Io { path: dir, source })?;
-                self.send(Event::CycleReady {
-                    cycle: session.cycle,
-                    artifacts,
-                    changed,
+                self.send(match written {
+                    Written::Cycle => Event::CycleReady {
+                        cycle: session.cycle,
+                        artifacts,
+                        changed,
+                    },
+                    Written::Final => Event::DesignFinalized {
+                        cycle: session.cycle,
+                    },
                 });
             }
             Effect::Commit { cycle, message } => {
@@ -508,17 +523,17 @@ async fn drive(
             command = rx.recv() => {
                 let Some(command) = command else { return Ok(()) };
                 let input = match command {
-                    Command::SendQuestions { questions, answers } => Input::Feedback(Feedback {
+                    Command::SendQuestions { cycle, questions, answers } => Input::Feedback(Feedback {
                         verdict: Verdict::Questions,
                         questions,
-                        design_cycle: None,
+                        design_cycle: Some(cycle),
                         answers,
                         project_dir: None,
                     }),
-                    Command::Ready => Input::Feedback(Feedback {
+                    Command::Ready { cycle } => Input::Feedback(Feedback {
                         verdict: Verdict::Ready,
                         questions: Vec::new(),
-                        design_cycle: None,
+                        design_cycle: Some(cycle),
                         answers: Vec::new(),
                         project_dir: None,
                     }),
@@ -578,6 +593,7 @@ pub fn resume_input(session: &mut Session) -> Option<Input> {
             session.phase = Phase::Failed {
                 resume: Box::new(session.phase.clone()),
                 message: "interrupted".into(),
+                retryable: true,
             };
             Some(Input::Retry)
         }

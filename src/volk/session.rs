@@ -37,8 +37,19 @@ pub enum Phase {
     AwaitingPlanApproval,
     /// The implement packet is written; the thread is closed.
     Finalized,
-    /// A reasoner call failed; `resume` is where a retry continues.
-    Failed { resume: Box<Phase>, message: String },
+    /// A reasoner call failed; `resume` is where a retry continues. `retryable` is false
+    /// when running the same call again in this process cannot help (a missing key).
+    Failed {
+        resume: Box<Phase>,
+        message: String,
+        #[serde(default = "retryable_by_default")]
+        retryable: bool,
+    },
+}
+
+/// Sessions written before `retryable` was recorded resume as retryable, as they did.
+fn retryable_by_default() -> bool {
+    true
 }
 
 impl Phase {
