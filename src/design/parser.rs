@@ -1,7 +1,8 @@
 //! Splits a reasoner's response into the five sections, incrementally.
 //!
 //! A section starts at a marker line (`ARCHITECTURE:` and friends, also written as a
-//! Markdown heading or in bold) and runs to the next marker. Markers inside code fences
+//! Markdown heading or in bold, in any case: [`crate::design::marker`]) and runs to
+//! the next marker. Markers inside code fences
 //! are content. Fed in chunks split anywhere, the parser gives exactly what one pass over
 //! the whole text gives; the workbench uses [`SectionParser::growing`] to fill tabs live.
 
@@ -10,6 +11,7 @@ use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 
+use crate::design::marker::{Recognised, recognise};
 use crate::design::{Artifacts, Section};
 
 /// Below this many bytes of complete lines, looking at each line is cheaper than
@@ -17,14 +19,15 @@ use crate::design::{Artifacts, Section};
 const BULK: usize = 4096;
 
 /// Substrings that every line able to change the parse contains: a fence opener or
-/// closer has three fence bytes in a row, a marker line has its word.
+/// closer has three fence bytes in a row, a strict marker line has its word, and a
+/// marker in another case is a heading (`# `) or bold (`**`).
 static CANDIDATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    let mut patterns = vec!["```", "~~~"];
+    let mut patterns = vec!["```", "~~~", "# ", "**"];
     patterns.extend(Section::ALL.map(Section::marker));
     AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostFirst)
         .build(patterns)
-        .unwrap_or_else(|_| unreachable!("seven short literal patterns always build"))
+        .unwrap_or_else(|_| unreachable!("nine short literal patterns always build"))
 });
 
 /// Classifies lines and records where each section's text lies: runs of bytes between
@@ -260,34 +263,7 @@ fn plain_prefix(prefix: &[u8]) -> bool {
 /// Whether `body` (a line without its indent, perhaps unfinished) is the start of
 /// something [`marker`] accepts.
 fn could_be_marker(body: &[u8]) -> bool {
-    let mut body = match past_heading(body) {
-        Ok(rest) => rest,
-        Err(undecided) => return undecided,
-    };
-    let bold = body.starts_with(b"**");
-    if bold {
-        body = &body[2..];
-    } else if body == b"*" {
-        return true;
-    }
-    if body.is_empty() {
-        return true;
-    }
-    Section::ALL.into_iter().any(|section| {
-        let word = section.marker().as_bytes();
-        if body.len() <= word.len() {
-            return word.starts_with(body);
-        }
-        let Some(after) = body.strip_prefix(word) else {
-            return false;
-        };
-        // What may follow the word: `:` (then anything), or in bold `**:` or `:**`.
-        let endings: &[&[u8]] = if bold { &[b"**:", b":"] } else { &[b":"] };
-        endings.iter().any(|ending| {
-            let n = after.len().min(ending.len());
-            after[..n] == ending[..n]
-        })
-    })
+    recognise(body, &Section::ALL.map(Section::marker), false) != Recognised::Not
 }
 
 /// Incremental section parser. Text arrives as `&str` (as reasoner deltas do) or as
@@ -742,52 +718,13 @@ fn closes_fence(line: &[u8], fence: Fence) -> bool {
     len >= fence.len && body[len..].iter().all(|b| b.is_ascii_whitespace())
 }
 
-/// Skips a Markdown heading's `#`s (one to six) and the spaces after them: `Ok` with
-/// what follows (all of `body` when it is no heading), or `Err(undecided)`: `true` when
-/// `body` ends before a space tells, `false` when no heading a marker may use starts so.
-fn past_heading(body: &[u8]) -> Result<&[u8], bool> {
-    let hashes = body.iter().take_while(|b| **b == b'#').count();
-    if hashes == 0 {
-        return Ok(body);
-    }
-    if hashes > 6 {
-        return Err(false);
-    }
-    let rest = &body[hashes..];
-    let spaces = rest.iter().take_while(|b| **b == b' ').count();
-    if spaces == 0 {
-        return Err(rest.is_empty());
-    }
-    Ok(&rest[spaces..])
-}
-
-/// Recognises `MARKER:`, `## MARKER:`, `**MARKER:**`, `**MARKER**:` at the start of a
-/// line and returns the section and the bytes after the marker.
+/// The section a marker line opens (see [`crate::design::marker`] for the forms
+/// accepted) and the bytes after the marker.
 fn marker(line: &[u8]) -> Option<(Section, &[u8])> {
-    let mut rest = past_heading(strip_indent(line, 3)?).ok()?;
-    let bold = rest.starts_with(b"**");
-    if bold {
-        rest = &rest[2..];
+    match recognise(line, &Section::ALL.map(Section::marker), true) {
+        Recognised::Marker { word, content } => Some((Section::ALL[word], &line[content..])),
+        Recognised::Not | Recognised::Undecided => None,
     }
-    let first = *rest.first()?;
-    if !matches!(first, b'A' | b'R' | b'F' | b'C') {
-        return None;
-    }
-    let section = Section::ALL
-        .into_iter()
-        .find(|s| rest.starts_with(s.marker().as_bytes()))?;
-    rest = &rest[section.marker().len()..];
-    if bold && rest.starts_with(b"**:") {
-        rest = &rest[3..];
-    } else if rest.first() == Some(&b':') {
-        rest = &rest[1..];
-        if bold && rest.starts_with(b"**") {
-            rest = &rest[2..];
-        }
-    } else {
-        return None;
-    }
-    Some((section, rest))
 }
 
 #[cfg(test)]
@@ -841,6 +778,24 @@ mod tests {
     }
 
     #[test]
+    fn headings_in_any_case_without_colon_are_markers() {
+        let text = "Sure, here is the design.\n\n## ARCHITECTURE\nx\n### Requirements\n\
+            1. FR-01: y\n**File tree:**\nsrc/\n## 4. API spec\nrun()\n# Class Diagram #\n\
+            classDiagram\n## Architecture notes\n";
+        let a = parse(text);
+        assert_eq!(a.architecture, "x");
+        assert_eq!(a.requirements, "1. FR-01: y");
+        assert_eq!(a.file_tree, "src/");
+        assert_eq!(a.api_spec, "run()");
+        assert_eq!(a.class_diagram, "classDiagram\n## Architecture notes");
+        let mut p = SectionParser::new();
+        for chunk in text.as_bytes().chunks(2) {
+            p.feed_bytes(chunk);
+        }
+        assert_eq!(p.finish(), a);
+    }
+
+    #[test]
     fn markers_inside_fences_are_content() {
         let a = parse("ARCHITECTURE:\n```\nREQUIREMENTS:\n```\nafter\n");
         assert_eq!(a.architecture, "```\nREQUIREMENTS:\n```\nafter");
@@ -883,6 +838,11 @@ mod tests {
                     proptest::strategy::Just("a ``` b"),
                     proptest::strategy::Just("`` ~~"),
                     proptest::strategy::Just("Component A"),
+                    proptest::strategy::Just("## Architecture"),
+                    proptest::strategy::Just("### 2. File tree:"),
+                    proptest::strategy::Just("**Api spec**"),
+                    proptest::strategy::Just("text ** bold # hash"),
+                    proptest::strategy::Just("## Requirements notes"),
                     proptest::strategy::Just(""),
                 ],
                 0..60,
@@ -917,6 +877,7 @@ mod tests {
             pieces in proptest::collection::vec(proptest::sample::select(vec![
                 "ARCHITECTURE", "ARCH", "FILE_TREE", "FILE_", "API_SPEC", "CLASS_DIAGRAM",
                 "REQUIREMENTS", "**", "*", ":", "#", "##", " ", "   ", "`", "```", "~", "x", "C",
+                "Architecture", "arch", "File tree", "file-", "api spec", "1.", "2) ", "\r",
             ]), 0..7),
             cut in 0usize..64,
         ) {

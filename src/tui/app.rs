@@ -182,6 +182,45 @@ pub struct Metrics {
     pub reported: bool,
 }
 
+/// The text of a design call before its first section marker.
+pub struct RawAnswer {
+    pub doc: Document,
+    /// Whether a marker has been seen: then the raw text stops growing.
+    pub sectioned: bool,
+    /// The unfinished last line.
+    pending: String,
+}
+
+impl RawAnswer {
+    fn new(theme: &Theme) -> RawAnswer {
+        RawAnswer {
+            doc: Document::new(Grammar::Markdown, &theme.syntax_theme),
+            sectioned: false,
+            pending: String::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.doc.clear();
+        self.sectioned = false;
+        self.pending.clear();
+    }
+
+    fn push(&mut self, text: &str) {
+        self.pending.push_str(text);
+        if let Some(end) = self.pending.rfind('\n') {
+            self.doc.append_lines(&self.pending[..=end]);
+            self.pending.drain(..=end);
+        }
+        self.doc.set_tail(&self.pending);
+    }
+
+    /// Whether the viewer shows it: text came, but no section.
+    pub fn shown(&self) -> bool {
+        !self.sectioned && !self.doc.is_empty()
+    }
+}
+
 /// Areas of the last drawn frame, for mouse hits and page sizes.
 #[derive(Debug, Clone, Default)]
 pub struct HitAreas {
@@ -209,6 +248,9 @@ pub struct App {
     pub cycle: u32,
     pub docs: Vec<Document>,
     pub journal: Document,
+    /// The design answer as it arrived, while no section marker has been seen (and
+    /// after a failure, the whole unusable answer): never a blank screen.
+    pub raw: RawAnswer,
     pub views: [ViewState; TAB_COUNT],
     pub tab: usize,
     /// Whether the tab bar moves to the section being written.
@@ -263,6 +305,7 @@ impl App {
     pub fn new(info: SessionInfo, theme: Theme) -> App {
         let docs = new_docs(&theme);
         let journal = Document::new(Grammar::Json, &theme.syntax_theme);
+        let raw = RawAnswer::new(&theme);
         App {
             info,
             theme,
@@ -270,6 +313,7 @@ impl App {
             cycle: 0,
             docs,
             journal,
+            raw,
             views: [ViewState::default(); TAB_COUNT],
             tab: 0,
             tab_follow: Follow::Stream,
@@ -341,10 +385,12 @@ impl App {
         self.live.is_some()
     }
 
-    /// The document on the current tab (an old cycle's when one is open).
+    /// The document on the current tab (an old cycle's when one is open; the raw
+    /// answer on every artifact tab while it has no section).
     pub fn current_doc(&self) -> &Document {
         match (&self.old_cycle, Section::ALL.get(self.tab)) {
             (Some(old), Some(section)) => &old.docs[section.index()],
+            (None, Some(_)) if self.raw.shown() => &self.raw.doc,
             (None, Some(section)) => &self.docs[section.index()],
             _ => &self.journal,
         }
@@ -353,6 +399,7 @@ impl App {
     pub fn current_doc_mut(&mut self) -> &mut Document {
         match (&mut self.old_cycle, Section::ALL.get(self.tab)) {
             (Some(old), Some(section)) => &mut old.docs[section.index()],
+            (None, Some(_)) if self.raw.shown() => &mut self.raw.doc,
             (None, Some(section)) => &mut self.docs[section.index()],
             _ => &mut self.journal,
         }
@@ -546,6 +593,9 @@ impl App {
                         }
                         if let Some(s) = live.parser.feed(&text) {
                             live.touched[s.index()] = true;
+                            self.raw.sectioned = true;
+                        } else if !self.raw.sectioned {
+                            self.raw.push(&text);
                         }
                     }
                     Purpose::Reflect | Purpose::Plan => self.side_stream.push_str(&text),
@@ -568,6 +618,7 @@ impl App {
             for doc in &mut self.docs {
                 doc.clear();
             }
+            self.raw.clear();
             for view in &mut self.views[..5] {
                 *view = ViewState::default();
             }

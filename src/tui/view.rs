@@ -222,9 +222,11 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     let focused = app.focus == Focus::Viewer;
     let tab = app.tab;
     let live_section = app.streaming_section();
-    let is_live = Section::ALL
+    let raw = tab < Section::ALL.len() && app.old_cycle.is_none() && app.raw.shown();
+    let is_live = (Section::ALL
         .get(tab)
         .is_some_and(|s| Some(*s) == live_section)
+        || (raw && app.is_streaming()))
         && app.old_cycle.is_none();
     let wrap = app.wrap;
     let gutter = app.gutter;
@@ -236,6 +238,8 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             tab_title(tab),
             old.summary
         ),
+        None if raw && is_live => " The architect's answer · no section marker yet ".to_string(),
+        None if raw => " The architect's answer · no section markers found ".to_string(),
         None => format!(" {} ", tab_title(tab)),
     };
     let position = if len == 0 {

@@ -84,6 +84,11 @@ pub enum Effect {
         call: u64,
         request: ReasonerRequest,
     },
+    /// Keep an answer volk could not use at `path` (relative to the project).
+    KeepAnswer {
+        path: String,
+        text: String,
+    },
     /// Write the artifacts to `design/` (before any packet that claims them).
     WriteDocs {
         artifacts: Artifacts,
@@ -446,9 +451,19 @@ impl Architect {
     fn design_written(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
         let artifacts = parse(text);
         if artifacts.is_empty() {
+            let kept = crate::volk::unparsed::relative_path(cycle, text);
+            fx.push(Effect::KeepAnswer {
+                path: kept.clone(),
+                text: text.to_string(),
+            });
+            self.journal(
+                fx,
+                "answer_unparsed",
+                json!({ "bytes": text.len(), "saved": kept }),
+            );
             self.fail(
                 format!(
-                    "the reasoner's answer ({} bytes) has none of the five section markers",
+                    "the reasoner's answer ({} bytes) has none of the five section markers; it is saved in {kept}",
                     text.len()
                 ),
                 true,

@@ -8,3 +8,4 @@ pub mod plan_step;
 pub mod prompts;
 pub mod runtime;
 pub mod session;
+pub mod unparsed;

@@ -197,6 +197,14 @@ impl Executor {
                     self.events.clone(),
                 )));
             }
+            Effect::KeepAnswer { path, text } => {
+                crate::volk::unparsed::keep(&session.project_dir, &path, &text).map_err(
+                    |source| RuntimeError::Io {
+                        path: session.project_dir.join(&path),
+                        source,
+                    },
+                )?;
+            }
             Effect::WriteDocs { artifacts, written } => {
                 let dir = session.project_dir.join("design");
                 let changed = session
