@@ -88,3 +88,125 @@ fn an_answer_without_sections_stays_on_screen_after_the_failure() {
     assert!(drawn.contains("no section markers found"), "{drawn}");
     assert!(drawn.contains("One store, three commands."), "{drawn}");
 }
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+const PROSE: &str = "The Store component owns persistence and every handler asks it for the page count of a book before it records a session.";
+
+/// An app at review with `architecture` as cycle 1 and `previous` as cycle 0.
+fn reviewing(architecture: &str, previous: Option<&str>) -> App {
+    let mut app = App::new(info(), Theme::dark());
+    let artifacts = volk::design::Artifacts {
+        architecture: architecture.into(),
+        ..volk::design::Artifacts::default()
+    };
+    app.previous = previous.map(|p| volk::design::Artifacts {
+        architecture: p.into(),
+        ..volk::design::Artifacts::default()
+    });
+    app.show_artifacts(1, artifacts);
+    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
+    app
+}
+
+/// The rows of the viewer's box on a drawn screen, without the borders and gutter.
+fn viewer_rows(drawn: &str, gutter: usize) -> Vec<String> {
+    drawn
+        .lines()
+        .skip(3)
+        .take_while(|l| !l.contains('╰'))
+        .map(|l| {
+            let inner: String = l.trim_matches('"').chars().skip(1 + gutter).collect();
+            inner.trim_end_matches(['│', ' ']).to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn wrap_never_splits_a_word() {
+    let mut app = reviewing(PROSE, None);
+    let drawn = screen(&mut app, 60, 16);
+    insta::assert_snapshot!("wrap_at_words", drawn);
+    let rows = viewer_rows(&drawn, 2);
+    let words: Vec<&str> = rows.iter().flat_map(|r| r.split_whitespace()).collect();
+    assert_eq!(
+        words,
+        PROSE.split_whitespace().collect::<Vec<_>>(),
+        "{drawn}"
+    );
+}
+
+#[test]
+fn a_click_on_a_continuation_row_selects_its_line() {
+    let text = format!("{PROSE}\n{PROSE}\nthird line\n{PROSE}");
+    let mut app = reviewing(&text, None);
+    let drawn = screen(&mut app, 60, 30);
+    let rows = viewer_rows(&drawn, 2);
+    // The last row of the second (wrapped) line, then the third line.
+    let third = rows.iter().position(|r| r.contains("third line")).unwrap();
+    for (row, line) in [(third - 1, 1), (third, 2), (third + 1, 3)] {
+        let click = ratatui::crossterm::event::MouseEvent {
+            kind: ratatui::crossterm::event::MouseEventKind::Down(
+                ratatui::crossterm::event::MouseButton::Left,
+            ),
+            column: 10,
+            row: app.areas.viewer.y + row as u16,
+            modifiers: KeyModifiers::NONE,
+        };
+        app.on_terminal_event(ratatui::crossterm::event::Event::Mouse(click));
+        assert_eq!(app.views[0].cursor, line, "row {row}:\n{drawn}");
+    }
+}
+
+#[test]
+fn with_wrap_off_the_view_scrolls_sideways() {
+    let mut app = reviewing(PROSE, None);
+    app.on_key(key(KeyCode::Char('w')));
+    app.on_key(key(KeyCode::Right));
+    app.on_key(key(KeyCode::Right));
+    let drawn = screen(&mut app, 60, 16);
+    let rows = viewer_rows(&drawn, 2);
+    assert!(rows[0].starts_with(&PROSE[16..40]), "{drawn}");
+    assert!(drawn.contains("col 17"), "{drawn}");
+    app.on_key(key(KeyCode::Left));
+    app.on_key(key(KeyCode::Left));
+    let drawn = screen(&mut app, 60, 16);
+    assert!(
+        viewer_rows(&drawn, 2)[0].starts_with("The Store"),
+        "{drawn}"
+    );
+}
+
+#[test]
+fn the_diff_view_wraps_at_words() {
+    let old = PROSE.replace("page count", "length");
+    let mut app = reviewing(PROSE, Some(&old));
+    app.on_key(key(KeyCode::Char('d')));
+    let drawn = screen(&mut app, 60, 16);
+    insta::assert_snapshot!("diff_wraps", drawn);
+    assert!(drawn.contains("records a session."), "{drawn}");
+}
+
+#[test]
+fn the_gutter_keeps_its_width_while_a_stream_grows() {
+    let mut app = App::new(info(), Theme::dark());
+    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    stream(&mut app, 1, "ARCHITECTURE:\n");
+    let column_of_text = |app: &mut App| {
+        let drawn = screen(app, 60, 40);
+        let row = drawn
+            .lines()
+            .find(|l| l.contains("line 1 "))
+            .unwrap()
+            .to_string();
+        row.find("line 1 ").unwrap()
+    };
+    let mut columns = Vec::new();
+    for n in 1..=12 {
+        stream(&mut app, 1, &format!("line {n} of the design\n"));
+        columns.push(column_of_text(&mut app));
+    }
+    assert!(columns.windows(2).all(|w| w[0] == w[1]), "{columns:?}");
+}

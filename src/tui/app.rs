@@ -24,6 +24,9 @@ use crate::tui::event::{AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::theme::Theme;
 
+/// Columns one ←/→ scrolls with wrap off.
+const SIDE_STEP: usize = 8;
+
 /// The six tabs: five artifacts and the decision journal.
 pub const TAB_COUNT: usize = 6;
 pub const JOURNAL_TAB: usize = 5;
@@ -55,6 +58,8 @@ pub struct ViewState {
     pub top: usize,
     pub cursor: usize,
     pub follow: Follow,
+    /// Screen columns scrolled off to the left (with wrap off).
+    pub left: usize,
 }
 
 impl Default for ViewState {
@@ -63,6 +68,7 @@ impl Default for ViewState {
             top: 0,
             cursor: 0,
             follow: Follow::Stream,
+            left: 0,
         }
     }
 }
@@ -226,6 +232,9 @@ impl RawAnswer {
 pub struct HitAreas {
     pub tabs: Vec<Rect>,
     pub viewer: Rect,
+    /// The document line drawn on each row of the viewer (a wrapped line fills
+    /// several rows), so a click selects the line it lands on.
+    pub viewer_lines: Vec<usize>,
     pub review: Rect,
 }
 
@@ -840,6 +849,18 @@ impl App {
 
     fn on_viewer_key(&mut self, key: KeyEvent) {
         match key.code {
+            KeyCode::Left | KeyCode::Right if self.wrap == Wrap::Soft => {
+                self.notice = Some("←/→ scroll sideways with wrap off (w)".into());
+            }
+            KeyCode::Left => {
+                let view = &mut self.views[self.tab];
+                view.left = view.left.saturating_sub(SIDE_STEP);
+            }
+            KeyCode::Right => {
+                let widest = self.current_doc().widest();
+                let view = &mut self.views[self.tab];
+                view.left = (view.left + SIDE_STEP).min(widest.saturating_sub(1));
+            }
             KeyCode::Down | KeyCode::Char('j') => self.move_cursor(1),
             KeyCode::Up | KeyCode::Char('k') => self.move_cursor(-1),
             KeyCode::PageDown | KeyCode::Char(' ') => self.page(1, 1),
@@ -1334,10 +1355,11 @@ impl App {
                 } else if self.areas.viewer.contains(at) {
                     self.focus = Focus::Viewer;
                     let row = (mouse.row - self.areas.viewer.y) as usize;
-                    let len = self.current_doc().len();
-                    let view = &mut self.views[self.tab];
-                    view.cursor = (view.top + row).min(len.saturating_sub(1));
-                    view.follow = Follow::Manual;
+                    if let Some(&line) = self.areas.viewer_lines.get(row) {
+                        let view = &mut self.views[self.tab];
+                        view.cursor = line;
+                        view.follow = Follow::Manual;
+                    }
                 } else if self.areas.review.contains(at) {
                     self.focus = Focus::Review;
                 }

@@ -65,6 +65,15 @@ impl Document {
         &self.lines
     }
 
+    /// Screen width of the widest line (for scrolling sideways).
+    pub fn widest(&self) -> usize {
+        self.lines
+            .iter()
+            .map(|l| unicode_width::UnicodeWidthStr::width(l.as_str()))
+            .max()
+            .unwrap_or(0)
+    }
+
     pub fn tail(&self) -> &str {
         &self.tail
     }

@@ -250,7 +250,11 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         } else {
             ""
         };
-        format!(" {}/{}{} ", view.cursor + 1, len, follow)
+        let sideways = match (wrap, view.left) {
+            (Wrap::Off, left) if left > 0 => format!(" · col {}", left + 1),
+            _ => String::new(),
+        };
+        format!(" {}/{}{}{} ", view.cursor + 1, len, sideways, follow)
     };
     let block = panel(
         title,
@@ -266,8 +270,11 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     }
     let height = inner.height as usize;
 
+    // While a stream grows, the gutter is sized for a thousand lines at once, so the
+    // text does not shift sideways each time the count gains a digit.
+    let numbered = if is_live { len.max(999) } else { len.max(1) };
     let gutter_width = match gutter {
-        Gutter::Numbers => digits(len.max(1)) + 1,
+        Gutter::Numbers => digits(numbered) + 1,
         Gutter::Hidden => 0,
     };
     let text_width = inner.width.saturating_sub(gutter_width).max(1);
@@ -317,6 +324,7 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     if doc.highlight_until(top + height, Some(budget)) == Progress::Waiting {
         app.redraw_soon = true;
     }
+    app.areas.viewer_lines.clear();
     let doc = app.current_doc();
     if doc.is_empty() {
         let message = match (Section::ALL.get(tab), &app.phase) {
@@ -341,6 +349,13 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     let mut y = inner.y;
     let bottom = inner.bottom();
     let mut index = top;
+    let mut row_lines = std::mem::take(&mut app.areas.viewer_lines);
+    row_lines.clear();
+    let left = match wrap {
+        Wrap::Off => view.left,
+        Wrap::Soft => 0,
+    };
+    let doc = app.current_doc();
     let buf = frame.buffer_mut();
     while y < bottom && index < len {
         let Some(line) = doc.line_ref(index) else {
@@ -353,6 +368,10 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         let rows: &[Line] = match wrap {
             Wrap::Soft if line.width() > text_width as usize => {
                 wrapped = wrap::wrap_line(line.clone(), text_width);
+                &wrapped
+            }
+            Wrap::Off if left > 0 => {
+                wrapped = vec![wrap::skip_columns(line.clone(), left)];
                 &wrapped
             }
             _ => std::slice::from_ref(line),
@@ -381,6 +400,7 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             if !needle.is_empty() {
                 mark_matches(buf, text_x, y, &row.to_string(), &needle, match_style);
             }
+            row_lines.push(index);
             y += 1;
         }
         index += 1;
@@ -399,6 +419,7 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             Rect::new(text_x, y, text_width, bottom - y),
         );
     }
+    app.areas.viewer_lines = row_lines;
 }
 
 /// Paints the occurrences of `needle` (ASCII case-insensitive) in one drawn row.
@@ -918,20 +939,26 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
                 area.height.saturating_sub(2),
             );
             frame.render_widget(Clear, rect);
-            let shown: Vec<Line> = lines
-                .iter()
-                .skip(*scroll)
-                .take(rect.height as usize)
-                .map(|l| {
-                    let (sign, style) = match l.kind {
-                        DiffKind::Same => ("  ", Style::default().fg(p.foreground)),
-                        DiffKind::Added => ("+ ", Style::default().fg(p.added)),
-                        DiffKind::Removed => ("- ", Style::default().fg(p.removed)),
-                        DiffKind::Gap => ("  ", Style::default().fg(p.muted)),
-                    };
-                    Line::styled(format!("{sign}{}", l.text), style)
-                })
-                .collect();
+            // Long lines wrap at words under their sign, like the viewer's.
+            let text_width = rect.width.saturating_sub(4).max(1);
+            let mut shown: Vec<Line> = Vec::new();
+            for l in lines.iter().skip(*scroll) {
+                if shown.len() >= rect.height as usize {
+                    break;
+                }
+                let (sign, style) = match l.kind {
+                    DiffKind::Same => ("  ", Style::default().fg(p.foreground)),
+                    DiffKind::Added => ("+ ", Style::default().fg(p.added)),
+                    DiffKind::Removed => ("- ", Style::default().fg(p.removed)),
+                    DiffKind::Gap => ("  ", Style::default().fg(p.muted)),
+                };
+                let rows = wrap::wrap_line(Line::styled(l.text.as_str(), style), text_width);
+                for (i, row) in rows.into_iter().enumerate() {
+                    let mut spans = vec![Span::styled(if i == 0 { sign } else { "  " }, style)];
+                    spans.extend(row.spans);
+                    shown.push(Line::from(spans));
+                }
+            }
             let body = if shown.is_empty() {
                 vec![Line::styled(
                     "no change since the previous cycle",
