@@ -210,3 +210,57 @@ fn the_gutter_keeps_its_width_while_a_stream_grows() {
     }
     assert!(columns.windows(2).all(|w| w[0] == w[1]), "{columns:?}");
 }
+
+const DESIGN_MD: &str = "# Architecture\n\nThe **Store** owns persistence; see `store.py`.\n\n\
+## Decisions\n\n1. ADR-001: one writer at a time.\n2. ADR-002: _WAL_ mode.\n\n\
+| id | requirement |\n|---|---|\n| FR-01 | register a **book** |\n| NFR-01 | answer in 200 ms |\n\n\
+```python\ndef add(self, name: str) -> int:\n    return 1\n```\n";
+
+#[test]
+fn markdown_is_drawn_as_a_document_and_m_shows_the_source() {
+    volk::tui::highlight::warm_now();
+    let mut app = reviewing(DESIGN_MD, None);
+    let mut terminal = Terminal::new(TestBackend::new(100, 34)).unwrap();
+    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    let drawn = terminal.backend().to_string();
+    insta::assert_snapshot!("markdown_rendered", drawn);
+    for delimiter in [
+        "**",
+        "# Architecture",
+        "## Decisions",
+        "`store.py`",
+        "_WAL_",
+    ] {
+        assert!(!drawn.contains(delimiter), "{delimiter:?} drawn:\n{drawn}");
+    }
+    assert!(drawn.contains("| FR-01  | register a book  |"), "{drawn}");
+    assert!(drawn.contains("| NFR-01 | answer in 200 ms |"), "{drawn}");
+    assert!(
+        drawn.contains("def add(self, name: str) -> int:"),
+        "{drawn}"
+    );
+
+    // Styles: the heading is bold and as bright as the body; list text is body text.
+    let buffer = terminal.backend().buffer().clone();
+    let find = |needle: &str| {
+        let rows: Vec<String> = drawn
+            .lines()
+            .map(|l| l.trim_matches('"').to_string())
+            .collect();
+        // Inside the viewer, below the header and the tab bar.
+        let y = 3 + rows[3..].iter().position(|r| r.contains(needle)).unwrap();
+        let x = rows[y][..rows[y].find(needle).unwrap()].chars().count();
+        buffer[(x as u16, y as u16)].clone()
+    };
+    let heading = find("Architecture");
+    let body = find("owns persistence");
+    let list_text = find("one writer");
+    assert!(heading.modifier.contains(ratatui::style::Modifier::BOLD));
+    assert_eq!(heading.fg, body.fg, "the heading is as bright as the body");
+    assert_eq!(list_text.fg, body.fg, "list text is body text, not red");
+
+    app.on_key(key(KeyCode::Char('m')));
+    let source = screen(&mut app, 100, 34);
+    assert!(source.contains("The **Store** owns"), "{source}");
+    assert!(source.contains("## Decisions"), "{source}");
+}

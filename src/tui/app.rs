@@ -18,7 +18,7 @@ use crate::design::{Artifacts, Section};
 use crate::project::git::CommitInfo;
 use crate::reasoner::{Answer, Purpose, StreamEvent};
 use crate::tui::diff::{DiffLine, diff_lines};
-use crate::tui::document::Document;
+use crate::tui::document::{Document, Rendering};
 use crate::tui::draft::{Anchor, Draft, DraftQuestion};
 use crate::tui::event::{AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
@@ -265,6 +265,8 @@ pub struct App {
     /// Whether the tab bar moves to the section being written.
     pub tab_follow: Follow,
     pub wrap: Wrap,
+    /// Markdown artifacts drawn as documents or as their source (`m`).
+    pub rendering: Rendering,
     pub gutter: Gutter,
     pub focus: Focus,
     pub thinking_pane: ThinkingPane,
@@ -327,6 +329,7 @@ impl App {
             tab: 0,
             tab_follow: Follow::Stream,
             wrap: Wrap::Soft,
+            rendering: Rendering::Rendered,
             gutter: Gutter::Numbers,
             focus: Focus::Viewer,
             thinking_pane: ThinkingPane::Collapsed,
@@ -517,6 +520,9 @@ impl App {
                 }
                 self.wanted_commit = None;
                 let mut docs = new_docs(&self.theme);
+                for doc in &mut docs {
+                    doc.set_rendering(self.rendering);
+                }
                 for section in Section::ALL {
                     docs[section.index()].set_text(artifacts.get(section));
                 }
@@ -802,6 +808,21 @@ impl App {
                     Wrap::Soft => Wrap::Off,
                     Wrap::Off => Wrap::Soft,
                 }
+            }
+            KeyCode::Char('m') => {
+                self.rendering = match self.rendering {
+                    Rendering::Rendered => Rendering::Source,
+                    Rendering::Source => Rendering::Rendered,
+                };
+                let rendering = self.rendering;
+                let old = self.old_cycle.iter_mut().flat_map(|o| o.docs.iter_mut());
+                for doc in self.docs.iter_mut().chain(old).chain([&mut self.raw.doc]) {
+                    doc.set_rendering(rendering);
+                }
+                self.notice = Some(match rendering {
+                    Rendering::Rendered => "m: Markdown drawn as a document".into(),
+                    Rendering::Source => "m: Markdown shown as source".into(),
+                });
             }
             KeyCode::Char('l') => {
                 self.gutter = match self.gutter {

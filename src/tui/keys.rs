@@ -28,6 +28,7 @@ pub const HELP: &[KeyGroup] = &[
             ("w", "wrap at words on / off"),
             ("← →", "scroll sideways (wrap off)"),
             ("l", "line numbers on / off"),
+            ("m", "Markdown drawn as a document / as source"),
             ("t", "thinking pane shown / collapsed"),
             ("d", "diff of this artifact against the previous cycle"),
             (
