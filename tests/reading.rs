@@ -264,3 +264,70 @@ fn markdown_is_drawn_as_a_document_and_m_shows_the_source() {
     assert!(source.contains("The **Store** owns"), "{source}");
     assert!(source.contains("## Decisions"), "{source}");
 }
+
+#[test]
+fn ctrl_j_and_pasted_line_breaks_stay_in_the_review_pane_and_the_question_sent() {
+    let mut app = reviewing(PROSE, None);
+    app.on_key(key(KeyCode::Char('a')));
+    for c in "First line".chars() {
+        app.on_key(key(KeyCode::Char(c)));
+    }
+    app.on_key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::CONTROL));
+    app.on_terminal_event(ratatui::crossterm::event::Event::Paste(
+        "second line\rthird line\r\nfourth".into(),
+    ));
+    app.on_key(key(KeyCode::Enter));
+    let drawn = screen(&mut app, 100, 30);
+    let rows: Vec<&str> = drawn.lines().collect();
+    let first = rows
+        .iter()
+        .position(|r| r.contains("1. First line"))
+        .unwrap();
+    for (offset, text) in [
+        (1, "   second line"),
+        (2, "   third line"),
+        (3, "   fourth"),
+    ] {
+        assert!(rows[first + offset].contains(text), "{drawn}");
+    }
+    app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    let sent = app.take_intents().into_iter().find_map(|i| match i {
+        volk::tui::event::Intent::SendQuestions { questions, .. } => Some(questions),
+        _ => None,
+    });
+    assert_eq!(
+        sent.unwrap(),
+        ["First line\nsecond line\nthird line\nfourth"]
+    );
+}
+
+#[test]
+fn the_journal_tab_is_a_timeline() {
+    let mut app = reviewing(PROSE, None);
+    for entry in [
+        serde_json::json!({"time": "2026-12-01T09:12:01.100Z", "trace_id": "t", "thread_id": "x", "cycle": 1,
+            "event": "reasoner_call", "detail": {"call": 1, "purpose": "design", "prompt_bytes": 12_700}}),
+        serde_json::json!({"time": "2026-12-01T09:12:44.900Z", "trace_id": "t", "thread_id": "x", "cycle": 1,
+            "event": "reasoner_metrics", "detail": {"reasoner": "openai", "model": "local", "metrics": {
+                "elapsed_ms": 43_800, "ttft_ms": 800, "completion_tokens": 2_400, "estimated": false,
+                "usage": {"prompt_tokens": 3_100, "completion_tokens": 2_400}}}}),
+        serde_json::json!({"time": "2026-12-01T09:12:45.000Z", "trace_id": "t", "thread_id": "x", "cycle": 1,
+            "event": "cycle_written", "detail": {"changed": ["architecture", "api_spec"], "missing": []}}),
+    ] {
+        app.on_app_event(AppEvent::Loop(LoopEvent::Journal(entry)));
+    }
+    app.on_key(key(KeyCode::Char('6')));
+    let drawn = screen(&mut app, 160, 20);
+    insta::assert_snapshot!("journal_timeline", drawn);
+    assert!(!drawn.contains("{\""), "no raw JSON:\n{drawn}");
+    for text in [
+        "time",
+        "09:12:01",
+        "design call 1, prompt 12.4 KB",
+        "43s",
+        "3.1k→2.4k",
+        "changed: architecture, api_spec",
+    ] {
+        assert!(drawn.contains(text), "{text:?} in\n{drawn}");
+    }
+}

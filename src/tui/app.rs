@@ -315,7 +315,7 @@ fn new_docs(theme: &Theme) -> Vec<Document> {
 impl App {
     pub fn new(info: SessionInfo, theme: Theme) -> App {
         let docs = new_docs(&theme);
-        let journal = Document::new(Grammar::Json, &theme.syntax_theme);
+        let journal = Document::new(Grammar::Plain, &theme.syntax_theme);
         let raw = RawAnswer::new(&theme);
         App {
             info,
@@ -502,7 +502,11 @@ impl App {
                 self.popup = Some(Popup::Error { message, retryable });
             }
             AppEvent::Loop(LoopEvent::Journal(value)) => {
-                let line = serde_json::to_string(&value).unwrap_or_default();
+                if self.journal.is_empty() {
+                    self.journal
+                        .append_lines(&format!("{}\n", crate::tui::timeline::header()));
+                }
+                let line = crate::tui::timeline::line(&value);
                 self.journal.append_lines(&format!("{line}\n"));
             }
             AppEvent::History(commits) => {
@@ -727,7 +731,8 @@ impl App {
             Event::Mouse(mouse) => self.on_mouse(mouse),
             Event::Paste(text) => {
                 if let Some(Popup::Composer { editor, .. }) = &mut self.popup {
-                    editor.insert_str(&text);
+                    // Terminals send a pasted line break as CR (or CR LF).
+                    editor.insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
                     self.composer_changed();
                 }
             }

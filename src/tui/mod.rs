@@ -19,5 +19,6 @@ pub mod runloop;
 pub mod session;
 pub mod terminal;
 pub mod theme;
+pub mod timeline;
 pub mod view;
 pub mod wrap;

@@ -443,6 +443,19 @@ fn mark_matches(
     }
 }
 
+/// A typed text as lines: the first after `prefix`, the others indented under it,
+/// so the line breaks a person typed (Ctrl-J) or pasted survive.
+fn text_lines(prefix: &str, text: &str, style: Style) -> Vec<Line<'static>> {
+    let indent = " ".repeat(unicode_width::UnicodeWidthStr::width(prefix));
+    text.split('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            let lead = if i == 0 { prefix } else { indent.as_str() };
+            Line::styled(format!("{lead}{line}"), style)
+        })
+        .collect()
+}
+
 fn section_title(p: &Palette, text: &str) -> Line<'static> {
     Line::styled(
         text.to_string(),
@@ -546,7 +559,7 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                 } else {
                     Style::default()
                 };
-                lines.push(Line::styled(format!("{}. {}", i + 1, q.text), style));
+                lines.extend(text_lines(&format!("{}. ", i + 1), &q.text, style));
                 if let Some(a) = &q.anchor {
                     lines.push(Line::styled(
                         format!(
@@ -560,8 +573,9 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                 }
             }
             if !app.draft.composer.trim().is_empty() {
-                lines.push(Line::styled(
-                    format!("✎ {}", app.draft.composer),
+                lines.extend(text_lines(
+                    "✎ ",
+                    &app.draft.composer,
                     Style::default().fg(p.tail).add_modifier(Modifier::ITALIC),
                 ));
             }
@@ -580,10 +594,9 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                     };
                     lines.push(Line::styled(format!("Q{}. {}", j + 1, q), style));
                     match app.draft.answer_for(q) {
-                        Some(a) => lines.push(Line::styled(
-                            format!("   → {a}"),
-                            Style::default().fg(p.added),
-                        )),
+                        Some(a) => {
+                            lines.extend(text_lines("   → ", a, Style::default().fg(p.added)))
+                        }
                         None => lines.push(Line::styled("   (f, then Enter to answer)", hint)),
                     }
                 }

@@ -84,7 +84,9 @@ fn list(items: &[String]) -> String {
 fn numbered(items: &[String]) -> String {
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {
-        let _ = writeln!(out, "{}. {}", i + 1, item.trim());
+        // A question of several lines keeps them, indented under its number.
+        let item = item.trim().replace('\n', "\n   ");
+        let _ = writeln!(out, "{}. {item}", i + 1);
     }
     out
 }
