@@ -331,3 +331,127 @@ fn the_journal_tab_is_a_timeline() {
         assert!(drawn.contains(text), "{text:?} in\n{drawn}");
     }
 }
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.on_key(key(KeyCode::Char(c)));
+    }
+}
+
+#[test]
+fn w_and_l_say_what_they_toggled() {
+    let mut app = reviewing(PROSE, None);
+    app.on_key(key(KeyCode::Char('w')));
+    assert!(screen(&mut app, 100, 20).contains("w: wrap off"));
+    app.on_key(key(KeyCode::Char('w')));
+    assert!(screen(&mut app, 100, 20).contains("w: wrap on"));
+    app.on_key(key(KeyCode::Char('l')));
+    assert!(screen(&mut app, 100, 20).contains("l: line numbers hidden"));
+}
+
+#[test]
+fn search_is_incremental_counts_matches_and_says_when_it_wraps() {
+    let text = "alpha\nbeta one\ngamma\nbeta two\ndelta\nbeta three";
+    let mut app = reviewing(text, None);
+    app.on_key(key(KeyCode::Char('/')));
+    typed(&mut app, "be");
+    assert_eq!(app.views[0].cursor, 1, "moves as it is typed");
+    typed(&mut app, "ta t");
+    assert_eq!(app.views[0].cursor, 3);
+    let drawn = screen(&mut app, 100, 20);
+    assert!(drawn.contains("1/2 · Enter keeps"), "{drawn}");
+    app.on_key(key(KeyCode::Esc));
+    assert_eq!(app.views[0].cursor, 0, "Esc goes back");
+
+    app.on_key(key(KeyCode::Char('/')));
+    typed(&mut app, "beta");
+    app.on_key(key(KeyCode::Enter));
+    assert_eq!(app.views[0].cursor, 1);
+    app.on_key(key(KeyCode::Char('n')));
+    app.on_key(key(KeyCode::Char('n')));
+    assert_eq!(app.views[0].cursor, 5);
+    assert!(screen(&mut app, 100, 20).contains("/beta 3/3"));
+    app.on_key(key(KeyCode::Char('n')));
+    assert_eq!(app.views[0].cursor, 1);
+    let drawn = screen(&mut app, 100, 20);
+    assert!(drawn.contains("/beta 1/3 · wrapped to the top"), "{drawn}");
+}
+
+#[test]
+fn a_deleted_question_comes_back_with_u() {
+    let mut app = reviewing(PROSE, None);
+    for q in ["First?", "Second?"] {
+        app.on_key(key(KeyCode::Char('a')));
+        typed(&mut app, q);
+        app.on_key(key(KeyCode::Enter));
+    }
+    app.on_key(key(KeyCode::Char('f')));
+    app.on_key(key(KeyCode::Char('x')));
+    assert_eq!(app.draft.questions.len(), 1);
+    assert!(screen(&mut app, 100, 24).contains("u undoes"));
+    app.on_key(key(KeyCode::Char('u')));
+    let texts: Vec<&str> = app
+        .draft
+        .questions
+        .iter()
+        .map(|q| q.text.as_str())
+        .collect();
+    assert_eq!(texts, ["First?", "Second?"]);
+}
+
+#[test]
+fn the_composer_says_what_enter_does_and_ctrl_l_clears_it() {
+    let mut app = reviewing(PROSE, None);
+    app.on_key(key(KeyCode::Char('a')));
+    typed(&mut app, "half a thought");
+    let drawn = screen(&mut app, 120, 30);
+    assert!(drawn.contains("Enter save · Ctrl-S send all"), "{drawn}");
+    assert!(!drawn.contains("Enter add"), "{drawn}");
+    app.on_key(ctrl('l'));
+    assert_eq!(app.draft.composer, "");
+    app.on_key(ctrl('y'));
+    assert_eq!(
+        app.draft.composer, "half a thought",
+        "Ctrl-Y brings it back"
+    );
+}
+
+#[test]
+fn ctrl_c_twice_quits() {
+    let mut app = reviewing(PROSE, None);
+    app.on_key(key(KeyCode::Char('a')));
+    typed(&mut app, "unsent");
+    app.on_key(key(KeyCode::Enter));
+    app.on_key(ctrl('c'));
+    assert!(app.take_intents().is_empty(), "the first asks");
+    assert!(screen(&mut app, 100, 24).contains("Quit?"));
+    app.on_key(ctrl('c'));
+    assert!(
+        app.take_intents()
+            .iter()
+            .any(|i| matches!(i, volk::tui::event::Intent::Quit))
+    );
+}
+
+#[test]
+fn space_and_ctrl_d_stop_at_the_end_of_the_document() {
+    let text: Vec<String> = (1..=60).map(|i| format!("line {i}")).collect();
+    let mut app = reviewing(&text.join("\n"), None);
+    for step in [key(KeyCode::Char(' ')), ctrl('d')] {
+        screen(&mut app, 100, 24);
+        for _ in 0..10 {
+            app.on_key(step);
+            screen(&mut app, 100, 24);
+        }
+        let drawn = screen(&mut app, 100, 24);
+        let rows: Vec<&str> = drawn.lines().collect();
+        let bottom = rows.iter().position(|r| r.contains('╰')).unwrap();
+        assert!(rows[bottom - 1].contains("line 60"), "{drawn}");
+        assert!(rows[3].contains("line "), "no empty screen:\n{drawn}");
+        app.on_key(key(KeyCode::Char('g')));
+    }
+}

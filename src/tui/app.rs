@@ -235,6 +235,9 @@ pub struct HitAreas {
     /// The document line drawn on each row of the viewer (a wrapped line fills
     /// several rows), so a click selects the line it lands on.
     pub viewer_lines: Vec<usize>,
+    /// The top line at which the document's end reaches the bottom of the viewer:
+    /// paging stops there instead of scrolling the text away.
+    pub viewer_last_top: usize,
     pub review: Rect,
 }
 
@@ -295,6 +298,12 @@ pub struct App {
     /// The older commit last asked for: a slower answer to an earlier Enter is dropped.
     pub wanted_commit: Option<String>,
     pub last_search: String,
+    /// Where the cursor was when `/` opened, and the search before: Esc goes back.
+    search_origin: Option<(usize, String)>,
+    /// `3/7`, and whether the last move wrapped, for the search bar and status line.
+    pub search_status: Option<String>,
+    /// The question deleted last and where it stood: `u` puts it back.
+    deleted: Option<(usize, DraftQuestion)>,
     pub verdict: Verdict,
     pub spinner: usize,
     pub areas: HitAreas,
@@ -355,6 +364,9 @@ impl App {
             old_cycle: None,
             wanted_commit: None,
             last_search: String::new(),
+            search_origin: None,
+            search_status: None,
+            deleted: None,
             verdict: Verdict::None,
             spinner: 0,
             areas: HitAreas::default(),
@@ -746,7 +758,16 @@ impl App {
             && key.code == KeyCode::Char('c')
             && !matches!(self.popup, Some(Popup::Composer { .. }))
         {
-            self.request_quit();
+            if matches!(self.popup, Some(Popup::ConfirmQuit { .. })) {
+                // The second Ctrl-C: quit without another question.
+                self.popup = None;
+                if self.phase.is_busy() {
+                    self.intents.push(Intent::Cancel);
+                }
+                self.intents.push(Intent::Quit);
+            } else {
+                self.request_quit();
+            }
             return;
         }
         if self.popup.is_some() {
@@ -812,7 +833,11 @@ impl App {
                 self.wrap = match self.wrap {
                     Wrap::Soft => Wrap::Off,
                     Wrap::Off => Wrap::Soft,
-                }
+                };
+                self.notice = Some(match self.wrap {
+                    Wrap::Soft => "w: wrap on (at words)".into(),
+                    Wrap::Off => "w: wrap off (←/→ scroll sideways)".into(),
+                });
             }
             KeyCode::Char('m') => {
                 self.rendering = match self.rendering {
@@ -833,7 +858,11 @@ impl App {
                 self.gutter = match self.gutter {
                     Gutter::Numbers => Gutter::Hidden,
                     Gutter::Hidden => Gutter::Numbers,
-                }
+                };
+                self.notice = Some(match self.gutter {
+                    Gutter::Numbers => "l: line numbers shown".into(),
+                    Gutter::Hidden => "l: line numbers hidden".into(),
+                });
             }
             KeyCode::Char('t') => {
                 self.thinking_pane = match self.thinking_pane {
@@ -842,10 +871,16 @@ impl App {
                 }
             }
             KeyCode::Char('/') => {
+                self.search_origin = Some((
+                    self.views[self.tab].cursor,
+                    std::mem::take(&mut self.last_search),
+                ));
+                self.search_status = None;
                 self.popup = Some(Popup::Search {
                     query: String::new(),
                 })
             }
+            KeyCode::Char('u') if self.deleted.is_some() => self.undo_delete(),
             KeyCode::Char('n') => self.search_next(false),
             KeyCode::Char('N') => self.search_next(true),
             KeyCode::Char('r') if self.phase.can_retry() => self.intents.push(Intent::Retry),
@@ -932,7 +967,9 @@ impl App {
             KeyCode::Delete | KeyCode::Char('x') => {
                 let n = self.draft.questions.len();
                 if self.review_selected < n {
-                    self.draft.questions.remove(self.review_selected);
+                    let removed = self.draft.questions.remove(self.review_selected);
+                    self.deleted = Some((self.review_selected, removed));
+                    self.notice = Some("question deleted · u undoes".into());
                     self.draft_changed = true;
                     self.review_selected = self
                         .review_selected
@@ -958,18 +995,28 @@ impl App {
                 _ => Some(Popup::Help { scroll }),
             },
             Popup::Search { mut query } => match key.code {
-                KeyCode::Esc => None,
-                KeyCode::Enter => {
-                    self.last_search = query;
-                    self.search_next(false);
+                KeyCode::Esc => {
+                    // Back to where the search started, and to the search before.
+                    if let Some((cursor, previous)) = self.search_origin.take() {
+                        self.views[self.tab].cursor = cursor;
+                        self.last_search = previous;
+                    }
+                    self.search_status = None;
                     None
                 }
-                KeyCode::Backspace => {
-                    query.pop();
-                    Some(Popup::Search { query })
+                KeyCode::Enter => {
+                    self.search_origin = None;
+                    self.last_search = query;
+                    None
                 }
-                KeyCode::Char(c) => {
-                    query.push(c);
+                KeyCode::Backspace | KeyCode::Char(_) => {
+                    match key.code {
+                        KeyCode::Char(c) => query.push(c),
+                        _ => {
+                            query.pop();
+                        }
+                    }
+                    self.search_as_typed(&query);
                     Some(Popup::Search { query })
                 }
                 _ => Some(Popup::Search { query }),
@@ -1093,6 +1140,12 @@ impl App {
                 return;
             }
             KeyCode::Char('j') if ctrl => editor.insert_newline(),
+            KeyCode::Char('l') if ctrl => {
+                // Clears the composer; the text goes to the yank buffer (Ctrl-Y).
+                editor.select_all();
+                editor.cut();
+                self.notice = Some("composer cleared · Ctrl-Y brings it back".into());
+            }
             KeyCode::Enter => editor.insert_newline(),
             KeyCode::Char('s') if ctrl => {
                 self.submit_composer(target.clone(), editor.lines().join("\n"));
@@ -1322,6 +1375,11 @@ impl App {
         view.top = view
             .top
             .saturating_add_signed(amount)
+            .min(
+                self.areas
+                    .viewer_last_top
+                    .max(view.top.min(len.saturating_sub(1))),
+            )
             .min(len.saturating_sub(1));
         view.follow = Follow::Manual;
     }
@@ -1347,14 +1405,72 @@ impl App {
             return;
         }
         let from = self.views[self.tab].cursor;
-        match self.current_doc().find(&self.last_search, from, backwards) {
-            Some(line) => {
-                let view = &mut self.views[self.tab];
-                view.cursor = line;
-                view.follow = Follow::Manual;
-                self.notice = None;
-            }
-            None => self.notice = Some(format!("not found: {}", self.last_search)),
+        let found = self.current_doc().find(&self.last_search, from, backwards);
+        self.show_match(found, from, backwards);
+    }
+
+    /// Moves to the first match at or after where `/` was pressed, as the query grows.
+    fn search_as_typed(&mut self, query: &str) {
+        let origin = self.search_origin.as_ref().map_or(0, |(c, _)| *c);
+        self.last_search = query.to_string();
+        if query.is_empty() {
+            self.views[self.tab].cursor = origin;
+            self.search_status = None;
+            return;
+        }
+        let doc = self.current_doc();
+        let found = match doc.lines().get(origin) {
+            Some(line) if line.to_lowercase().contains(&query.to_lowercase()) => Some(origin),
+            _ => doc.find(query, origin, false),
+        };
+        self.show_match(found, origin, false);
+    }
+
+    /// Puts the cursor on a match and says which of how many it is, and whether the
+    /// search went round the end of the document.
+    fn show_match(&mut self, found: Option<usize>, from: usize, backwards: bool) {
+        let needle = self.last_search.to_lowercase();
+        let Some(line) = found else {
+            let status = format!("not found: {}", self.last_search);
+            self.search_status = Some(status.clone());
+            self.notice = Some(status);
+            return;
+        };
+        let doc = self.current_doc();
+        let matching: Vec<usize> = doc
+            .lines()
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.to_lowercase().contains(&needle))
+            .map(|(i, _)| i)
+            .collect();
+        let nth = matching
+            .iter()
+            .position(|&i| i == line)
+            .map_or(0, |i| i + 1);
+        let wrapped = if backwards { line > from } else { line < from };
+        let mut status = format!("{nth}/{}", matching.len());
+        if wrapped {
+            status.push_str(if backwards {
+                " · wrapped to the bottom"
+            } else {
+                " · wrapped to the top"
+            });
+        }
+        let view = &mut self.views[self.tab];
+        view.cursor = line;
+        view.follow = Follow::Manual;
+        self.notice = Some(format!("/{} {status}", self.last_search));
+        self.search_status = Some(status);
+    }
+
+    fn undo_delete(&mut self) {
+        if let Some((at, question)) = self.deleted.take() {
+            let at = at.min(self.draft.questions.len());
+            self.draft.questions.insert(at, question);
+            self.draft_changed = true;
+            self.review_selected = at;
+            self.notice = Some("question restored".into());
         }
     }
 

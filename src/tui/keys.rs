@@ -24,7 +24,10 @@ pub const HELP: &[KeyGroup] = &[
             ),
             ("g G / Home End", "top / bottom (G follows a stream again)"),
             ("mouse wheel", "scroll"),
-            ("/  n  N", "search, next match, previous match"),
+            (
+                "/  n  N",
+                "search as you type (3/7), next match, previous match",
+            ),
             ("w", "wrap at words on / off"),
             ("← →", "scroll sideways (wrap off)"),
             ("l", "line numbers on / off"),
@@ -47,7 +50,10 @@ pub const HELP: &[KeyGroup] = &[
                 "Enter / e",
                 "(review pane) edit a question, answer an open question",
             ),
-            ("x / Delete", "(review pane) delete a question"),
+            (
+                "x / Delete",
+                "(review pane) delete a question; u puts it back",
+            ),
             (
                 "Ctrl-S",
                 "send the questions (verdict QUESTIONS): next cycle",
@@ -55,7 +61,7 @@ pub const HELP: &[KeyGroup] = &[
             ("Ctrl-R", "answer READY (asks first)"),
             (
                 "Enter",
-                "(composer) add; Ctrl-J new line; Esc closes, text kept",
+                "(composer) save; Ctrl-J new line; Ctrl-L clears; Esc closes, text kept",
             ),
         ],
     ),
@@ -78,7 +84,7 @@ pub const HELP: &[KeyGroup] = &[
             ("x", "cancel the running call"),
             (
                 "q / Ctrl-C",
-                "quit (asks when a draft is unsent or a call runs)",
+                "quit (asks when a draft is unsent or a call runs; Ctrl-C twice quits)",
             ),
         ],
     ),

@@ -317,7 +317,13 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     } else if len > 0 {
         top = top.max(top_ending_at(view.cursor.min(len - 1), 0));
     }
+    let last_top = if len == 0 {
+        0
+    } else {
+        top_ending_at(len - 1, 0)
+    };
     app.views[tab].top = top;
+    app.areas.viewer_last_top = last_top;
 
     let budget = std::time::Instant::now() + HIGHLIGHT_BUDGET;
     let doc = app.current_doc_mut();
@@ -861,8 +867,15 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
             let height = 10u16 + u16::from(context.is_some()) * 2;
             let rect = centered(area, area.width.saturating_sub(8).min(100), height);
             frame.render_widget(Clear, rect);
+            let enter = match target {
+                ComposerTarget::NewQuestion { .. } | ComposerTarget::EditQuestion(_) => {
+                    " Enter save · Ctrl-S send all ·"
+                }
+                ComposerTarget::Answer { .. } => " Enter save answer ·",
+                ComposerTarget::Steer => " Enter send ·",
+            };
             let block = popup_block(&p, title, p.accent).title_bottom(Line::styled(
-                " Enter add · Ctrl-J newline · Esc close (kept) ",
+                format!("{enter} Ctrl-J newline · Ctrl-L clear · Esc keeps "),
                 Style::default().fg(p.muted),
             ));
             let inner = block.inner(rect);
@@ -897,6 +910,19 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
                 .style(Style::default().bg(p.status_bg).fg(p.status_fg)),
                 rect,
             );
+            if let Some(status) = &app.search_status {
+                frame.render_widget(
+                    Paragraph::new(format!("{status} · Enter keeps · Esc goes back "))
+                        .right_aligned()
+                        .style(Style::default().bg(p.status_bg).fg(p.muted)),
+                    Rect::new(
+                        area.x + area.width / 2,
+                        rect.y,
+                        area.width - area.width / 2,
+                        1,
+                    ),
+                );
+            }
         }
         Popup::ConfirmReady => {
             let unsent = app.draft.questions.len();
