@@ -455,3 +455,50 @@ fn space_and_ctrl_d_stop_at_the_end_of_the_document() {
         app.on_key(key(KeyCode::Char('g')));
     }
 }
+
+#[test]
+fn the_header_puts_state_and_cycle_first_and_shortens_the_thread() {
+    let mut app = reviewing(PROSE, None);
+    app.info.thread_id = "thread-5f0c2a9e-8d1b-4c7a-9e3f-2b6d8a1c4e70".into();
+    app.on_app_event(AppEvent::Loop(LoopEvent::Notice(
+        "[U:Ar] cycle 1 written (trace 9a8b7c6d5e4f)".into(),
+    )));
+    for width in [60u16, 100] {
+        let drawn = screen(&mut app, width, 20);
+        let header = drawn.lines().next().unwrap();
+        assert!(
+            header.contains("your review · cycle 1/99"),
+            "{width}: {header}"
+        );
+        assert!(!drawn.contains("9e3f-2b6d8a1c4e70"), "{drawn}");
+        assert!(!drawn.contains("trace 9a8b"), "{drawn}");
+    }
+    let wide = screen(&mut app, 140, 20);
+    assert!(wide.contains("thread-5f0c2a9e…"), "{wide}");
+    assert!(wide.contains("cycle 1 written"), "{wide}");
+}
+
+#[test]
+fn the_hint_bar_lists_the_keys_of_the_focus_and_fits_80_columns() {
+    let mut app = reviewing(PROSE, None);
+    let bottom = |app: &mut App| {
+        let drawn = screen(app, 80, 24);
+        drawn.lines().last().unwrap().trim_matches('"').to_string()
+    };
+    let reading = bottom(&mut app);
+    assert!(
+        reading.contains("c ask about line · a ask · Ctrl-S send"),
+        "{reading}"
+    );
+    assert!(reading.ends_with("? help · q quit "), "{reading}");
+    assert_eq!(reading.chars().count(), 80);
+    app.on_key(key(KeyCode::Char('f')));
+    let review = bottom(&mut app);
+    assert!(review.contains("e edit · x delete"), "{review}");
+    app.on_key(key(KeyCode::Char('a')));
+    let composer = bottom(&mut app);
+    assert!(
+        composer.contains("Enter save · Ctrl-J newline"),
+        "{composer}"
+    );
+}

@@ -557,7 +557,13 @@ impl App {
             }
             AppEvent::JobFailed(message) => self.notice = Some(message),
             AppEvent::Loop(LoopEvent::Notice(line)) => {
-                let line = line.trim_start_matches("[U:Ar]").trim().to_string();
+                let line = line.trim_start_matches("[U:Ar]").trim();
+                // Trace ids belong to the journal, not the status bar.
+                let line = match line.rfind(" (trace ") {
+                    Some(at) if line.ends_with(')') => &line[..at],
+                    _ => line,
+                }
+                .to_string();
                 if line.starts_with("Max design cycles reached") {
                     self.warning = Some(line.clone());
                 }

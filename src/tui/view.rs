@@ -148,18 +148,22 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
                 .add_modifier(Modifier::BOLD),
         ),
         Span::raw(" "),
+        // What matters first: the state and the cycle survive the narrowest terminal.
+        Span::styled(app.phase.label(), state_style),
+        sep.clone(),
+        Span::raw(format!("cycle {}/{}", app.cycle, max)),
+        sep.clone(),
         Span::styled(
             app.info.project_name.clone(),
             Style::default().fg(p.title).add_modifier(Modifier::BOLD),
         ),
         sep.clone(),
-        Span::styled(app.info.thread_id.clone(), Style::default().fg(p.muted)),
-        sep.clone(),
-        Span::raw(format!("cycle {}/{}", app.cycle, max)),
-        sep.clone(),
         Span::raw(format!("{}/{}", app.info.reasoner, app.info.model)),
         sep,
-        Span::styled(app.phase.label(), state_style),
+        Span::styled(
+            short_thread(&app.info.thread_id),
+            Style::default().fg(p.muted),
+        ),
     ];
     if let Some(old) = &app.old_cycle {
         spans.push(Span::styled(
@@ -168,6 +172,17 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         ));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// A thread id short enough for the header (`thread-1a2b3c4d-…` becomes
+/// `thread-1a2b3c4d…`); the whole id is in the session and the journal.
+fn short_thread(id: &str) -> String {
+    const KEEP: usize = 15;
+    if id.chars().count() <= KEEP + 1 {
+        return id.to_string();
+    }
+    let cut: String = id.chars().take(KEEP).collect();
+    format!("{}…", cut.trim_end_matches(['-', '_']))
 }
 
 fn draw_tabs(frame: &mut Frame, area: Rect, app: &mut App) {
@@ -684,10 +699,13 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(commit) = &app.last_commit {
         left.push_str(&format!(" · commit {commit}"));
     }
+    let hints;
     let help = if app.notice.is_some() {
         "  ? help "
     } else {
-        "? help · q quit "
+        let width = (area.width as usize).saturating_sub(left.chars().count() + 2);
+        hints = crate::tui::keys::hint_bar(hint_context(app), width);
+        hints.as_str()
     };
     let room =
         (area.width as usize).saturating_sub(left.chars().count() + help.chars().count() + 3);
@@ -713,6 +731,21 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         ])),
         area,
     );
+}
+
+/// Which keys the hint bar lists: those of the focus and phase at hand.
+fn hint_context(app: &App) -> crate::tui::keys::Context {
+    use crate::tui::keys::Context;
+    match (&app.popup, app.screen, &app.phase) {
+        (Some(Popup::Composer { .. }), _, _) => Context::Composer,
+        (Some(Popup::Diff { .. }), _, _) => Context::Diff,
+        (_, Screen::Summary, _) => Context::Summary,
+        (_, _, Phase::AwaitingFinalize) => Context::Finalize,
+        (_, _, Phase::AwaitingPlanApproval) => Context::Plan,
+        _ if app.focus == Focus::Review => Context::ReviewPane,
+        _ if app.is_streaming() => Context::Streaming,
+        _ => Context::Reading,
+    }
 }
 
 fn draw_summary(frame: &mut Frame, area: Rect, app: &App) {
