@@ -15,7 +15,6 @@ use ratatui_textarea::{TextArea, WrapMode};
 use crate::design::parser::SectionParser;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
-use crate::project::git::CommitInfo;
 use crate::reasoner::{Answer, Purpose, StreamEvent};
 use crate::tui::diff::{DiffLine, diff_lines};
 use crate::tui::document::Document;
@@ -23,6 +22,7 @@ use crate::tui::draft::{Anchor, Draft, DraftQuestion};
 use crate::tui::event::{AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::theme::Theme;
+use crate::volk::runtime::CommitInfo;
 
 /// The six tabs: five artifacts and the decision journal.
 pub const TAB_COUNT: usize = 6;
@@ -266,7 +266,7 @@ impl App {
         App {
             info,
             theme,
-            phase: Phase::Starting,
+            phase: Phase::New,
             cycle: 0,
             docs,
             journal,
@@ -366,8 +366,7 @@ impl App {
 
     pub fn on_app_event(&mut self, event: AppEvent) {
         match event {
-            AppEvent::Phase(phase) => self.on_phase(phase),
-            AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(Phase::from(&phase)),
+            AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
             AppEvent::Loop(LoopEvent::Delta {
                 call,
                 purpose,
@@ -446,16 +445,16 @@ impl App {
                 let line = serde_json::to_string(&value).unwrap_or_default();
                 self.journal.append_lines(&format!("{line}\n"));
             }
-            AppEvent::History(commits) => {
+            AppEvent::Loop(LoopEvent::History(commits)) => {
                 if let Some(Popup::History { commits: slot, .. }) = &mut self.popup {
                     *slot = Some(commits);
                 }
             }
-            AppEvent::OldCycle {
+            AppEvent::Loop(LoopEvent::OldCycle {
                 short_id,
                 summary,
                 artifacts,
-            } => {
+            }) => {
                 if self.wanted_commit.as_deref() != Some(short_id.as_str()) {
                     return; // superseded by a later Enter, or the popup was closed
                 }
@@ -472,12 +471,14 @@ impl App {
                 self.popup = None;
                 self.clamp_views();
             }
-            AppEvent::PreviousCycle(artifacts) => {
+            AppEvent::Loop(LoopEvent::PreviousCycle(artifacts)) => {
                 if self.previous.is_none() {
                     self.previous = Some(artifacts);
                 }
             }
-            AppEvent::JobFailed(message) => self.notice = Some(message),
+            AppEvent::JobFailed(message) | AppEvent::Loop(LoopEvent::QueryFailed(message)) => {
+                self.notice = Some(message)
+            }
             AppEvent::Loop(LoopEvent::Notice(line)) => {
                 let line = line.trim_start_matches("[U:Ar]").trim().to_string();
                 if line.starts_with("Max design cycles reached") {
@@ -505,7 +506,9 @@ impl App {
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
-            Phase::Failed { message, retryable } => {
+            Phase::Failed {
+                message, retryable, ..
+            } => {
                 self.live = None;
                 self.popup = Some(Popup::Error {
                     message: message.clone(),
@@ -1334,7 +1337,9 @@ mod tests {
             artifacts,
             changed: Section::ALL.to_vec(),
         }));
-        app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
+            cycle: 1,
+        })));
         app
     }
 
@@ -1456,19 +1461,18 @@ mod tests {
 
     #[test]
     fn a_failure_that_cannot_be_retried_offers_no_retry() {
-        use crate::volk::session::Phase as LoopPhase;
         let mut app = reviewing();
         // The order the runtime sends them in: the error, then the failed phase.
         app.on_app_event(AppEvent::Loop(LoopEvent::Error {
             message: "openai: no API key".into(),
             retryable: false,
         }));
-        let failed = LoopPhase::Failed {
-            resume: Box::new(LoopPhase::Designing { cycle: 2 }),
+        let failed = Phase::Failed {
+            resume: Box::new(Phase::Designing { cycle: 2 }),
             message: "openai: no API key".into(),
             retryable: false,
         };
-        app.on_app_event(AppEvent::Phase(Phase::from(&failed)));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(failed)));
         assert!(matches!(
             app.popup,
             Some(Popup::Error {
@@ -1484,7 +1488,6 @@ mod tests {
 
     #[test]
     fn the_last_commit_asked_for_wins_however_slow() {
-        use crate::project::git::CommitInfo;
         let mut app = reviewing();
         app.on_key(key(KeyCode::Char('h')));
         let commit = |n: u32| CommitInfo {
@@ -1493,17 +1496,22 @@ mod tests {
             summary: format!("Design cycle {n}"),
             time: 0,
         };
-        app.on_app_event(AppEvent::History(vec![commit(2), commit(1)]));
+        app.on_app_event(AppEvent::Loop(LoopEvent::History(vec![
+            commit(2),
+            commit(1),
+        ])));
         app.on_key(key(KeyCode::Enter));
         app.on_key(key(KeyCode::Char('j')));
         app.on_key(key(KeyCode::Enter));
-        let old = |n: u32| AppEvent::OldCycle {
-            short_id: format!("c{n}"),
-            summary: format!("Design cycle {n}"),
-            artifacts: Artifacts {
-                architecture: format!("cycle {n}"),
-                ..Artifacts::default()
-            },
+        let old = |n: u32| {
+            AppEvent::Loop(LoopEvent::OldCycle {
+                short_id: format!("c{n}"),
+                summary: format!("Design cycle {n}"),
+                artifacts: Artifacts {
+                    architecture: format!("cycle {n}"),
+                    ..Artifacts::default()
+                },
+            })
         };
         // The second Enter's answer comes first; the first Enter's, slower, comes last.
         app.on_app_event(old(1));

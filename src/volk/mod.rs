@@ -6,5 +6,6 @@ pub mod journal;
 pub mod machine;
 pub mod plan_step;
 pub mod prompts;
+pub mod queries;
 pub mod runtime;
 pub mod session;

@@ -16,12 +16,17 @@ use crate::cxp::{Feedback, Inbound, Packet, Scope, Verdict};
 use crate::design::write::write_design_docs;
 use crate::design::{Artifacts, Section};
 use crate::fsutil::{append_line, atomic_write};
+use crate::project::Layout;
+pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
 use crate::reasoner::{Answer, Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
 use crate::volk::journal::JournalEntry;
 use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
 use crate::volk::plan_step::PlanCheck;
+use crate::volk::queries::Queries;
+pub use crate::volk::queries::Query;
+pub use crate::volk::session::DEFAULT_MAX_CYCLES;
 use crate::volk::session::{Phase, Session, SessionError, project_dir_for};
 
 /// What the person (or a test) can ask of a running session.
@@ -95,6 +100,18 @@ pub enum Event {
     /// A progress or warning line (`[U:Ar] …`).
     Notice(String),
     Journal(serde_json::Value),
+    /// Answer to [`Query::History`]: the project's commits, newest first.
+    History(Vec<CommitInfo>),
+    /// Answer to [`Query::Commit`]: an older cycle's artifacts, to read.
+    OldCycle {
+        short_id: String,
+        summary: String,
+        artifacts: Artifacts,
+    },
+    /// Answer to [`Query::PreviousCycle`].
+    PreviousCycle(Artifacts),
+    /// A query could not be answered (the message says which and why).
+    QueryFailed(String),
 }
 
 /// Where the design's existing-API context comes from.
@@ -198,7 +215,7 @@ impl Executor {
                 )));
             }
             Effect::WriteDocs { artifacts, written } => {
-                let dir = session.project_dir.join("design");
+                let dir = Layout::new(&session.project_dir).design_dir();
                 let changed = session
                     .previous
                     .as_ref()
@@ -282,10 +299,7 @@ impl Executor {
                 });
             }
             Effect::WritePlan { json } => {
-                let path = session
-                    .project_dir
-                    .join("design")
-                    .join("execution_plan.json");
+                let path = Layout::new(&session.project_dir).execution_plan();
                 atomic_write(&path, json.as_bytes())
                     .map_err(|source| RuntimeError::Io { path, source })?;
             }
@@ -580,6 +594,51 @@ pub fn prepare_project(
     Ok((session, true))
 }
 
+/// What a client shows of a session before its first event, read from disk.
+#[derive(Debug, Clone)]
+pub struct Overview {
+    pub project_name: String,
+    pub thread_id: String,
+    pub max_cycles: u32,
+    /// The newest finished cycle, its artifacts and the cycle's before it.
+    pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
+    /// The newest implement packet in the outbox, for a finalized session.
+    pub implement_packet: Option<PathBuf>,
+}
+
+/// Reads the session of `project_dir` for display; an error when there is none.
+pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
+    let layout = Layout::new(project_dir);
+    let Some(session) = Session::load(project_dir)? else {
+        return Err(RuntimeError::Io {
+            path: layout.session(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "not a volk project (no session)",
+            ),
+        });
+    };
+    let restored = (session.cycle > 0 && !session.artifacts.is_empty()).then(|| {
+        (
+            session.cycle,
+            session.artifacts.clone(),
+            session.previous.clone(),
+        )
+    });
+    let project_name = if session.scope.project_name.trim().is_empty() {
+        session.scope.task_summary.clone()
+    } else {
+        session.scope.project_name.clone()
+    };
+    Ok(Overview {
+        project_name,
+        thread_id: session.thread_id.clone(),
+        max_cycles: session.max_cycles,
+        restored,
+        implement_packet: layout.newest_implement_packet(),
+    })
+}
+
 /// The first input for a session loaded from disk: start it, or resume an interrupted
 /// call (a crash or a closed terminal mid-stream).
 pub fn resume_input(session: &mut Session) -> Option<Input> {
@@ -711,15 +770,22 @@ pub async fn run_packet(
     }))
 }
 
-/// A cloneable way to send the person's commands to a running session.
+/// A cloneable way to send the person's commands to a running session and to ask
+/// about its project.
 #[derive(Debug, Clone)]
 pub struct SessionHandle {
     commands: UnboundedSender<Command>,
+    queries: Queries,
 }
 
 impl SessionHandle {
     pub fn send(&self, command: Command) {
         let _ = self.commands.send(command);
+    }
+
+    /// Answered with an event on the session's event channel.
+    pub fn query(&self, query: Query) {
+        self.queries.ask(query);
     }
 }
 
@@ -742,6 +808,7 @@ pub fn start(
     let repairs = options.plan_repairs.unwrap_or(2);
     let tokens = options.max_tokens.unwrap_or(16_000);
     let mut architect = Architect::new(session, Mode::Interactive).with_limits(tokens, repairs);
+    let queries = Queries::new(project_dir, event_tx.clone());
     let mut exec = Executor {
         reasoner,
         options,
@@ -758,6 +825,7 @@ pub fn start(
     Ok((
         SessionHandle {
             commands: command_tx,
+            queries,
         },
         event_rx,
     ))
