@@ -459,9 +459,10 @@ mod interactive {
     use std::time::Duration;
 
     use tokio::sync::mpsc::UnboundedReceiver;
+    use volk::cxp::Feedback;
     use volk::reasoner::offline::OfflineDrafter;
     use volk::volk::runtime::{
-        Command, Event, RunOptions, load_design_input, prepare_project, start,
+        Action, Event, RunOptions, load_design_input, prepare_project, start,
     };
     use volk::volk::session::Phase;
 
@@ -515,11 +516,11 @@ mod interactive {
             seen.iter()
                 .any(|e| matches!(e, Event::CycleReady { cycle: 1, .. }))
         );
-        handle.send(Command::SendQuestions {
-            cycle: 1,
-            questions: vec!["Which schema?".into()],
-            answers: vec![],
-        });
+        handle.act(Action::Review(Feedback::questions(
+            1,
+            vec!["Which schema?".into()],
+            vec![],
+        )));
         let seen = until(&mut events, "cycle 2", |e| {
             matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 2 }))
         })
@@ -530,7 +531,7 @@ mod interactive {
         );
         // A verdict on a cycle that is no longer current (a second window, a late key)
         // is refused and changes nothing.
-        handle.send(Command::Ready { cycle: 1 });
+        handle.act(Action::Review(Feedback::ready(1)));
         let seen = until(&mut events, "stale refusal", |e| {
             matches!(e, Event::Error { .. })
         })
@@ -542,7 +543,7 @@ mod interactive {
             )),
             "{seen:?}"
         );
-        handle.send(Command::Ready { cycle: 2 });
+        handle.act(Action::Review(Feedback::ready(2)));
         // The default reflection questions apply: the answers are shown, the person finalizes.
         let seen = until(&mut events, "reflection", |e| {
             matches!(e, Event::Phase(Phase::AwaitingFinalize))
@@ -552,7 +553,7 @@ mod interactive {
             seen.iter()
                 .any(|e| matches!(e, Event::Reflection { questions, .. } if !questions.is_empty()))
         );
-        handle.send(Command::Finalize);
+        handle.act(Action::Finalize);
         let seen = until(&mut events, "plan approval", |e| {
             matches!(e, Event::Phase(Phase::AwaitingPlanApproval))
         })
@@ -564,7 +565,7 @@ mod interactive {
             seen.iter()
                 .any(|e| matches!(e, Event::DesignFinalized { cycle: 2 }))
         );
-        handle.send(Command::ApprovePlan);
+        handle.act(Action::ApprovePlan);
         let seen = until(&mut events, "finalized", |e| {
             matches!(e, Event::Phase(Phase::Finalized))
         })
@@ -593,7 +594,7 @@ mod interactive {
             matches!(e, Event::Delta { .. })
         })
         .await;
-        handle.send(Command::Cancel);
+        handle.act(Action::Cancel);
         let seen = until(&mut events, "failure", |e| {
             matches!(e, Event::Phase(Phase::Failed { .. }))
         })
@@ -625,7 +626,7 @@ mod interactive {
             matches!(e, Event::Phase(Phase::Failed { .. }))
         })
         .await;
-        handle.send(Command::Retry);
+        handle.act(Action::Retry);
         until(&mut events, "cycle 1", |e| {
             matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 1 }))
         })

@@ -12,6 +12,7 @@ use ratatui::crossterm::event::{
 use ratatui::layout::{Position, Rect};
 use ratatui_textarea::{TextArea, WrapMode};
 
+use crate::cxp::Feedback;
 use crate::design::parser::SectionParser;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
@@ -19,7 +20,7 @@ use crate::reasoner::{Answer, Purpose, StreamEvent};
 use crate::tui::diff::{DiffLine, diff_lines};
 use crate::tui::document::Document;
 use crate::tui::draft::{Anchor, Draft, DraftQuestion};
-use crate::tui::event::{AppEvent, Intent, Phase};
+use crate::tui::event::{Action, AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::theme::Theme;
 use crate::volk::runtime::CommitInfo;
@@ -765,19 +766,21 @@ impl App {
             }
             KeyCode::Char('n') => self.search_next(false),
             KeyCode::Char('N') => self.search_next(true),
-            KeyCode::Char('r') if self.phase.can_retry() => self.intents.push(Intent::Retry),
+            KeyCode::Char('r') if self.phase.can_retry() => {
+                self.intents.push(Intent::Act(Action::Retry))
+            }
             KeyCode::Char('x')
                 if self.focus == Focus::Viewer && self.phase.is_busy() && self.live.is_some() =>
             {
-                self.intents.push(Intent::Cancel);
+                self.intents.push(Intent::Act(Action::Cancel));
                 self.notice = Some("cancelling the running call".into());
             }
             KeyCode::Enter if self.phase == Phase::AwaitingFinalize => {
-                self.intents.push(Intent::Finalize);
+                self.intents.push(Intent::Act(Action::Finalize));
                 self.verdict = Verdict::Sent;
             }
             KeyCode::Char('y') if self.phase == Phase::AwaitingPlanApproval => {
-                self.intents.push(Intent::ApprovePlan);
+                self.intents.push(Intent::Act(Action::ApprovePlan));
                 self.verdict = Verdict::Sent;
             }
             KeyCode::Char('s') if self.phase == Phase::AwaitingPlanApproval => {
@@ -881,7 +884,8 @@ impl App {
             },
             Popup::ConfirmReady => match key.code {
                 KeyCode::Char('y') | KeyCode::Enter => {
-                    self.intents.push(Intent::Ready { cycle: self.cycle });
+                    self.intents
+                        .push(Intent::Act(Action::Review(Feedback::ready(self.cycle))));
                     self.verdict = Verdict::Sent;
                     None
                 }
@@ -890,7 +894,7 @@ impl App {
             Popup::ConfirmQuit { reason } => match key.code {
                 KeyCode::Char('y') | KeyCode::Enter => {
                     if self.phase.is_busy() {
-                        self.intents.push(Intent::Cancel);
+                        self.intents.push(Intent::Act(Action::Cancel));
                     }
                     self.intents.push(Intent::Quit);
                     None
@@ -964,7 +968,7 @@ impl App {
             }
             Popup::Error { message, retryable } => match key.code {
                 KeyCode::Char('r') if retryable => {
-                    self.intents.push(Intent::Retry);
+                    self.intents.push(Intent::Act(Action::Retry));
                     self.notice = None;
                     None
                 }
@@ -1055,7 +1059,7 @@ impl App {
             ComposerTarget::Answer { question } => self.draft.set_answer(&question, text),
             ComposerTarget::Steer => {
                 if !text.is_empty() {
-                    self.intents.push(Intent::SteerPlan(text));
+                    self.intents.push(Intent::Act(Action::SteerPlan(text)));
                     self.verdict = Verdict::Sent;
                 }
             }
@@ -1129,11 +1133,10 @@ impl App {
             .filter(|a| self.open_questions.contains(&a.question))
             .cloned()
             .collect();
-        self.intents.push(Intent::SendQuestions {
-            cycle: self.cycle,
-            questions,
-            answers,
-        });
+        self.intents
+            .push(Intent::Act(Action::Review(Feedback::questions(
+                self.cycle, questions, answers,
+            ))));
         self.verdict = Verdict::Sent;
         self.draft = Draft {
             cycle: self.cycle,
@@ -1372,11 +1375,11 @@ mod tests {
         let intents = app.take_intents();
         assert_eq!(
             intents,
-            vec![Intent::SendQuestions {
-                cycle: 1,
-                questions: vec!["Why JSON?".into()],
-                answers: vec![]
-            }]
+            vec![Intent::Act(Action::Review(Feedback::questions(
+                1,
+                vec!["Why JSON?".into()],
+                vec![]
+            )))]
         );
         assert!(!app.draft.is_unsent());
         app.on_key(ctrl('s'));
@@ -1399,14 +1402,14 @@ mod tests {
         let intents = app.take_intents();
         assert_eq!(
             intents,
-            vec![Intent::SendQuestions {
-                cycle: 1,
-                questions: vec!["[API spec line 1: \"run() -> None\"] Async?".into()],
-                answers: vec![Answer {
+            vec![Intent::Act(Action::Review(Feedback::questions(
+                1,
+                vec!["[API spec line 1: \"run() -> None\"] Async?".into()],
+                vec![Answer {
                     question: "Which database?".into(),
                     answer: "SQLite".into()
                 }]
-            }]
+            )))]
         );
     }
 
@@ -1419,7 +1422,10 @@ mod tests {
         assert!(app.take_intents().is_empty());
         app.on_key(ctrl('r'));
         app.on_key(key(KeyCode::Char('y')));
-        assert_eq!(app.take_intents(), vec![Intent::Ready { cycle: 1 }]);
+        assert_eq!(
+            app.take_intents(),
+            vec![Intent::Act(Action::Review(Feedback::ready(1)))]
+        );
 
         let mut app = reviewing();
         app.on_key(key(KeyCode::Char('a')));
@@ -1530,7 +1536,7 @@ mod tests {
             retryable: true,
         }));
         app.on_key(key(KeyCode::Char('r')));
-        assert_eq!(app.take_intents(), vec![Intent::Retry]);
+        assert_eq!(app.take_intents(), vec![Intent::Act(Action::Retry)]);
         assert!(app.popup.is_none());
     }
 }

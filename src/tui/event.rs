@@ -3,7 +3,7 @@
 //! the results of the workbench's own background jobs; widgets only ever produce
 //! intents, never call services.
 
-use crate::reasoner::Answer;
+pub use crate::volk::runtime::Action;
 /// The runtime's events, which the workbench receives unchanged.
 pub use crate::volk::runtime::Event as LoopEvent;
 
@@ -23,23 +23,8 @@ pub enum AppEvent {
 /// What the workbench asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Intent {
-    /// Verdict QUESTIONS on cycle `cycle`: the reviewer's questions and answers to the
-    /// architect's own.
-    SendQuestions {
-        cycle: u32,
-        questions: Vec<String>,
-        answers: Vec<Answer>,
-    },
-    /// Verdict READY on cycle `cycle`.
-    Ready {
-        cycle: u32,
-    },
-    /// Go on from the reflection to finalization.
-    Finalize,
-    ApprovePlan,
-    SteerPlan(String),
-    Retry,
-    Cancel,
+    /// A decision for the design loop, in the core's own words.
+    Act(Action),
     LoadHistory,
     LoadCommit {
         id: String,

@@ -11,7 +11,7 @@ use crate::cxp::{Inbound, Packet, Scope};
 use crate::design::Artifacts;
 use crate::reasoner::SharedReasoner;
 use crate::tui::event::{AppEvent, Intent};
-use crate::volk::runtime::{self, Command, Query, RunOptions};
+use crate::volk::runtime::{self, Action, Query, RunOptions};
 
 /// How a workbench session begins.
 #[derive(Debug, Clone)]
@@ -65,13 +65,14 @@ pub fn scope_from_packet(
 /// What an intent asks of the runtime.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
-    Command(Command),
+    Act(Action),
     Query(Query),
 }
 
 /// Maps an intent to what it asks of the runtime; `None` for the workbench's own.
 pub fn request(intent: Intent) -> Option<Request> {
     Some(match intent {
+        Intent::Act(action) => Request::Act(action),
         Intent::LoadHistory => Request::Query(Query::History),
         Intent::LoadCommit {
             id,
@@ -83,30 +84,6 @@ pub fn request(intent: Intent) -> Option<Request> {
             summary,
         }),
         Intent::Quit => return None,
-        other => Request::Command(command(other)?),
-    })
-}
-
-/// Maps an intent for the design loop to a runtime command; `None` for the
-/// workbench's own intents and for queries.
-pub fn command(intent: Intent) -> Option<Command> {
-    Some(match intent {
-        Intent::SendQuestions {
-            cycle,
-            questions,
-            answers,
-        } => Command::SendQuestions {
-            cycle,
-            questions,
-            answers,
-        },
-        Intent::Ready { cycle } => Command::Ready { cycle },
-        Intent::Finalize => Command::Finalize,
-        Intent::ApprovePlan => Command::ApprovePlan,
-        Intent::SteerPlan(note) => Command::SteerPlan(note),
-        Intent::Retry => Command::Retry,
-        Intent::Cancel => Command::Cancel,
-        Intent::LoadHistory | Intent::LoadCommit { .. } | Intent::Quit => return None,
     })
 }
 
@@ -159,7 +136,7 @@ pub async fn connect(
     tokio::spawn(async move {
         while let Some(intent) = intents.recv().await {
             match request(intent) {
-                Some(Request::Command(command)) => handle.send(command),
+                Some(Request::Act(action)) => handle.act(action),
                 Some(Request::Query(query)) => handle.query(query),
                 None => {}
             }
@@ -217,14 +194,11 @@ mod tests {
     }
 
     #[test]
-    fn every_loop_intent_becomes_a_command() {
+    fn intents_become_actions_or_queries() {
         assert_eq!(
-            command(Intent::Ready { cycle: 2 }),
-            Some(Command::Ready { cycle: 2 })
+            request(Intent::Act(Action::Retry)),
+            Some(Request::Act(Action::Retry))
         );
-        assert_eq!(command(Intent::Retry), Some(Command::Retry));
-        assert_eq!(command(Intent::LoadHistory), None);
-        assert_eq!(command(Intent::Quit), None);
         assert_eq!(
             request(Intent::LoadHistory),
             Some(Request::Query(Query::History))

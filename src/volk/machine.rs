@@ -54,22 +54,32 @@ pub enum Input {
         message: String,
         retryable: bool,
     },
-    /// The reviewer's verdict, from a packet or from the person.
-    Feedback(Feedback),
+    /// What the person (a key in the workbench) or the reviewer (a packet) decided.
+    Act(Action),
     /// The reflection questions to ask (`None`: reflection is off), or why they could
     /// not be read (reflection is then skipped, never fatal).
     ReflectionLoaded(Result<Option<Vec<String>>, String>),
-    /// After reflection: finalize now.
-    Finalize,
-    PlanApproved,
-    PlanSteer(String),
-    Retry,
-    /// The person stopped the running call.
-    Cancelled,
     Committed {
         cycle: u32,
         short_id: String,
     },
+}
+
+/// A decision of the person or of the reviewer. The workbench sends these for keys, and
+/// `volk run` turns a `design_feedback` packet into one: both speak this vocabulary.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// The verdict on a cycle: QUESTIONS (with them) or READY.
+    Review(Feedback),
+    /// After reflection: finalize now.
+    Finalize,
+    ApprovePlan,
+    /// Steer the next plan attempt with a note.
+    SteerPlan(String),
+    /// Run the failed call again.
+    Retry,
+    /// Stop the running call.
+    Cancel,
 }
 
 /// What the runtime must do, in order.
@@ -220,48 +230,8 @@ impl Architect {
                 self.in_flight = None;
                 self.fail(message, retryable, &mut fx);
             }
-            Input::Feedback(feedback) => self.feedback(feedback, &mut fx)?,
+            Input::Act(action) => self.act(action, &mut fx)?,
             Input::ReflectionLoaded(loaded) => self.reflection_loaded(loaded, &mut fx),
-            Input::Finalize => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingFinalize),
-                    "finalize",
-                )?;
-                self.finalize_docs(&mut fx);
-            }
-            Input::PlanApproved => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
-                    "a plan approval",
-                )?;
-                self.journal(&mut fx, "plan_approved", json!({}));
-                self.emit_implement(&mut fx);
-            }
-            Input::PlanSteer(note) => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
-                    "a plan note",
-                )?;
-                self.journal(&mut fx, "plan_steered", json!({ "note": note }));
-                self.session.plan.notes.push(note);
-                self.session.phase = Phase::Planning { attempt: 1 };
-                self.call(Purpose::Plan, self.session.brief(Purpose::Plan), &mut fx);
-            }
-            Input::Retry => {
-                let Phase::Failed { resume, .. } = &self.session.phase else {
-                    return Err(self.wrong_phase("a retry"));
-                };
-                self.session.phase = (**resume).clone();
-                match self.session.pending.clone() {
-                    Some(pending) => self.call(pending.purpose, pending.brief, &mut fx),
-                    None => self.begin_design(&mut fx),
-                }
-            }
-            Input::Cancelled => {
-                if self.in_flight.take().is_some() {
-                    self.fail("cancelled by the person".into(), true, &mut fx);
-                }
-            }
             Input::Committed { cycle, short_id } => {
                 if let Some(record) = self
                     .session
@@ -281,6 +251,53 @@ impl Architect {
             }
         }
         Ok(fx)
+    }
+
+    fn act(&mut self, action: Action, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        match action {
+            Action::Review(feedback) => self.feedback(feedback, fx)?,
+            Action::Finalize => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingFinalize),
+                    "finalize",
+                )?;
+                self.finalize_docs(fx);
+            }
+            Action::ApprovePlan => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
+                    "a plan approval",
+                )?;
+                self.journal(fx, "plan_approved", json!({}));
+                self.emit_implement(fx);
+            }
+            Action::SteerPlan(note) => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
+                    "a plan note",
+                )?;
+                self.journal(fx, "plan_steered", json!({ "note": note }));
+                self.session.plan.notes.push(note);
+                self.session.phase = Phase::Planning { attempt: 1 };
+                self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx);
+            }
+            Action::Retry => {
+                let Phase::Failed { resume, .. } = &self.session.phase else {
+                    return Err(self.wrong_phase("a retry"));
+                };
+                self.session.phase = (**resume).clone();
+                match self.session.pending.clone() {
+                    Some(pending) => self.call(pending.purpose, pending.brief, fx),
+                    None => self.begin_design(fx),
+                }
+            }
+            Action::Cancel => {
+                if self.in_flight.take().is_some() {
+                    self.fail("cancelled by the person".into(), true, fx);
+                }
+            }
+        }
+        Ok(())
     }
 
     fn expect(&self, ok: bool, what: &str) -> Result<(), Refusal> {
@@ -857,13 +874,13 @@ mod tests {
     }
 
     fn feedback(verdict: Verdict, questions: &[&str]) -> Input {
-        Input::Feedback(Feedback {
+        Input::Act(Action::Review(Feedback {
             verdict,
             questions: questions.iter().map(|q| q.to_string()).collect(),
             design_cycle: None,
             answers: vec![],
             project_dir: None,
-        })
+        }))
     }
 
     #[test]
@@ -1067,7 +1084,7 @@ mod tests {
             }
         )));
         assert!(matches!(a.phase(), Phase::Failed { .. }));
-        let fx = a.handle(Input::Retry).unwrap();
+        let fx = a.handle(Input::Act(Action::Retry)).unwrap();
         let (_, request) = call_of(&fx);
         assert_eq!(request.purpose, Purpose::Design);
         assert_eq!(a.phase(), &Phase::Designing { cycle: 1 });
@@ -1085,16 +1102,16 @@ mod tests {
             .is_empty()
         );
         assert!(matches!(
-            a.handle(Input::PlanApproved),
+            a.handle(Input::Act(Action::ApprovePlan)),
             Err(Refusal::WrongPhase { .. })
         ));
-        let stale = Input::Feedback(Feedback {
+        let stale = Input::Act(Action::Review(Feedback {
             verdict: Verdict::Ready,
             questions: vec![],
             design_cycle: Some(5),
             answers: vec![],
             project_dir: None,
-        });
+        }));
         assert!(matches!(
             a.handle(stale),
             Err(Refusal::StaleCycle {
@@ -1115,17 +1132,17 @@ mod tests {
             .unwrap();
         answer(&mut a, &fx);
         assert_eq!(a.phase(), &Phase::AwaitingFinalize);
-        let fx = a.handle(Input::Finalize).unwrap();
+        let fx = a.handle(Input::Act(Action::Finalize)).unwrap();
         let fx = answer(&mut a, &fx);
         assert!(fx.iter().any(|e| matches!(e, Effect::ShowPlan(p) if p.ok)));
         assert_eq!(a.phase(), &Phase::AwaitingPlanApproval);
         let fx = a
-            .handle(Input::PlanSteer("one stage per module".into()))
+            .handle(Input::Act(Action::SteerPlan("one stage per module".into())))
             .unwrap();
         let (_, request) = call_of(&fx);
         assert!(request.prompt.contains("one stage per module"));
         answer(&mut a, &fx);
-        let fx = a.handle(Input::PlanApproved).unwrap();
+        let fx = a.handle(Input::Act(Action::ApprovePlan)).unwrap();
         assert_eq!(emitted(&fx).unwrap().header.subject, "implement");
         assert_eq!(a.phase(), &Phase::Finalized);
     }
@@ -1134,7 +1151,7 @@ mod tests {
     fn answers_bind_the_next_cycle() {
         let mut a = designed(Mode::Headless, 99);
         let fx = a
-            .handle(Input::Feedback(Feedback {
+            .handle(Input::Act(Action::Review(Feedback {
                 verdict: Verdict::Questions,
                 questions: vec!["Schema?".into()],
                 design_cycle: Some(1),
@@ -1143,7 +1160,7 @@ mod tests {
                     answer: "No, single user".into(),
                 }],
                 project_dir: None,
-            }))
+            })))
             .unwrap();
         let (_, request) = call_of(&fx);
         assert!(request.prompt.contains("No, single user"));

@@ -12,7 +12,7 @@ use serde_json::json;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::BadInput;
-use crate::cxp::{Feedback, Inbound, Packet, Scope, Verdict};
+use crate::cxp::{Inbound, Packet, Scope};
 use crate::design::write::write_design_docs;
 use crate::design::{Artifacts, Section};
 use crate::fsutil::{append_line, atomic_write};
@@ -20,37 +20,15 @@ use crate::project::Layout;
 pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
-use crate::reasoner::{Answer, Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::reasoner::{Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
 use crate::volk::journal::JournalEntry;
+pub use crate::volk::machine::Action;
 use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
 use crate::volk::plan_step::PlanCheck;
 use crate::volk::queries::Queries;
 pub use crate::volk::queries::Query;
 pub use crate::volk::session::DEFAULT_MAX_CYCLES;
 use crate::volk::session::{Phase, Session, SessionError, project_dir_for};
-
-/// What the person (or a test) can ask of a running session.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    /// Verdict QUESTIONS on the reviewed `cycle`, with the reviewer's questions and
-    /// answers to open questions. The cycle lets the loop refuse a verdict on a cycle
-    /// that is no longer the current one.
-    SendQuestions {
-        cycle: u32,
-        questions: Vec<String>,
-        answers: Vec<Answer>,
-    },
-    /// Verdict READY on the reviewed `cycle`: reflection, then finalization.
-    Ready {
-        cycle: u32,
-    },
-    /// After the reflection pane: finalize.
-    Finalize,
-    ApprovePlan,
-    SteerPlan(String),
-    Retry,
-    Cancel,
-}
 
 /// What the runtime reports to the workbench.
 #[derive(Debug, Clone)]
@@ -477,7 +455,7 @@ async fn drive(
     architect: &mut Architect,
     exec: &mut Executor,
     first: Option<Input>,
-    mut commands: Option<UnboundedReceiver<Command>>,
+    mut commands: Option<UnboundedReceiver<Action>>,
 ) -> Result<(), RuntimeError> {
     let mut queue: VecDeque<Input> = first.into_iter().collect();
     let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
@@ -534,33 +512,12 @@ async fn drive(
                 exec.journal_metrics(&architect.session, &outcome.metrics);
                 queue.push_back(outcome.input);
             }
-            command = rx.recv() => {
-                let Some(command) = command else { return Ok(()) };
-                let input = match command {
-                    Command::SendQuestions { cycle, questions, answers } => Input::Feedback(Feedback {
-                        verdict: Verdict::Questions,
-                        questions,
-                        design_cycle: Some(cycle),
-                        answers,
-                        project_dir: None,
-                    }),
-                    Command::Ready { cycle } => Input::Feedback(Feedback {
-                        verdict: Verdict::Ready,
-                        questions: Vec::new(),
-                        design_cycle: Some(cycle),
-                        answers: Vec::new(),
-                        project_dir: None,
-                    }),
-                    Command::Finalize => Input::Finalize,
-                    Command::ApprovePlan => Input::PlanApproved,
-                    Command::SteerPlan(note) => Input::PlanSteer(note),
-                    Command::Retry => Input::Retry,
-                    Command::Cancel => {
-                        call = None; // dropping the stream stops the request
-                        Input::Cancelled
-                    }
-                };
-                queue.push_back(input);
+            action = rx.recv() => {
+                let Some(action) = action else { return Ok(()) };
+                if action == Action::Cancel {
+                    call = None; // dropping the stream stops the request
+                }
+                queue.push_back(Input::Act(action));
             }
         }
     }
@@ -654,7 +611,7 @@ pub fn resume_input(session: &mut Session) -> Option<Input> {
                 message: "interrupted".into(),
                 retryable: true,
             };
-            Some(Input::Retry)
+            Some(Input::Act(Action::Retry))
         }
         _ => None,
     }
@@ -703,7 +660,7 @@ pub async fn run_packet(
             let first = if created {
                 Some(Input::Begin)
             } else if matches!(session.phase, Phase::Failed { .. }) {
-                Some(Input::Retry)
+                Some(Input::Act(Action::Retry))
             } else if let Some(input) = resume_input(&mut session) {
                 Some(input)
             } else {
@@ -732,11 +689,11 @@ pub async fn run_packet(
                 )));
             };
             session.trace_id = trace_id;
-            let first = if matches!(session.phase, Phase::Failed { .. }) {
-                Input::Retry
+            let first = Input::Act(if matches!(session.phase, Phase::Failed { .. }) {
+                Action::Retry
             } else {
-                Input::Feedback(feedback)
-            };
+                Action::Review(feedback)
+            });
             (session, Some(first))
         }
     };
@@ -770,17 +727,17 @@ pub async fn run_packet(
     }))
 }
 
-/// A cloneable way to send the person's commands to a running session and to ask
+/// A cloneable way to send the person's actions to a running session and to ask
 /// about its project.
 #[derive(Debug, Clone)]
 pub struct SessionHandle {
-    commands: UnboundedSender<Command>,
+    actions: UnboundedSender<Action>,
     queries: Queries,
 }
 
 impl SessionHandle {
-    pub fn send(&self, command: Command) {
-        let _ = self.commands.send(command);
+    pub fn act(&self, action: Action) {
+        let _ = self.actions.send(action);
     }
 
     /// Answered with an event on the session's event channel.
@@ -824,7 +781,7 @@ pub fn start(
     });
     Ok((
         SessionHandle {
-            commands: command_tx,
+            actions: command_tx,
             queries,
         },
         event_rx,
