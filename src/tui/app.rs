@@ -24,6 +24,7 @@ use crate::tui::event::{Action, AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::theme::Theme;
 use crate::volk::runtime::CommitInfo;
+use crate::volk::runtime::Notice;
 
 /// The six tabs: five artifacts and the decision journal.
 pub const TAB_COUNT: usize = 6;
@@ -481,9 +482,13 @@ impl App {
                 self.notice = Some(message)
             }
             AppEvent::Loop(LoopEvent::Notice(line)) => {
+                self.notice = Some(line.trim_start_matches("[U:Ar]").trim().to_string());
+            }
+            AppEvent::Loop(LoopEvent::Noticed(notice)) => {
+                let line = notice.to_string();
                 let line = line.trim_start_matches("[U:Ar]").trim().to_string();
-                if line.starts_with("Max design cycles reached") {
-                    self.warning = Some(line.clone());
+                match notice {
+                    Notice::CycleLimit { .. } => self.warning = Some(line.clone()),
                 }
                 self.notice = Some(line);
             }
@@ -1525,6 +1530,24 @@ mod tests {
         assert_eq!(
             app.old_cycle.as_ref().map(|o| o.short_id.as_str()),
             Some("c1")
+        );
+    }
+
+    #[test]
+    fn the_cycle_limit_is_known_by_its_value_not_its_wording() {
+        let mut app = reviewing();
+        app.on_app_event(AppEvent::Loop(LoopEvent::Notice(
+            "[U:Ar] Max design cycles reached in a message that only quotes it".into(),
+        )));
+        assert_eq!(app.warning, None);
+        app.on_app_event(AppEvent::Loop(LoopEvent::Noticed(Notice::CycleLimit {
+            cycle: 2,
+            max: 2,
+            trace_id: "t".into(),
+        })));
+        assert_eq!(
+            app.warning.as_deref(),
+            Some("Max design cycles reached (2): finalizing without READY (trace t)")
         );
     }
 

@@ -82,6 +82,30 @@ pub enum Action {
     Cancel,
 }
 
+/// A moment the person must be told about, as a value a screen can act on; its
+/// `Display` is the line `volk run` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// The reviewer asked questions on the last allowed cycle: the design is finalized
+    /// without READY.
+    CycleLimit {
+        cycle: u32,
+        max: u32,
+        trace_id: String,
+    },
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::CycleLimit { max, trace_id, .. } => write!(
+                f,
+                "[U:Ar] Max design cycles reached ({max}): finalizing without READY (trace {trace_id})"
+            ),
+        }
+    }
+}
+
 /// What the runtime must do, in order.
 #[derive(Debug, Clone)]
 pub enum Effect {
@@ -125,6 +149,8 @@ pub enum Effect {
     Log(String),
     /// A `[U:Ar]` warning line.
     Warn(String),
+    /// A moment with meaning for a screen (the cycle limit), printed as a warning too.
+    Notice(Notice),
     SaveSession,
     /// A call failed: say so; `retryable` offers the retry key.
     Failed {
@@ -574,10 +600,11 @@ impl Architect {
             }
             Verdict::Questions if cycle >= self.session.max_cycles => {
                 self.session.forced = true;
-                fx.push(Effect::Warn(format!(
-                    "[U:Ar] Max design cycles reached ({}): finalizing without READY (trace {})",
-                    self.session.max_cycles, self.session.trace_id
-                )));
+                fx.push(Effect::Notice(Notice::CycleLimit {
+                    cycle,
+                    max: self.session.max_cycles,
+                    trace_id: self.session.trace_id.clone(),
+                }));
                 self.journal(
                     fx,
                     "forced_finalize",
@@ -1029,7 +1056,8 @@ mod tests {
         let mut a = designed(Mode::Headless, 1);
         let fx = a.handle(feedback(Verdict::Questions, &["More?"])).unwrap();
         assert!(fx.iter().any(
-            |e| matches!(e, Effect::Warn(w) if w.contains("[U:Ar] Max design cycles reached"))
+            |e| matches!(e, Effect::Notice(n @ Notice::CycleLimit { max: 1, .. })
+                if n.to_string().starts_with("[U:Ar] Max design cycles reached (1)"))
         ));
         assert!(a.session.forced);
         assert_eq!(a.phase(), &Phase::Reflecting);

@@ -22,7 +22,7 @@ use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
 use crate::reasoner::{Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
 use crate::volk::journal::JournalEntry;
-pub use crate::volk::machine::Action;
+pub use crate::volk::machine::{Action, Notice};
 use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
 use crate::volk::plan_step::PlanCheck;
 use crate::volk::queries::Queries;
@@ -77,6 +77,8 @@ pub enum Event {
     },
     /// A progress or warning line (`[U:Ar] …`).
     Notice(String),
+    /// A moment a screen acts on (the cycle limit), as the core's value.
+    Noticed(Notice),
     Journal(serde_json::Value),
     /// Answer to [`Query::History`]: the project's commits, newest first.
     History(Vec<CommitInfo>),
@@ -309,6 +311,12 @@ impl Executor {
                 ));
             }
             Effect::Log(line) | Effect::Warn(line) => self.say(&line),
+            Effect::Notice(notice) => {
+                if self.options.echo_stderr {
+                    eprintln!("{notice}");
+                }
+                self.send(Event::Noticed(notice));
+            }
             Effect::SaveSession => session.save()?,
             Effect::Failed { message, retryable } => {
                 self.failure = Some(message.clone());
