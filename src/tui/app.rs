@@ -23,6 +23,7 @@ use crate::tui::draft::{Anchor, Draft, DraftQuestion};
 use crate::tui::event::{Action, AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::theme::Theme;
+use crate::volk::plan_step::PlanCheck;
 use crate::volk::runtime::CommitInfo;
 use crate::volk::runtime::Notice;
 
@@ -147,14 +148,6 @@ pub struct ReflectionView {
     pub answers: String,
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct PlanView {
-    pub source: String,
-    pub diagnostics: String,
-    pub graph: Vec<String>,
-    pub ok: bool,
-}
-
 /// The finalized design: shown on the summary screen.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -237,7 +230,7 @@ pub struct App {
     /// A warning the summary repeats (the cycle limit forced finalization).
     pub warning: Option<String>,
     pub reflection: Option<ReflectionView>,
-    pub plan: Option<PlanView>,
+    pub plan: Option<PlanCheck>,
     pub outcome: Option<Outcome>,
     pub screen: Screen,
     pub old_cycle: Option<OldCycle>,
@@ -405,19 +398,9 @@ impl App {
                 self.live = None;
                 self.reflection = Some(ReflectionView { questions, answers });
             }
-            AppEvent::Loop(LoopEvent::Plan {
-                source,
-                diagnostics_human,
-                graph,
-                ok,
-            }) => {
+            AppEvent::Loop(LoopEvent::Plan(check)) => {
                 self.live = None;
-                self.plan = Some(PlanView {
-                    source,
-                    diagnostics: diagnostics_human,
-                    graph,
-                    ok,
-                });
+                self.plan = Some(check);
             }
             AppEvent::Loop(LoopEvent::PacketWritten { path, subject }) => {
                 if subject == "implement" {

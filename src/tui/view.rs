@@ -491,14 +491,16 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                 if plan.graph.is_empty() {
                     lines.extend(
                         plan.source
+                            .as_deref()
+                            .unwrap_or_default()
                             .lines()
                             .map(|l| Line::styled(l.to_string(), Style::default().fg(p.muted))),
                     );
                 }
-                if !plan.diagnostics.is_empty() {
+                if !plan.diagnostics_human.is_empty() {
                     lines.push(Line::raw(""));
                     lines.extend(
-                        plan.diagnostics
+                        plan.diagnostics_human
                             .lines()
                             .map(|l| Line::styled(l.to_string(), Style::default().fg(p.warning))),
                     );

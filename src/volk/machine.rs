@@ -29,9 +29,12 @@ pub enum Mode {
 
 /// Why the artifacts are written: a new cycle changes what the reviewer reads, while
 /// finalization writes the same text again and must leave the reader where it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Written {
-    Cycle,
+    /// A new cycle, and the artifacts it changed.
+    Cycle {
+        changed: Vec<Section>,
+    },
     Final,
 }
 
@@ -525,7 +528,9 @@ impl Architect {
         self.session.phase = Phase::AwaitingReview { cycle };
         fx.push(Effect::WriteDocs {
             artifacts: self.session.artifacts.clone(),
-            written: Written::Cycle,
+            written: Written::Cycle {
+                changed: changed.clone(),
+            },
         });
         fx.push(Effect::Commit {
             cycle,

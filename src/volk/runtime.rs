@@ -57,12 +57,8 @@ pub enum Event {
         questions: Vec<String>,
         answers: String,
     },
-    Plan {
-        source: String,
-        diagnostics_human: String,
-        graph: Vec<String>,
-        ok: bool,
-    },
+    /// The compiled execution plan, as the plan step judged it.
+    Plan(PlanCheck),
     PacketWritten {
         path: PathBuf,
         subject: String,
@@ -196,11 +192,6 @@ impl Executor {
             }
             Effect::WriteDocs { artifacts, written } => {
                 let dir = Layout::new(&session.project_dir).design_dir();
-                let changed = session
-                    .previous
-                    .as_ref()
-                    .map(|p| artifacts.changed_since(p))
-                    .unwrap_or_else(|| Section::ALL.to_vec());
                 let target = dir.clone();
                 let docs = artifacts.clone();
                 tokio::task::spawn_blocking(move || write_design_docs(&target, &docs))
@@ -211,7 +202,7 @@ impl Executor {
                     })?
                     .map_err(|source| RuntimeError::Io { path: dir, source })?;
                 self.send(match written {
-                    Written::Cycle => Event::CycleReady {
+                    Written::Cycle { changed } => Event::CycleReady {
                         cycle: session.cycle,
                         artifacts,
                         changed,
@@ -264,20 +255,7 @@ impl Executor {
                 }
                 self.send(Event::Reflection { questions, answers });
             }
-            Effect::ShowPlan(PlanCheck {
-                source,
-                ok,
-                diagnostics_human,
-                graph,
-                ..
-            }) => {
-                self.send(Event::Plan {
-                    source: source.unwrap_or_default(),
-                    diagnostics_human,
-                    graph,
-                    ok,
-                });
-            }
+            Effect::ShowPlan(check) => self.send(Event::Plan(check)),
             Effect::WritePlan { json } => {
                 let path = Layout::new(&session.project_dir).execution_plan();
                 atomic_write(&path, json.as_bytes())
