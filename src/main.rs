@@ -35,6 +35,8 @@ enum Command {
     Plan(volk::plan::cli::PlanArgs),
     /// Show the monorepo context that would be injected into a design prompt.
     Context(volk::context::cli::ContextArgs),
+    /// Trust a volk.toml found in a workspace or repository to pick the reasoner and base URL.
+    Trust(volk::trust::TrustArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Mcp(args) => volk::reflection::cli::mcp(args),
         Command::Plan(args) => volk::plan::cli::plan(args),
         Command::Context(args) => volk::context::cli::context(args),
+        Command::Trust(args) => volk::trust::run(args),
     };
     match result {
         Ok(code) => code,
@@ -59,7 +62,8 @@ fn main() -> ExitCode {
             } else {
                 1
             };
-            eprintln!("volk: {error:#}");
+            let line = format!("volk: {error:#}");
+            eprintln!("{}", volk::reasoner::redact::scrub_text(&line));
             ExitCode::from(code)
         }
     }

@@ -9,6 +9,7 @@ pub mod http;
 pub mod metrics;
 pub mod offline;
 pub mod openai;
+pub mod redact;
 pub mod retry;
 pub mod secret;
 pub mod select;
