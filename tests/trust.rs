@@ -587,3 +587,172 @@ fn a_refusal_quoting_the_key_is_scrubbed_from_stderr_and_the_log() {
         assert_no_key(&path, &bytes);
     }
 }
+
+// ---------------------------------------------------------------- volk open resumes
+
+/// A plain design from the echo-free server (so the design itself is ordinary).
+fn plain_design(_request: &str) -> Vec<u8> {
+    let design = "ARCHITECTURE:\nA CLI over a store.\n\nREQUIREMENTS:\nFR-01: add tasks\n\nFILE_TREE:\nsrc/main.rs\n\nAPI_SPEC:\nadd(name) -> Task\n\nCLASS_DIAGRAM:\nclassDiagram\n  class Task\n";
+    let body = format!(
+        "{}data: {}\n\ndata: [DONE]\n\n",
+        sse_chunk(design),
+        serde_json::json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})
+    );
+    format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn designed_by_a_model(home: &Path, server: &Server) -> PathBuf {
+    let work = home.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let url = format!("{}/v1", server.url);
+    let ran = volk(
+        home,
+        home,
+        &[
+            "run",
+            "--workspace",
+            work.to_str().unwrap(),
+            "--reasoner",
+            "openai",
+            "--base-url",
+            &url,
+            "--model",
+            "model-of-record",
+        ],
+        Some(EXAMPLE_1),
+        &[("OPENAI_API_KEY", KEY)],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    work.join("taskman")
+}
+
+fn edit_session(project: &Path, edit: impl Fn(&mut serde_json::Value)) {
+    let path = project.join(".volk/session.json");
+    let mut session: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut session);
+    std::fs::write(&path, serde_json::to_string_pretty(&session).unwrap()).unwrap();
+}
+
+#[test]
+fn the_session_records_the_reasoner_and_open_never_falls_back_to_offline() {
+    let server = Server::start(Arc::new(plain_design));
+    let home = tempfile::tempdir().unwrap();
+    let project = designed_by_a_model(home.path(), &server);
+    let session: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(project.join(".volk/session.json")).unwrap())
+            .unwrap();
+    assert_eq!(session["reasoner"]["reasoner"], "openai", "{session}");
+    assert_eq!(session["reasoner"]["model"], "model-of-record");
+    assert_eq!(
+        session["reasoner"]["base_url"],
+        format!("{}/v1", server.url)
+    );
+    assert!(!session.to_string().contains(KEY));
+
+    // A URL this machine does not own, written into the session: not followed.
+    edit_session(&project, |s| {
+        s["reasoner"]["base_url"] = "https://example.invalid/v1".into();
+    });
+    let open = |args: &[&str]| {
+        let mut all = vec!["open", project.to_str().unwrap()];
+        all.extend_from_slice(args);
+        volk(
+            home.path(),
+            home.path(),
+            &all,
+            None,
+            &[("OPENAI_API_KEY", KEY)],
+        )
+    };
+    let refused = open(&[]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert_eq!(
+        refused.stderr.trim().lines().count(),
+        1,
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused
+            .stderr
+            .contains("--base-url https://example.invalid/v1"),
+        "{}",
+        refused.stderr
+    );
+    // A replayed or otherwise unknown architect: a flag is needed, offline included.
+    edit_session(&project, |s| {
+        s["reasoner"] = serde_json::json!({"reasoner": "replay", "model": "m"});
+    });
+    let refused = open(&[]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("--reasoner offline"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(server.hits(), 1);
+}
+
+#[test]
+fn volk_open_continues_with_the_recorded_reasoner_and_model_in_tmux() {
+    let available = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !available {
+        eprintln!("SKIPPED: tmux is not installed");
+        return;
+    }
+    let server = Server::start(Arc::new(plain_design));
+    let home = tempfile::tempdir().unwrap();
+    let project = designed_by_a_model(home.path(), &server);
+    // No flags: the reasoner, model and (local) base URL come from the session.
+    let socket = home.path().join("tmux.sock");
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let command = format!(
+        "OPENAI_API_KEY={KEY} VOLK_CONFIG_DIR={} VOLK_LOG={} {} open {}; sleep 30",
+        home.path().join("config").display(),
+        home.path().join("volk.log").display(),
+        env!("CARGO_BIN_EXE_volk"),
+        project.display()
+    );
+    let out = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "reopen",
+        "-x",
+        "140",
+        "-y",
+        "40",
+        &command,
+    ]);
+    assert!(out.status.success());
+    let start = std::time::Instant::now();
+    let screen = loop {
+        let screen = String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", "reopen"]).stdout)
+            .into_owned();
+        if screen.contains("openai/model-of-record") {
+            break screen;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            tmux(&["kill-server"]);
+            panic!("the header does not show the recorded reasoner:\n{screen}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    tmux(&["kill-server"]);
+    assert!(!screen.contains("offline/"), "{screen}");
+}

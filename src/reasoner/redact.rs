@@ -306,6 +306,10 @@ impl Reasoner for Redacting {
         self.inner.model()
     }
 
+    fn base_url(&self) -> Option<&str> {
+        self.inner.base_url()
+    }
+
     fn stream(&self, request: ReasonerRequest) -> EventStream {
         Box::pin(RedactedStream {
             inner: Some(self.inner.stream(request)),

@@ -159,7 +159,10 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
     }
     let settings = Settings::load(&[dir.as_path(), Path::new(".")])?;
     let theme = theme(args.theme.as_deref(), &settings)?;
-    let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
+    // The reasoner it was designed with, unless the flags say otherwise.
+    let resumed =
+        crate::volk::designed_with::resume_args(dir, &args.reasoner, settings.base_url.as_deref())?;
+    let reasoner = crate::reasoner::select::build(&resumed, &settings)?;
     workbench(
         launched,
         Start::Open(dir.clone()),

@@ -19,6 +19,7 @@ use crate::fsutil::{append_line, atomic_write};
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
 use crate::reasoner::{Answer, Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::volk::designed_with::DesignedWith;
 use crate::volk::journal::JournalEntry;
 use crate::volk::machine::{Architect, Effect, Input, Mode};
 use crate::volk::plan_step::PlanCheck;
@@ -671,6 +672,7 @@ pub async fn run_packet(
     let project_dir = session.project_dir.clone();
     let repairs = options.plan_repairs.unwrap_or(2);
     let tokens = options.max_tokens.unwrap_or(16_000);
+    session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Headless).with_limits(tokens, repairs);
     let mut exec = Executor {
         reasoner,
@@ -725,6 +727,7 @@ pub fn start(
     let (event_tx, event_rx) = unbounded_channel();
     let repairs = options.plan_repairs.unwrap_or(2);
     let tokens = options.max_tokens.unwrap_or(16_000);
+    session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Interactive).with_limits(tokens, repairs);
     let mut exec = Executor {
         reasoner,
