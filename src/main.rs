@@ -40,7 +40,21 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        // The Stop hook fails open even on its own command line.
+        Err(e) if volk::reflection::cli::is_stop_hook(&args) && e.use_stderr() => {
+            let text = e.to_string();
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            eprintln!(
+                "volk hook stop: {}; letting the agent stop",
+                line.trim_start_matches("error: ")
+            );
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => e.exit(),
+    };
     let _log = volk::logging::init();
     let result = match cli.command {
         Command::Demo(args) => volk::tui::cli::demo(args),
