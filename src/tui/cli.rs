@@ -15,10 +15,11 @@ use crate::reasoner::SharedReasoner;
 use crate::reasoner::offline::OfflineDrafter;
 use crate::reasoner::select::ReasonerArgs;
 use crate::tui::app::{App, SessionInfo};
-use crate::tui::draft::{self, DraftStore};
+use crate::tui::draft::{self, DraftError, DraftStore};
 use crate::tui::event::AppEvent;
 use crate::tui::runloop::{self, Channels, Exit};
 use crate::tui::session::{self, Start};
+use crate::tui::signals::{Signals, Stop};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::theme::Theme;
 use crate::tui::view;
@@ -160,7 +161,10 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
     }
     let settings = Settings::load(&[dir.as_path(), Path::new(".")])?;
     let theme = theme(args.theme.as_deref(), &settings)?;
-    let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
+    // The reasoner it was designed with, unless the flags say otherwise.
+    let resumed =
+        crate::volk::designed_with::resume_args(dir, &args.reasoner, settings.base_url.as_deref())?;
+    let reasoner = crate::reasoner::select::build(&resumed, &settings)?;
     workbench(
         launched,
         Start::Open(dir.clone()),
@@ -171,6 +175,29 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
             ContextRoot::configured(settings.context_root.clone()),
         ),
     )
+}
+
+/// The loop was ended by a signal.
+#[derive(Debug, thiserror::Error)]
+#[error("stopped by {}", .0.name())]
+struct Stopped(Stop);
+
+/// After a signal, with the terminal already restored: says where the draft is and
+/// exits with 128 + the signal number.
+fn stopped(stop: Stop, draft: Option<(Result<(), DraftError>, &Path)>) -> ExitCode {
+    tracing::info!("workbench stopped by {}", stop.name());
+    match draft {
+        Some((Ok(()), path)) => {
+            eprintln!(
+                "volk: stopped by {}; the draft is saved in {}",
+                stop.name(),
+                path.display()
+            );
+        }
+        Some((Err(e), _)) => eprintln!("volk: stopped by {}; {e}", stop.name()),
+        None => eprintln!("volk: stopped by {}", stop.name()),
+    }
+    stop.exit_code()
 }
 
 /// Starts the loop and the screen; returns when the person quits.
@@ -186,6 +213,8 @@ fn workbench(
     rt.block_on(async move {
         // The screen comes first: scaffolding a new project (git init, a virtual
         // environment) can take a moment, and the person should see volk at once.
+        // Caught before the screen changes, so that no signal leaves it changed.
+        let mut signals = Signals::install()?;
         let mut guard = TerminalGuard::enter()?;
         let mut app = App::new(
             SessionInfo {
@@ -198,7 +227,13 @@ fn workbench(
         );
         guard.terminal.draw(|f| view::draw(f, &mut app))?;
         tracing::info!("first frame {:?} after start", launched.elapsed());
-        let connected = session::connect(start, reasoner, options).await?;
+        let connected = tokio::select! {
+            connected = session::connect(start, reasoner, options) => connected?,
+            stop = signals.recv() => {
+                drop(guard);
+                return Ok(stopped(stop, None));
+            }
+        };
         let project_dir = connected.project_dir.clone();
         app.info = SessionInfo {
             project_name: connected.project_name.clone(),
@@ -225,7 +260,7 @@ fn workbench(
         let saved = draft::load(&draft_path).map_err(|e| BadInput::err(e.to_string()))?;
         app.restore_draft(saved.clone());
         let (notice_tx, notice_rx) = tokio::sync::mpsc::unbounded_channel::<AppEvent>();
-        let store = DraftStore::start(draft_path, saved, move |message| {
+        let store = DraftStore::start(draft_path.clone(), saved, move |message| {
             let _ = notice_tx.send(AppEvent::JobFailed(message));
         });
         let events = session::merge(connected.events, notice_rx);
@@ -236,9 +271,17 @@ fn workbench(
             events,
             commands: connected.commands,
         };
-        let result = runloop::run(&mut guard.terminal, &mut app, channels, Some(&store)).await;
+        let result = tokio::select! {
+            result = runloop::run(&mut guard.terminal, &mut app, channels, Some(&store)) => result,
+            stop = signals.recv() => Err(anyhow::Error::new(Stopped(stop))),
+        };
         drop(guard);
         let flushed = store.flush();
+        if let Err(e) = &result
+            && let Some(Stopped(stop)) = e.downcast_ref::<Stopped>()
+        {
+            return Ok(stopped(*stop, Some((flushed, draft_path.as_path()))));
+        }
         let (exit, stats) = result?;
         tracing::info!(
             "workbench closed: {} frames, {} inputs, worst input-to-frame {:?}",

@@ -2,6 +2,7 @@
 //! performs its effects.
 
 pub mod cli;
+pub mod designed_with;
 pub mod journal;
 pub mod machine;
 pub mod plan_step;

@@ -21,6 +21,7 @@ pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
 use crate::reasoner::{Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::volk::designed_with::DesignedWith;
 use crate::volk::journal::JournalEntry;
 pub use crate::volk::machine::{Action, Notice};
 use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
@@ -689,6 +690,7 @@ pub async fn run_packet(
     let project_dir = session.project_dir.clone();
     let repairs = options.plan_repairs.unwrap_or(2);
     let tokens = options.max_tokens.unwrap_or(16_000);
+    session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Headless).with_limits(tokens, repairs);
     let mut exec = Executor {
         reasoner,
@@ -750,6 +752,7 @@ pub fn start(
     let (event_tx, event_rx) = unbounded_channel();
     let repairs = options.plan_repairs.unwrap_or(2);
     let tokens = options.max_tokens.unwrap_or(16_000);
+    session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Interactive).with_limits(tokens, repairs);
     let queries = Queries::new(project_dir, event_tx.clone());
     let mut exec = Executor {

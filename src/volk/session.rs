@@ -173,6 +173,9 @@ pub struct Session {
     pub plan: PlanState,
     #[serde(default)]
     pub outbox_seq: u32,
+    /// The reasoner that designed it, for `volk open` (never a key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoner: Option<crate::volk::designed_with::DesignedWith>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -212,6 +215,7 @@ impl Session {
             forced: false,
             plan: PlanState::default(),
             outbox_seq: 0,
+            reasoner: None,
         }
     }
 
