@@ -23,6 +23,7 @@ use crate::tui::signals::{Signals, Stop};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::theme::Theme;
 use crate::tui::view;
+use crate::volk::loop_args::LoopArgs;
 use crate::volk::runtime::{ContextRoot, RunOptions};
 
 /// The bundled example scope.
@@ -42,17 +43,11 @@ pub struct DemoArgs {
 pub struct DesignArgs {
     /// A CXP packet (.json) or a requirements file (.md, .txt).
     pub input: PathBuf,
-    #[arg(long, env = "VOLK_WORKSPACE")]
-    pub workspace: Option<PathBuf>,
     #[command(flatten)]
-    pub reasoner: ReasonerArgs,
-    #[arg(long)]
-    pub max_cycles: Option<u32>,
+    pub design: LoopArgs,
+    /// Colour theme (a name from themes/ or a path to a theme file).
     #[arg(long)]
     pub theme: Option<String>,
-    /// Root of the monorepo whose context is injected into the prompt.
-    #[arg(long)]
-    pub context_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -124,28 +119,22 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
 
 pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
     let launched = Instant::now();
-    let settings = Settings::load(&[Path::new(".")])?;
+    let cwd = std::env::current_dir()?;
+    let design = &args.design;
+    let settings = design.settings(&cwd)?;
     let theme = theme(args.theme.as_deref(), &settings)?;
     let (scope, thread_id, trace_id) = crate::volk::runtime::load_design_input(&args.input)?;
-    let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
-    let workspace = args.workspace.unwrap_or_else(|| PathBuf::from("."));
+    let reasoner = crate::reasoner::select::build(&design.reasoner, &settings)?;
     let start = Start::Scope {
         scope: Box::new(scope),
         thread_id,
         trace_id,
-        workspace,
-        max_cycles: args.max_cycles.or(settings.max_cycles),
+        workspace: design.workspace(&cwd),
+        max_cycles: design.max_cycles(&settings)?,
     };
-    workbench(
-        launched,
-        start,
-        reasoner,
-        theme,
-        options(
-            &settings,
-            ContextRoot::configured(args.context_root.or(settings.context_root.clone())),
-        ),
-    )
+    let mut options = options(&settings, design.context(&settings));
+    options.reflection_config = Some(design.reflection_config(&cwd));
+    workbench(launched, start, reasoner, theme, options)
 }
 
 pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod designed_with;
 pub mod journal;
+pub mod loop_args;
 pub mod machine;
 pub mod plan_step;
 pub mod prompts;

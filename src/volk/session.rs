@@ -14,7 +14,7 @@ use crate::project::slug::slugify;
 use crate::reasoner::{Brief, Purpose};
 
 pub const SESSION_VERSION: u32 = 1;
-pub const DEFAULT_MAX_CYCLES: u32 = 99;
+pub const DEFAULT_MAX_CYCLES: u32 = crate::volk::loop_args::Limits::DEFAULT.max_cycles;
 
 /// Where the loop stands. Persisted, so it names what the thread waits for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
