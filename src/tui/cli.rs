@@ -52,6 +52,10 @@ pub struct DesignArgs {
     /// Root of the monorepo whose context is injected into the prompt.
     #[arg(long)]
     pub context_root: Option<PathBuf>,
+    /// Automatic repair passes for a cycle with design errors before the review
+    /// (default 1; 0 turns them off).
+    #[arg(long, value_name = "N")]
+    pub lint_repairs: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -62,6 +66,10 @@ pub struct OpenArgs {
     pub reasoner: ReasonerArgs,
     #[arg(long)]
     pub theme: Option<String>,
+    /// Automatic repair passes for a cycle with design errors before the review
+    /// (default 1; 0 turns them off).
+    #[arg(long, value_name = "N")]
+    pub lint_repairs: Option<u32>,
 }
 
 fn theme(flag: Option<&str>, settings: &Settings) -> anyhow::Result<Theme> {
@@ -83,6 +91,7 @@ fn options(settings: &Settings, context: ContextRoot) -> RunOptions {
         reflection_config: None,
         max_tokens: settings.max_tokens,
         plan_repairs: settings.plan_repairs,
+        lint_repairs: None,
     }
 }
 
@@ -140,10 +149,13 @@ pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
         start,
         reasoner,
         theme,
-        options(
-            &settings,
-            ContextRoot::configured(args.context_root.or(settings.context_root.clone())),
-        ),
+        RunOptions {
+            lint_repairs: args.lint_repairs,
+            ..options(
+                &settings,
+                ContextRoot::configured(args.context_root.or(settings.context_root.clone())),
+            )
+        },
     )
 }
 
@@ -164,10 +176,13 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
         Start::Open(dir.clone()),
         reasoner,
         theme,
-        options(
-            &settings,
-            ContextRoot::configured(settings.context_root.clone()),
-        ),
+        RunOptions {
+            lint_repairs: args.lint_repairs,
+            ..options(
+                &settings,
+                ContextRoot::configured(settings.context_root.clone()),
+            )
+        },
     )
 }
 

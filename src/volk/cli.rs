@@ -32,6 +32,10 @@ pub struct RunArgs {
     /// The reflection config (default: `.prd_plugin/config.json` in the current directory).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Automatic repair passes for a cycle with design errors before the review
+    /// (default 1; 0 turns them off).
+    #[arg(long, value_name = "N")]
+    pub lint_repairs: Option<u32>,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -68,6 +72,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ),
         max_tokens: settings.max_tokens,
         plan_repairs: settings.plan_repairs,
+        lint_repairs: args.lint_repairs,
     };
     let max_cycles = args.max_cycles.or(settings.max_cycles);
     if max_cycles == Some(0) {

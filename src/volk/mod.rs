@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod journal;
+pub mod lint_step;
 pub mod machine;
 pub mod plan_step;
 pub mod prompts;

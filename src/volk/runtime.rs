@@ -117,6 +117,8 @@ pub struct RunOptions {
     pub reflection_config: Option<PathBuf>,
     pub max_tokens: Option<u32>,
     pub plan_repairs: Option<u32>,
+    /// `--lint-repairs`: repair passes for a cycle with design errors (default 1).
+    pub lint_repairs: Option<u32>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -671,7 +673,9 @@ pub async fn run_packet(
     let project_dir = session.project_dir.clone();
     let repairs = options.plan_repairs.unwrap_or(2);
     let tokens = options.max_tokens.unwrap_or(16_000);
-    let mut architect = Architect::new(session, Mode::Headless).with_limits(tokens, repairs);
+    let mut architect = Architect::new(session, Mode::Headless)
+        .with_limits(tokens, repairs)
+        .with_lint_repairs(options.lint_repairs.unwrap_or(1));
     let mut exec = Executor {
         reasoner,
         options,
@@ -725,7 +729,9 @@ pub fn start(
     let (event_tx, event_rx) = unbounded_channel();
     let repairs = options.plan_repairs.unwrap_or(2);
     let tokens = options.max_tokens.unwrap_or(16_000);
-    let mut architect = Architect::new(session, Mode::Interactive).with_limits(tokens, repairs);
+    let mut architect = Architect::new(session, Mode::Interactive)
+        .with_limits(tokens, repairs)
+        .with_lint_repairs(options.lint_repairs.unwrap_or(1));
     let mut exec = Executor {
         reasoner,
         options,

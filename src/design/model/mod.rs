@@ -177,10 +177,10 @@ fn components(architecture: &str) -> Vec<Component> {
         let content = &line.text[lead..];
         let name_end = content
             .find("**")
-            .or_else(|| content.find([':', '(', '—']))
+            .or_else(|| content.find([':', '(', '—', '|']))
             .unwrap_or(content.len());
         let name = content[..name_end].trim().trim_matches('`').to_string();
-        if name.is_empty() {
+        if !name.starts_with(char::is_alphanumeric) {
             continue;
         }
         let modules = content
