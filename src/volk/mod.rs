@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod designed_with;
 pub mod journal;
+pub mod lint_step;
 pub mod loop_args;
 pub mod machine;
 pub mod plan_step;
