@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod journal;
 pub mod machine;
+pub mod patch_cycle;
 pub mod plan_step;
 pub mod prompts;
 pub mod runtime;

@@ -122,6 +122,9 @@ pub struct Session {
     pub plan: PlanState,
     #[serde(default)]
     pub outbox_seq: u32,
+    /// Edit blocks: the update cycle in progress, the raw answers, each cycle's cost.
+    #[serde(default)]
+    pub patch: crate::volk::patch_cycle::PatchLedger,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -161,6 +164,7 @@ impl Session {
             forced: false,
             plan: PlanState::default(),
             outbox_seq: 0,
+            patch: Default::default(),
         }
     }
 
@@ -240,6 +244,7 @@ impl Session {
                 Purpose::Update => self.cycle + 1,
                 Purpose::Reflect | Purpose::Plan => self.cycle,
             },
+            repair: None,
         }
     }
 }
