@@ -451,3 +451,89 @@ fn a_whole_answer_replaces_every_section_as_before() {
         "a whole answer costs a full rewrite"
     );
 }
+
+fn feedback(thread: &str, cycle: u32, questions: &[&str]) -> String {
+    json!({
+        "header": {"from_agent": "J:Junior", "to_agent": "U:Ar", "subject": "design_feedback", "thread_id": thread},
+        "payload": {"verdict": "QUESTIONS", "design_cycle": cycle, "questions": questions}
+    })
+    .to_string()
+}
+
+fn offline(workspace: &Path, packet: &str) -> Value {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_volk"))
+        .args([
+            "run",
+            "--packet",
+            "-",
+            "--reasoner",
+            "offline",
+            "--workspace",
+        ])
+        .arg(workspace)
+        .current_dir(workspace)
+        .env("VOLK_LOG", workspace.join("volk.log"))
+        .env("VOLK_CONFIG_DIR", workspace.join("no-user-config"))
+        .env_remove("VOLK_REASONER")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(packet.as_bytes())
+        .unwrap();
+    Run {
+        output: child.wait_with_output().unwrap(),
+    }
+    .packet()
+}
+
+/// The demo flow (the bundled scope, two question cycles) with the offline drafter:
+/// each update cycle streams edit blocks, at most 0.3 of a full rewrite.
+#[test]
+fn demo_flow_update_cycles_stream_under_a_third_of_a_full_rewrite() {
+    let ws = tempfile::tempdir().unwrap();
+    let scope = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/scope.json"),
+    )
+    .unwrap();
+    let first = offline(ws.path(), &scope);
+    let thread = first["header"]["thread_id"].as_str().unwrap().to_string();
+    let dir = PathBuf::from(first["payload"]["project_dir"].as_str().unwrap());
+    let questions: [&[&str]; 2] = [
+        &[
+            "Where are the notes stored?",
+            "Can a book be on two shelves?",
+        ],
+        &["How is the export file named?"],
+    ];
+    for (i, asked) in questions.iter().enumerate() {
+        let cycle = i as u32 + 1;
+        let review = offline(ws.path(), &feedback(&thread, cycle, asked));
+        assert_eq!(review["payload"]["design_cycle"], cycle + 1);
+        assert_whole(&review, &dir);
+        let architecture = review["payload"]["architecture"].as_str().unwrap();
+        for q in *asked {
+            assert!(architecture.contains(q), "the drafter records {q}");
+        }
+        let cost = &review["payload"]["cost"];
+        let streamed = cost["streamed_tokens"].as_f64().unwrap();
+        let full = cost["full_rewrite_tokens"].as_f64().unwrap();
+        let ratio = streamed / full;
+        eprintln!(
+            "demo cycle {}: streamed {streamed} tok, full rewrite {full} tok, ratio {ratio:.3}",
+            cycle + 1
+        );
+        assert!(ratio <= 0.3, "cycle {}: ratio {ratio:.3}", cycle + 1);
+    }
+    let session: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(".volk/session.json")).unwrap())
+            .unwrap();
+    for raw in session["patch"]["raw"].as_array().unwrap() {
+        assert!(raw["text"].as_str().unwrap().contains("<<<<<<< SEARCH"));
+    }
+}

@@ -46,7 +46,7 @@ pub struct Applied {
 struct Line {
     start: u32,
     end: u32,
-    /// Hash of the line without white space at either end (candidates are checked
+    /// Hash of the line without ASCII white space at either end (candidates are checked
     /// byte by byte, so a collision costs a comparison, never a wrong match).
     bare: u32,
     /// Inside settled text: no block may change it.
@@ -71,7 +71,7 @@ pub struct PatchText {
 const HASHER: FixedState = FixedState::with_seed(0x766f_6c6b);
 
 fn bare_hash(line: &str) -> u32 {
-    let h = HASHER.hash_one(line.trim());
+    let h = HASHER.hash_one(line.trim_ascii());
     (h ^ (h >> 32)) as u32
 }
 
@@ -82,7 +82,7 @@ fn indent(line: &str) -> &str {
 }
 
 fn is_blank(line: &str) -> bool {
-    line.trim().is_empty()
+    line.trim_ascii().is_empty()
 }
 
 /// The lines of a block side: each ends with a newline (the last one may lack it),
@@ -191,9 +191,9 @@ impl PatchText {
             if have == *want {
                 continue;
             }
-            if have.trim_end() == want.trim_end() {
+            if have.trim_ascii_end() == want.trim_ascii_end() {
                 how = how.max(Match::TrailingSpace);
-            } else if have.trim() == want.trim() {
+            } else if have.trim_ascii() == want.trim_ascii() {
                 how = Match::Indentation;
             } else {
                 return None;
@@ -226,10 +226,12 @@ impl PatchText {
         // The best level any candidate reached, and the candidates at that level.
         let mut best: Option<Match> = None;
         let mut found: Vec<usize> = Vec::new();
-        for at in 0..=self.lines.len() - n {
-            if self.lines[at].bare != first {
-                continue;
-            }
+        let starts = &self.lines[..=self.lines.len() - n];
+        for at in starts
+            .iter()
+            .enumerate()
+            .filter_map(|(at, l)| (l.bare == first).then_some(at))
+        {
             let Some(how) = self.match_at(at, &search, &hashes) else {
                 continue;
             };

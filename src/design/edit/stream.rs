@@ -174,6 +174,20 @@ impl PatchStream {
         }
     }
 
+    /// How many blocks of `section` are complete so far.
+    pub fn blocks(&self, section: Section) -> usize {
+        self.live[section.index()].blocks.len()
+    }
+
+    /// The first line the last applied block of `section` wrote.
+    pub fn last_applied(&self, section: Section) -> Option<usize> {
+        self.live[section.index()]
+            .blocks
+            .iter()
+            .rev()
+            .find_map(|b| b.result.as_ref().ok().map(|a| a.at))
+    }
+
     /// Reads the complete lines `section` gained since the last call.
     fn pull(&mut self, section: Section) {
         let committed = self.parser.committed(section);
