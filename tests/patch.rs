@@ -152,11 +152,22 @@ impl Run {
 }
 
 fn send(workspace: &Path, provider: &Provider, packet: &str) -> Run {
+    let args = [
+        "--reasoner",
+        "openai",
+        "--model",
+        "scripted",
+        "--base-url",
+        &provider.url,
+    ];
+    volk_run(workspace, &args, packet)
+}
+
+fn volk_run(workspace: &Path, args: &[&str], packet: &str) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_volk"))
         .args(["run", "--packet", "-", "--workspace"])
         .arg(workspace)
-        .args(["--reasoner", "openai", "--model", "scripted", "--base-url"])
-        .arg(&provider.url)
+        .args(args)
         .current_dir(workspace)
         .env("OPENAI_API_KEY", "sk-test-not-a-real-key")
         .env("VOLK_LOG", workspace.join("volk.log"))
@@ -461,35 +472,7 @@ fn feedback(thread: &str, cycle: u32, questions: &[&str]) -> String {
 }
 
 fn offline(workspace: &Path, packet: &str) -> Value {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_volk"))
-        .args([
-            "run",
-            "--packet",
-            "-",
-            "--reasoner",
-            "offline",
-            "--workspace",
-        ])
-        .arg(workspace)
-        .current_dir(workspace)
-        .env("VOLK_LOG", workspace.join("volk.log"))
-        .env("VOLK_CONFIG_DIR", workspace.join("no-user-config"))
-        .env_remove("VOLK_REASONER")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(packet.as_bytes())
-        .unwrap();
-    Run {
-        output: child.wait_with_output().unwrap(),
-    }
-    .packet()
+    volk_run(workspace, &["--reasoner", "offline"], packet).packet()
 }
 
 /// The demo flow (the bundled scope, two question cycles) with the offline drafter:
@@ -536,4 +519,81 @@ fn demo_flow_update_cycles_stream_under_a_third_of_a_full_rewrite() {
     for raw in session["patch"]["raw"].as_array().unwrap() {
         assert!(raw["text"].as_str().unwrap().contains("<<<<<<< SEARCH"));
     }
+}
+
+/// A recorded patch cycle replays through the same path: the same blocks give the
+/// same design, journal and cost.
+#[test]
+fn replay_plays_recorded_blocks_through_the_same_path() {
+    let update = format!(
+        "FILE_TREE:\n{}",
+        block("    └── store.py", "    ├── store.py\n    └── schema.sql")
+    );
+    let provider = Provider::start(vec![DESIGN.to_string(), update]);
+    let recorded = tempfile::tempdir().unwrap();
+    let (first, second) = (
+        recorded.path().join("c1.jsonl"),
+        recorded.path().join("c2.jsonl"),
+    );
+    let live_ws = recorded.path().join("ws");
+    std::fs::create_dir(&live_ws).unwrap();
+    let with_record = |cassette: &Path| {
+        vec![
+            "--reasoner".to_string(),
+            "openai".into(),
+            "--model".into(),
+            "scripted".into(),
+            "--base-url".into(),
+            provider.url.clone(),
+            "--record".into(),
+            cassette.display().to_string(),
+        ]
+    };
+    let args: Vec<String> = with_record(&first);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let live_dir = PathBuf::from(
+        volk_run(&live_ws, &args, SCOPE).packet()["payload"]["project_dir"]
+            .as_str()
+            .unwrap(),
+    );
+    let args: Vec<String> = with_record(&second);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let live_review = volk_run(&live_ws, &args, QUESTIONS).packet();
+
+    // One cassette of both runs: the first whole, the second without its header.
+    let mut cassette = std::fs::read_to_string(&first).unwrap();
+    for line in std::fs::read_to_string(&second).unwrap().lines().skip(1) {
+        cassette.push_str(line);
+        cassette.push('\n');
+    }
+    let path = recorded.path().join("both.jsonl");
+    std::fs::write(&path, cassette).unwrap();
+    let replay_ws = tempfile::tempdir().unwrap();
+    let reasoner = format!("replay:{}", path.display());
+    let args = ["--reasoner", reasoner.as_str(), "--replay-speed", "0"];
+    let replay_dir = PathBuf::from(
+        volk_run(replay_ws.path(), &args, SCOPE).packet()["payload"]["project_dir"]
+            .as_str()
+            .unwrap(),
+    );
+    let replay_review = volk_run(replay_ws.path(), &args, QUESTIONS).packet();
+
+    for (_, file) in FILES {
+        assert_eq!(
+            design_file(&replay_dir, file),
+            design_file(&live_dir, file),
+            "{file}"
+        );
+    }
+    assert!(design_file(&replay_dir, "file_tree.md").contains("schema.sql"));
+    assert_eq!(
+        replay_review["payload"]["cost"],
+        live_review["payload"]["cost"]
+    );
+    assert_whole(&replay_review, &replay_dir);
+    assert!(
+        journal(&replay_dir)
+            .iter()
+            .any(|e| e["event"] == "edit_block" && e["detail"]["outcome"] == "applied")
+    );
 }
