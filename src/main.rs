@@ -59,7 +59,9 @@ fn main() -> ExitCode {
             } else {
                 1
             };
-            eprintln!("volk: {error:#}");
+            // Messages quote packet fields: never let one drive the terminal.
+            let message = format!("{error:#}");
+            eprintln!("volk: {}", volk::volk::echo::escape_controls(&message));
             ExitCode::from(code)
         }
     }

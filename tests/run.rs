@@ -265,10 +265,19 @@ fn examples_1_2_3_design_questions_ready() {
         assert!(!entry["trace_id"].as_str().unwrap().is_empty());
     }
 
-    // The thread is closed: more feedback is refused, nothing changes.
+    // Resent, the same packet answers with the same implement packet and changes
+    // nothing; a different one for the closed thread is refused.
+    let outbox_before = entries(&project.join(".volk/outbox"));
+    let journal_before = journal(&project).len();
     let again = send(ws, EXAMPLE_3, &[]);
-    assert_eq!(again.code(), 2);
-    assert!(again.stdout().is_empty());
+    assert_eq!(again.code(), 0, "{}", again.stderr());
+    assert_eq!(again.stdout(), r3.stdout());
+    assert_eq!(commits(&project).len(), log.len());
+    assert_eq!(entries(&project.join(".volk/outbox")), outbox_before);
+    assert_eq!(journal(&project).len(), journal_before);
+    let other = send(ws, &EXAMPLE_3.replace("\"READY\"", "\"QUESTIONS\""), &[]);
+    assert_eq!(other.code(), 2, "{}", other.stderr());
+    assert!(other.stdout().is_empty());
     assert_eq!(commits(&project).len(), log.len());
 }
 

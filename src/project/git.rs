@@ -29,16 +29,48 @@ pub struct CommitInfo {
 }
 
 /// Initialises a repository in `dir` unless one exists; returns whether it created one.
+///
+/// The repository is made in `.volk/tmp/` and renamed into place, so a crash never
+/// leaves a half-made `.git`. An existing `.gitignore` gets volk's `.volk/` line
+/// appended when it lacks one.
 pub fn init(dir: &Path) -> Result<bool, GitError> {
-    let ignore = dir.join(".gitignore");
-    if !ignore.exists() {
-        crate::fsutil::atomic_write(&ignore, GITIGNORE.as_bytes())?;
-    }
+    ensure_ignored(dir)?;
     if dir.join(".git").exists() {
         return Ok(false);
     }
-    Repository::init(dir)?;
+    let tmp = dir.join(".volk").join("tmp");
+    std::fs::create_dir_all(&tmp)?;
+    let staging = tempfile::Builder::new()
+        .prefix("git-init-")
+        .tempdir_in(&tmp)?;
+    Repository::init(staging.path())?;
+    std::fs::rename(staging.path().join(".git"), dir.join(".git"))?;
     Ok(true)
+}
+
+/// Makes sure `.gitignore` keeps the session out of commits.
+fn ensure_ignored(dir: &Path) -> Result<(), GitError> {
+    let ignore = dir.join(".gitignore");
+    match std::fs::read_to_string(&ignore) {
+        Ok(text) => {
+            let has = text
+                .lines()
+                .any(|l| matches!(l.trim(), ".volk" | ".volk/" | "/.volk" | "/.volk/"));
+            if !has {
+                let mut body = text;
+                if !body.is_empty() && !body.ends_with('\n') {
+                    body.push('\n');
+                }
+                body.push_str(".volk/\n");
+                crate::fsutil::atomic_write(&ignore, body.as_bytes())?;
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            crate::fsutil::atomic_write(&ignore, GITIGNORE.as_bytes())?;
+        }
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
 }
 
 fn signature(repo: &Repository) -> Result<Signature<'static>, git2::Error> {
@@ -69,6 +101,49 @@ pub fn commit_all(dir: &Path, message: &str) -> Result<Option<Oid>, GitError> {
     let parents: Vec<&git2::Commit> = parent.iter().collect();
     let oid = repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)?;
     Ok(Some(oid))
+}
+
+/// What [`commit_once`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Committed {
+    /// A new commit.
+    New(Oid),
+    /// HEAD already is this commit (same tree, same message): a resent step.
+    Already(Oid),
+}
+
+impl Committed {
+    pub fn id(self) -> Oid {
+        match self {
+            Committed::New(oid) | Committed::Already(oid) => oid,
+        }
+    }
+}
+
+/// [`commit_all`] that is safe to repeat: when HEAD already has the tree and the
+/// message, nothing new is made, so a step redone after a crash commits once.
+pub fn commit_once(dir: &Path, message: &str) -> Result<Committed, GitError> {
+    let repo = Repository::open(dir)?;
+    let mut index = repo.index()?;
+    index.add_all(["*"], IndexAddOption::DEFAULT, None)?;
+    index.update_all(["*"], None)?;
+    index.write()?;
+    let tree_id = index.write_tree()?;
+    let parent = match repo.head() {
+        Ok(head) => Some(head.peel_to_commit()?),
+        Err(_) => None,
+    };
+    if let Some(head) = &parent
+        && head.tree_id() == tree_id
+        && head.message().ok().map(str::trim_end) == Some(message.trim_end())
+    {
+        return Ok(Committed::Already(head.id()));
+    }
+    let tree = repo.find_tree(tree_id)?;
+    let sig = signature(&repo)?;
+    let parents: Vec<&git2::Commit> = parent.iter().collect();
+    let oid = repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)?;
+    Ok(Committed::New(oid))
 }
 
 /// The history, newest first. An empty or missing repository has none.

@@ -107,6 +107,8 @@ pub enum Effect {
     /// A `[U:Ar]` warning line.
     Warn(String),
     SaveSession,
+    /// Record progress in `context.json` for the pipeline.
+    Progress(crate::volk::progress::ContextUpdate),
     /// A call failed: say so; `retryable` offers the retry key.
     Failed {
         message: String,
@@ -522,6 +524,7 @@ impl Architect {
                 expected: cycle,
             });
         }
+        let mut commit = None;
         if let Some(record) = self
             .session
             .history
@@ -530,7 +533,15 @@ impl Architect {
             .find(|r| r.cycle == cycle)
         {
             record.feedback = Some(feedback.clone());
+            commit = record.commit.clone();
         }
+        fx.push(Effect::Progress(
+            crate::volk::progress::ContextUpdate::CycleFinished {
+                cycle,
+                verdict: feedback.verdict,
+                commit,
+            },
+        ));
         self.session
             .answers
             .extend(feedback.answers.iter().cloned());
@@ -751,6 +762,11 @@ impl Architect {
             payload,
         );
         self.session.phase = Phase::Finalized;
+        fx.push(Effect::Progress(
+            crate::volk::progress::ContextUpdate::Escalated {
+                cycles: self.session.cycle,
+            },
+        ));
         self.journal(fx, "escalated", json!({ "to": CODE_DIRECTOR }));
         self.log(fx, format!("implement packet sent to {CODE_DIRECTOR}"));
         fx.push(Effect::SaveSession);

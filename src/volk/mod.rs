@@ -2,9 +2,16 @@
 //! performs its effects.
 
 pub mod cli;
+pub mod echo;
+pub mod headless;
+pub mod intake;
 pub mod journal;
+pub mod ledger;
+pub mod lock;
 pub mod machine;
 pub mod plan_step;
+pub mod progress;
 pub mod prompts;
+pub mod recover;
 pub mod runtime;
 pub mod session;
