@@ -84,9 +84,11 @@ pub fn find_claimed(workspace: &Path, thread_id: &str) -> io::Result<Option<Path
 pub fn claim(workspace: &Path, slug: &str, thread_id: &str) -> io::Result<Claimed> {
     std::fs::create_dir_all(workspace)?;
     let _guard = workspace_lock(workspace)?;
+    finish_interrupted_claim(workspace)?;
     if let Some(dir) = find_claimed(workspace, thread_id)? {
         return Ok(Claimed::Existing(dir));
     }
+    let intent = intent_path(workspace);
     for n in 1..=MAX_SUFFIX {
         let name = if n == 1 {
             slug.to_string()
@@ -94,23 +96,76 @@ pub fn claim(workspace: &Path, slug: &str, thread_id: &str) -> io::Result<Claime
             format!("{slug}-{n}")
         };
         let dir = workspace.join(&name);
+        // The intent first: a process killed between `create_dir` and the claim record
+        // leaves an empty directory the next claimer can recognise as volk's.
+        let record = Intent {
+            thread_id: thread_id.to_string(),
+            name: name.clone(),
+        };
+        let text = serde_json::to_string(&record).map_err(io::Error::other)?;
+        atomic_write(&intent, text.as_bytes())?;
         match std::fs::create_dir(&dir) {
             Ok(()) => {
-                let record = ClaimRecord {
-                    thread_id: thread_id.to_string(),
-                };
-                let text = serde_json::to_string(&record).map_err(io::Error::other)?;
-                atomic_write(&claim_path(&dir), text.as_bytes())?;
+                write_record(&dir, thread_id)?;
+                std::fs::remove_file(&intent)?;
                 return Ok(Claimed::Created(dir));
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
     }
+    let _ = std::fs::remove_file(&intent);
     Err(io::Error::other(format!(
         "{}: no free project name from {slug} to {slug}-{MAX_SUFFIX}",
         workspace.display()
     )))
+}
+
+/// A claim under way: the name being tried for a thread.
+#[derive(Debug, Serialize, Deserialize)]
+struct Intent {
+    thread_id: String,
+    name: String,
+}
+
+fn intent_path(workspace: &Path) -> PathBuf {
+    workspace.join(".volk-claims.intent")
+}
+
+fn write_record(dir: &Path, thread_id: &str) -> io::Result<()> {
+    let record = ClaimRecord {
+        thread_id: thread_id.to_string(),
+    };
+    let text = serde_json::to_string(&record).map_err(io::Error::other)?;
+    atomic_write(&claim_path(dir), text.as_bytes())
+}
+
+/// Completes the claim of a process killed mid-claim (we hold the workspace lock, so
+/// it is dead). The directory it names is adopted only if it was made after the intent
+/// and holds nothing but volk's own (partial) `.volk/`: a user's directory never does.
+fn finish_interrupted_claim(workspace: &Path) -> io::Result<()> {
+    let path = intent_path(workspace);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let written = std::fs::metadata(&path)?.modified()?;
+    if let Ok(intent) = serde_json::from_str::<Intent>(&text)
+        && !intent.name.contains(['/', '\\'])
+        && !intent.name.starts_with('.')
+    {
+        let dir = workspace.join(&intent.name);
+        let fresh = std::fs::symlink_metadata(&dir)
+            .is_ok_and(|m| m.is_dir() && m.modified().is_ok_and(|t| t >= written));
+        let only_volk = std::fs::read_dir(&dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .all(|e| e.file_name() == ".volk" && e.path().is_dir())
+        });
+        if fresh && only_volk && !claim_path(&dir).exists() {
+            write_record(&dir, &intent.thread_id)?;
+        }
+    }
+    std::fs::remove_file(&path)
 }
 
 /// Serialises claims in one workspace; held for the few milliseconds a claim takes and
@@ -148,5 +203,31 @@ mod tests {
         let other = claim(ws, "taskman", "t2").unwrap();
         assert_ne!(other.dir(), ws.join(expected));
         assert!(std::fs::read_dir(target.path()).unwrap().next().is_none());
+    }
+
+    #[test]
+    fn a_claim_killed_after_create_dir_is_finished_not_abandoned() {
+        let ws = tempfile::tempdir().unwrap();
+        let ws = ws.path();
+        // A user's empty directory older than the intent is never adopted.
+        std::fs::create_dir(ws.join("old")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let intent = |thread: &str, name: &str| {
+            let text = format!(r#"{{"thread_id":"{thread}","name":"{name}"}}"#);
+            std::fs::write(intent_path(ws), text).unwrap();
+        };
+        intent("t1", "old");
+        assert_eq!(
+            claim(ws, "old", "t1").unwrap(),
+            Claimed::Created(ws.join("old-2"))
+        );
+        intent("t2", "p");
+        std::fs::create_dir(ws.join("p")).unwrap();
+        assert_eq!(
+            claim(ws, "p", "t2").unwrap(),
+            Claimed::Existing(ws.join("p"))
+        );
+        assert_eq!(owner_of(&ws.join("p")).as_deref(), Some("t2"));
+        assert!(owner_of(&ws.join("old")).is_none());
     }
 }

@@ -133,15 +133,38 @@ pub fn commit_once(dir: &Path, message: &str) -> Result<Committed, GitError> {
         Ok(head) => Some(head.peel_to_commit()?),
         Err(_) => None,
     };
-    if let Some(head) = &parent
-        && head.tree_id() == tree_id
+    let mut parent = parent;
+    if let Some(head) = parent.clone()
         && head.message().ok().map(str::trim_end) == Some(message.trim_end())
     {
-        return Ok(Committed::Already(head.id()));
+        if head.tree_id() == tree_id {
+            return Ok(Committed::Already(head.id()));
+        }
+        // The step was committed, then redone with other content (a model answers
+        // differently the second time): replace that commit, never add a second one.
+        parent = head.parents().next();
     }
     let tree = repo.find_tree(tree_id)?;
     let sig = signature(&repo)?;
     let parents: Vec<&git2::Commit> = parent.iter().collect();
+    if parents.is_empty()
+        && let Ok(head) = repo.head()
+        && let Ok(name) = head.name()
+    {
+        // Replacing a root commit: point the branch at a new root.
+        let oid = repo.commit(None, &sig, &sig, message, &tree, &[])?;
+        repo.reference(name, oid, true, "volk: redo of the same step")?;
+        return Ok(Committed::New(oid));
+    }
+    if let Some(p) = &parent
+        && repo.head().ok().and_then(|h| h.target()) != Some(p.id())
+    {
+        let oid = repo.commit(None, &sig, &sig, message, &tree, &parents)?;
+        let head = repo.head()?;
+        let name = head.name().unwrap_or("HEAD").to_string();
+        repo.reference(&name, oid, true, "volk: redo of the same step")?;
+        return Ok(Committed::New(oid));
+    }
     let oid = repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)?;
     Ok(Committed::New(oid))
 }
@@ -189,6 +212,49 @@ pub fn file_at(dir: &Path, id: &str, path: &str) -> Result<Option<String>, GitEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_redone_step_commits_once() {
+        let dir = tempfile::tempdir().unwrap();
+        init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.md"), "one").unwrap();
+        let first = commit_once(dir.path(), "Design cycle 1").unwrap();
+        assert!(matches!(first, Committed::New(_)));
+        assert_eq!(
+            commit_once(dir.path(), "Design cycle 1").unwrap(),
+            Committed::Already(first.id())
+        );
+        std::fs::write(dir.path().join("a.md"), "one, redone").unwrap();
+        assert!(matches!(
+            commit_once(dir.path(), "Design cycle 1").unwrap(),
+            Committed::New(_)
+        ));
+        assert_eq!(log(dir.path()).unwrap().len(), 1);
+        std::fs::write(dir.path().join("a.md"), "two").unwrap();
+        commit_once(dir.path(), "Design cycle 2").unwrap();
+        std::fs::write(dir.path().join("a.md"), "two, redone").unwrap();
+        commit_once(dir.path(), "Design cycle 2").unwrap();
+        let log = log(dir.path()).unwrap();
+        assert_eq!(log.len(), 2);
+        assert_eq!(
+            file_at(dir.path(), &log[0].id, "a.md").unwrap().as_deref(),
+            Some("two, redone")
+        );
+    }
+
+    #[test]
+    fn an_existing_gitignore_gets_the_volk_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "target").unwrap();
+        init(dir.path()).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(".gitignore")).unwrap();
+        assert_eq!(text, "target\n.volk/\n");
+        init(dir.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".gitignore")).unwrap(),
+            text
+        );
+    }
 
     #[test]
     fn commit_is_noop_without_git() {

@@ -245,9 +245,15 @@ impl Architect {
                     return Err(self.wrong_phase("a retry"));
                 };
                 self.session.phase = (**resume).clone();
-                match self.session.pending.clone() {
-                    Some(pending) => self.call(pending.purpose, pending.brief, &mut fx),
-                    None => self.begin_design(&mut fx),
+                match (self.session.pending.clone(), &self.session.phase) {
+                    (Some(pending), _) => self.call(pending.purpose, pending.brief, &mut fx),
+                    // Interrupted between READY and the reflection call: reflect again,
+                    // never rewind an accepted design to cycle 1.
+                    (None, Phase::Reflecting) => fx.push(Effect::LoadReflection),
+                    (None, Phase::Planning { .. }) => {
+                        self.call(Purpose::Plan, self.session.brief(Purpose::Plan), &mut fx)
+                    }
+                    (None, _) => self.begin_design(&mut fx),
                 }
             }
             Input::Cancelled => {
@@ -720,6 +726,12 @@ impl Architect {
             (Some(source), true) => serde_json::from_str::<Value>(source).ok(),
             _ => None,
         };
+        // Before the plan commit, so the state the pipeline reads is committed with it.
+        fx.push(Effect::Progress(
+            crate::volk::progress::ContextUpdate::Escalated {
+                cycles: self.session.cycle,
+            },
+        ));
         if let Some(plan) = &plan {
             fx.push(Effect::WritePlan {
                 json: serde_json::to_string_pretty(plan).unwrap_or_default(),
@@ -762,11 +774,6 @@ impl Architect {
             payload,
         );
         self.session.phase = Phase::Finalized;
-        fx.push(Effect::Progress(
-            crate::volk::progress::ContextUpdate::Escalated {
-                cycles: self.session.cycle,
-            },
-        ));
         self.journal(fx, "escalated", json!({ "to": CODE_DIRECTOR }));
         self.log(fx, format!("implement packet sent to {CODE_DIRECTOR}"));
         fx.push(Effect::SaveSession);
@@ -1075,6 +1082,22 @@ mod tests {
         let (_, request) = call_of(&fx);
         assert_eq!(request.purpose, Purpose::Design);
         assert_eq!(a.phase(), &Phase::Designing { cycle: 1 });
+    }
+
+    #[test]
+    fn a_retry_after_ready_reflects_again_instead_of_rewinding() {
+        let mut a = architect(Mode::Headless, 5);
+        a.session.cycle = 2;
+        a.session.pending = None;
+        a.session.phase = Phase::Failed {
+            resume: Box::new(Phase::Reflecting),
+            message: "interrupted".into(),
+        };
+        let fx = a.handle(Input::Retry).unwrap();
+        assert!(fx.iter().any(|e| matches!(e, Effect::LoadReflection)));
+        assert!(!fx.iter().any(|e| matches!(e, Effect::CallReasoner { .. })));
+        assert_eq!(a.session.phase, Phase::Reflecting);
+        assert_eq!(a.session.cycle, 2);
     }
 
     #[test]
