@@ -176,6 +176,8 @@ pub async fn connect(
         // Nothing may change the thread: intents are dropped (the app refuses them
         // first, with a notice).
         tokio::spawn(async move { while intents.recv().await.is_some() {} });
+        // Show where the thread stands, as the runtime would on start.
+        let _ = event_tx.send(app_event(Event::Phase(session.phase.clone())));
         drop(event_tx);
     }
     Ok(Connected {
