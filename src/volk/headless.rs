@@ -16,7 +16,7 @@ use crate::reasoner::SharedReasoner;
 use crate::volk::echo::escape_controls;
 use crate::volk::ledger::{Decision, Key, Ledger, produced_since};
 use crate::volk::lock::{self, LockError};
-use crate::volk::machine::Input;
+use crate::volk::machine::{Action, Input};
 use crate::volk::recover;
 use crate::volk::runtime::{
     HeadlessOutcome, RunOptions, drive_headless, prepare_in, project_slug, resume_input,
@@ -134,7 +134,7 @@ pub async fn handle(
             let first = if created {
                 Some(Input::Begin)
             } else if matches!(session.phase, Phase::Failed { .. }) {
-                Some(Input::Retry)
+                Some(Input::Act(Action::Retry))
             } else if let Some(input) = resume_input(&mut session) {
                 Some(input)
             } else {
@@ -155,12 +155,12 @@ pub async fn handle(
                 )));
             };
             let first = if matches!(session.phase, Phase::Failed { .. }) {
-                Input::Retry
+                Input::Act(Action::Retry)
             } else if resuming && let Some(input) = resume_input(&mut session) {
                 // Killed mid-step: finish the step this packet started.
                 input
             } else {
-                Input::Feedback(feedback)
+                Input::Act(Action::Review(feedback))
             };
             (session, Some(first))
         }

@@ -12,6 +12,7 @@ pub mod machine;
 pub mod plan_step;
 pub mod progress;
 pub mod prompts;
+pub mod queries;
 pub mod recover;
 pub mod runtime;
 pub mod session;
