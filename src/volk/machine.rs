@@ -372,6 +372,13 @@ impl Architect {
     }
 
     fn begin(&mut self, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        if matches!(self.session.phase, Phase::GatheringContext) {
+            // Interrupted while gathering: the start is journaled already; gather again.
+            fx.push(Effect::GatherContext {
+                text: self.context_query(),
+            });
+            return Ok(());
+        }
         self.expect(matches!(self.session.phase, Phase::New), "a new design")?;
         let scope = &self.session.scope;
         self.journal(
@@ -395,6 +402,15 @@ impl Architect {
             self.journal(fx, "impact_report", report.clone());
         }
         self.session.phase = Phase::GatheringContext;
+        fx.push(Effect::GatherContext {
+            text: self.context_query(),
+        });
+        fx.push(Effect::SaveSession);
+        Ok(())
+    }
+
+    /// The text whose words are looked up in the monorepo.
+    fn context_query(&self) -> String {
         let scope = &self.session.scope;
         let mut text = format!(
             "{}\n{}\n{}",
@@ -408,9 +424,7 @@ impl Architect {
             text.push('\n');
             text.push_str(ux);
         }
-        fx.push(Effect::GatherContext { text });
-        fx.push(Effect::SaveSession);
-        Ok(())
+        text
     }
 
     fn context_ready(&mut self, section: String, symbols: Vec<String>, fx: &mut Vec<Effect>) {

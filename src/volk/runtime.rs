@@ -624,10 +624,7 @@ pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
 pub fn resume_input(session: &mut Session) -> Option<Input> {
     match &session.phase {
         Phase::New => Some(Input::Begin),
-        Phase::GatheringContext => {
-            session.phase = Phase::New;
-            Some(Input::Begin)
-        }
+        Phase::GatheringContext => Some(Input::Begin),
         Phase::Designing { .. } | Phase::Reflecting | Phase::Planning { .. } => {
             session.phase = Phase::Failed {
                 resume: Box::new(session.phase.clone()),
