@@ -141,12 +141,6 @@ pub fn commit_step(
     if index_lock.exists() {
         return Err(GitTrouble::Locked(index_lock));
     }
-    if let Err(e) = git2::Repository::open(project_dir) {
-        return Err(GitTrouble::Corrupt {
-            path: git,
-            message: e.message().to_string(),
-        });
-    }
     let marker = commit_marker(project_dir);
     let record = format!("pid={}\n", std::process::id());
     std::fs::write(&marker, record).map_err(|source| GitTrouble::Io {
@@ -155,9 +149,24 @@ pub fn commit_step(
     })?;
     let result = crate::project::git::commit_once(project_dir, message);
     let _ = std::fs::remove_file(&marker);
-    result.map(Some).map_err(|e| GitTrouble::Failed {
-        path: git,
-        message: e.to_string(),
+    result.map(Some).map_err(|e| {
+        // Opened again only on failure, to tell a broken repository from a failed commit.
+        let broken = match git2::Repository::open(project_dir) {
+            Err(open) => Some(open.message().to_string()),
+            Ok(repo) => match repo.head() {
+                Err(head) if head.code() != git2::ErrorCode::UnbornBranch => {
+                    Some(head.message().to_string())
+                }
+                _ => None,
+            },
+        };
+        match broken {
+            Some(message) => GitTrouble::Corrupt { path: git, message },
+            None => GitTrouble::Failed {
+                path: git,
+                message: e.to_string(),
+            },
+        }
     })
 }
 
@@ -185,6 +194,10 @@ mod tests {
         assert!(!p.join(".git/index.lock").exists());
         let again = commit_step(p, "one", true).unwrap().unwrap();
         assert!(matches!(again, crate::project::git::Committed::Already(_)));
+        std::fs::write(p.join(".git/HEAD"), "garbage").unwrap();
+        let corrupt = commit_step(p, "two", true).unwrap_err();
+        assert!(matches!(corrupt, GitTrouble::Corrupt { .. }), "{corrupt}");
+        assert_eq!(corrupt.to_string().lines().count(), 1);
         std::fs::remove_dir_all(p.join(".git")).unwrap();
         assert!(matches!(
             commit_step(p, "two", true),
