@@ -35,10 +35,26 @@ enum Command {
     Plan(volk::plan::cli::PlanArgs),
     /// Show the monorepo context that would be injected into a design prompt.
     Context(volk::context::cli::ContextArgs),
+    /// Trust a volk.toml found in a workspace or repository to pick the reasoner and base URL.
+    Trust(volk::trust::TrustArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        // The Stop hook fails open even on its own command line.
+        Err(e) if volk::reflection::cli::is_stop_hook(&args) && e.use_stderr() => {
+            let text = e.to_string();
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            eprintln!(
+                "volk hook stop: {}; letting the agent stop",
+                line.trim_start_matches("error: ")
+            );
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => e.exit(),
+    };
     let _log = volk::logging::init();
     let result = match cli.command {
         Command::Demo(args) => volk::tui::cli::demo(args),
@@ -50,6 +66,7 @@ fn main() -> ExitCode {
         Command::Mcp(args) => volk::reflection::cli::mcp(args),
         Command::Plan(args) => volk::plan::cli::plan(args),
         Command::Context(args) => volk::context::cli::context(args),
+        Command::Trust(args) => volk::trust::run(args),
     };
     match result {
         Ok(code) => code,
@@ -60,8 +77,9 @@ fn main() -> ExitCode {
                 1
             };
             // Messages quote packet fields: never let one drive the terminal.
-            let message = format!("{error:#}");
-            eprintln!("volk: {}", volk::volk::echo::escape_controls(&message));
+            let line = format!("volk: {error:#}");
+            let line = volk::reasoner::redact::scrub_text(&line);
+            eprintln!("{}", volk::volk::echo::escape_controls(&line));
             ExitCode::from(code)
         }
     }

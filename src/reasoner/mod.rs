@@ -8,6 +8,7 @@ pub mod http;
 pub mod metrics;
 pub mod offline;
 pub mod openai;
+pub mod redact;
 pub mod retry;
 pub mod secret;
 pub mod select;
@@ -207,6 +208,10 @@ pub trait Reasoner: Send + Sync {
     fn name(&self) -> &str;
     /// The model that answers, as shown in the header.
     fn model(&self) -> &str;
+    /// Where an HTTP provider is reached (recorded in the session; never a key).
+    fn base_url(&self) -> Option<&str> {
+        None
+    }
     /// Starts the call. Errors before the first event arrive as the first item.
     fn stream(&self, request: ReasonerRequest) -> EventStream;
 }

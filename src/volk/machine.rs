@@ -13,6 +13,7 @@ use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
 use crate::reasoner::{Purpose, ReasonerRequest};
 use crate::volk::journal::JournalEntry;
+use crate::volk::loop_args::Limits;
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
 use crate::volk::session::{CycleRecord, PendingCall, Phase, Session};
@@ -201,8 +202,8 @@ impl Architect {
             mode,
             next_call: 1,
             in_flight: None,
-            max_tokens: 16_000,
-            plan_repairs: 2,
+            max_tokens: Limits::DEFAULT.max_tokens,
+            plan_repairs: Limits::DEFAULT.plan_repairs,
         }
     }
 

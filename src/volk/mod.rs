@@ -2,12 +2,14 @@
 //! performs its effects.
 
 pub mod cli;
+pub mod designed_with;
 pub mod echo;
 pub mod headless;
 pub mod intake;
 pub mod journal;
 pub mod ledger;
 pub mod lock;
+pub mod loop_args;
 pub mod machine;
 pub mod plan_step;
 pub mod progress;

@@ -14,7 +14,7 @@ use crate::project::slug::slugify;
 use crate::reasoner::{Brief, Purpose};
 
 pub const SESSION_VERSION: u32 = 1;
-pub const DEFAULT_MAX_CYCLES: u32 = 99;
+pub const DEFAULT_MAX_CYCLES: u32 = crate::volk::loop_args::Limits::DEFAULT.max_cycles;
 
 /// Where the loop stands. Persisted, so it names what the thread waits for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -177,6 +177,9 @@ pub struct Session {
     /// step that never finished (see `volk::recover::trim_journal`).
     #[serde(default)]
     pub journal_bytes: std::cell::Cell<Option<u64>>,
+    /// The reasoner that designed it, for `volk open` (never a key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoner: Option<crate::volk::designed_with::DesignedWith>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -217,6 +220,7 @@ impl Session {
             plan: PlanState::default(),
             outbox_seq: 0,
             journal_bytes: std::cell::Cell::new(None),
+            reasoner: None,
         }
     }
 
