@@ -593,6 +593,52 @@ mod interactive {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_commit_is_an_error_the_workbench_retries() {
+        let ws = tempfile::tempdir().unwrap();
+        let dir = project(ws.path());
+        // Another process's git lock: the first cycle's commit cannot be made.
+        std::fs::write(dir.join(".git/index.lock"), "").unwrap();
+        let (handle, mut events) = start(
+            dir.clone(),
+            Arc::new(OfflineDrafter::default()),
+            RunOptions::default(),
+        )
+        .unwrap();
+        let seen = until(&mut events, "the commit error", |e| {
+            matches!(e, Event::Error { .. })
+        })
+        .await;
+        let Some(Event::Error { message, retryable }) = seen.last() else {
+            unreachable!()
+        };
+        assert!(message.contains("index.lock") && *retryable, "{message}");
+        assert!(
+            !seen
+                .iter()
+                .any(|e| matches!(e, Event::Notice(n) if n.contains("committed"))),
+            "{seen:?}"
+        );
+        until(&mut events, "the failed phase", |e| {
+            matches!(e, Event::Phase(Phase::Failed { .. }))
+        })
+        .await;
+        std::fs::remove_file(dir.join(".git/index.lock")).unwrap();
+        handle.act(Action::Retry);
+        until(&mut events, "the commit", |e| {
+            matches!(e, Event::Committed { cycle: 1, .. })
+        })
+        .await;
+        until(&mut events, "cycle 1", |e| {
+            matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 1 }))
+        })
+        .await;
+        let repo = git2::Repository::open(&dir).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_head().unwrap();
+        assert_eq!(walk.count(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cancel_stops_the_call_and_retry_resumes_it() {
         let ws = tempfile::tempdir().unwrap();
         let dir = project(ws.path());

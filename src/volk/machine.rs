@@ -213,6 +213,13 @@ impl Architect {
         self
     }
 
+    /// Goes back to `session` (the last one saved) after a step could not finish; the
+    /// call the step had started, if any, is forgotten.
+    pub fn restore(&mut self, session: Session) {
+        self.session = session;
+        self.in_flight = None;
+    }
+
     pub fn phase(&self) -> &Phase {
         &self.session.phase
     }

@@ -103,6 +103,30 @@ pub fn journal_len(session: &Session) -> u64 {
     std::fs::metadata(session.journal_path()).map_or(0, |m| m.len())
 }
 
+/// The last saved session of `project_dir`, marked failed where a retry can redo the
+/// interrupted step: how the workbench carries on after a step's commit failed.
+pub fn roll_back(
+    project_dir: &Path,
+    message: &str,
+) -> Result<Option<Session>, crate::volk::session::SessionError> {
+    use crate::volk::session::Phase;
+    let Some(mut session) = Session::load(project_dir)? else {
+        return Ok(None);
+    };
+    if matches!(
+        session.phase,
+        Phase::Designing { .. } | Phase::Reflecting | Phase::Planning { .. }
+    ) {
+        session.phase = Phase::Failed {
+            resume: Box::new(session.phase.clone()),
+            message: message.to_string(),
+            retryable: true,
+        };
+        session.save()?;
+    }
+    Ok(Some(session))
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum GitTrouble {
     #[error(

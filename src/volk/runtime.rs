@@ -472,6 +472,7 @@ async fn drive(
             };
             // One session write per transition, however many effects asked for it.
             let mut save = false;
+            let mut rolled_back = false;
             for effect in effects {
                 if matches!(effect, Effect::SaveSession) {
                     save = true;
@@ -481,12 +482,36 @@ async fn drive(
                     .perform(effect, &mut architect.session, &mut queue, &mut call)
                     .await
                 {
+                    // The workbench carries on from the last saved state; `r` redoes
+                    // the step whose commit failed.
+                    if commands.is_some()
+                        && matches!(e, RuntimeError::Git(_))
+                        && let Some(saved) = crate::volk::recover::roll_back(
+                            &architect.session.project_dir,
+                            &e.to_string(),
+                        )?
+                    {
+                        let retryable = matches!(saved.phase, Phase::Failed { .. });
+                        architect.restore(saved);
+                        queue.clear();
+                        call = None;
+                        exec.send(Event::Error {
+                            message: e.to_string(),
+                            retryable,
+                        });
+                        rolled_back = true;
+                        break;
+                    }
                     exec.send(Event::Error {
                         message: e.to_string(),
                         retryable: false,
                     });
                     return Err(e);
                 }
+            }
+            if rolled_back {
+                exec.send(Event::Phase(architect.phase().clone()));
+                continue;
             }
             if save {
                 architect.session.save()?;
