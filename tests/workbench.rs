@@ -723,6 +723,11 @@ fn a_second_workbench_on_one_project_opens_read_only() {
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(commits(), 1);
     assert_eq!(outbox_packets(&project).len(), 1);
+    // Reading the history still works.
+    second.keys(&["Escape"]);
+    second.keys(&["h"]);
+    second.wait_for("Design cycle 1: all artifacts", Duration::from_secs(15));
+    second.keys(&["Escape"]);
     second.keys(&["q"]);
     second.wait_for("VOLK-second-EXITED-0", Duration::from_secs(15));
     eprintln!("two `volk open` of one project: 1 tried / 0 went wrong");

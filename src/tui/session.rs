@@ -164,14 +164,31 @@ pub async fn connect(
             }
         });
     } else {
-        // Nothing may change the thread: intents are dropped (the app refuses them
-        // first, with a notice).
-        tokio::spawn(async move { while intents.recv().await.is_some() {} });
+        // Nothing may change the thread: actions are dropped (the app refuses them
+        // first, with a notice); reading the history still works.
+        let (query_tx, mut answers) = unbounded_channel::<Event>();
+        let queries = crate::volk::queries::Queries::new(project_dir.clone(), query_tx);
+        if restored.is_some() {
+            queries.ask(Query::PreviousCycle);
+        }
+        tokio::spawn(async move {
+            while let Some(intent) = intents.recv().await {
+                if let Some(Request::Query(query)) = request(intent) {
+                    queries.ask(query);
+                }
+            }
+        });
         // Show where the thread stands, as the runtime would on start.
         if let Ok(Some(session)) = Session::load(&project_dir) {
             let _ = event_tx.send(AppEvent::Loop(Event::Phase(session.phase)));
         }
-        drop(event_tx);
+        tokio::spawn(async move {
+            while let Some(event) = answers.recv().await {
+                if event_tx.send(AppEvent::Loop(event)).is_err() {
+                    return;
+                }
+            }
+        });
     }
     Ok(Connected {
         project_dir,
