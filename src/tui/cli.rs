@@ -58,6 +58,10 @@ pub struct OpenArgs {
     pub reasoner: ReasonerArgs,
     #[arg(long)]
     pub theme: Option<String>,
+    /// Automatic repair passes for a cycle with design errors before the review
+    /// (default 1; 0 turns them off).
+    #[arg(long, value_name = "N")]
+    pub lint_repairs: Option<u32>,
 }
 
 fn theme(flag: Option<&str>, settings: &Settings) -> anyhow::Result<Theme> {
@@ -79,6 +83,7 @@ fn options(settings: &Settings, context: ContextRoot) -> RunOptions {
         reflection_config: None,
         max_tokens: settings.max_tokens,
         plan_repairs: settings.plan_repairs,
+        lint_repairs: None,
     }
 }
 
@@ -134,6 +139,7 @@ pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
     };
     let mut options = options(&settings, design.context(&settings));
     options.reflection_config = Some(design.reflection_config(&cwd));
+    options.lint_repairs = design.lint_repairs;
     workbench(launched, start, reasoner, theme, options)
 }
 
@@ -159,10 +165,13 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
         Start::Open(dir.clone()),
         reasoner,
         theme,
-        options(
-            &settings,
-            ContextRoot::configured(settings.context_root.clone()),
-        ),
+        RunOptions {
+            lint_repairs: args.lint_repairs,
+            ..options(
+                &settings,
+                ContextRoot::configured(settings.context_root.clone()),
+            )
+        },
     )
 }
 

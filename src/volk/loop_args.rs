@@ -20,6 +20,8 @@ pub struct Limits {
     pub plan_repairs: u32,
     /// Cycles before the design is finalized without READY.
     pub max_cycles: u32,
+    /// Automatic repairs of a cycle with design errors before the person sees it.
+    pub lint_repairs: u32,
 }
 
 impl Limits {
@@ -27,6 +29,7 @@ impl Limits {
         max_tokens: 16_000,
         plan_repairs: 2,
         max_cycles: 99,
+        lint_repairs: 1,
     };
 }
 
@@ -46,6 +49,10 @@ pub struct LoopArgs {
     /// The reflection config (default: the nearest `.prd_plugin/config.json`).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Automatic repair passes for a cycle with design errors before the review
+    /// (default 1; 0 turns them off).
+    #[arg(long, value_name = "N")]
+    pub lint_repairs: Option<u32>,
 }
 
 impl LoopArgs {

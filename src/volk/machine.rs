@@ -13,6 +13,7 @@ use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
 use crate::reasoner::{Purpose, ReasonerRequest};
 use crate::volk::journal::JournalEntry;
+use crate::volk::lint_step;
 use crate::volk::loop_args::Limits;
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
@@ -193,6 +194,9 @@ pub struct Architect {
     in_flight: Option<u64>,
     max_tokens: u32,
     plan_repairs: u32,
+    /// Automatic repair passes a cycle with design errors gets, and those used.
+    lint_repairs: u32,
+    lint_repairs_used: u32,
 }
 
 impl Architect {
@@ -204,6 +208,8 @@ impl Architect {
             in_flight: None,
             max_tokens: Limits::DEFAULT.max_tokens,
             plan_repairs: Limits::DEFAULT.plan_repairs,
+            lint_repairs: Limits::DEFAULT.lint_repairs,
+            lint_repairs_used: 0,
         }
     }
 
@@ -218,6 +224,12 @@ impl Architect {
     pub fn restore(&mut self, session: Session) {
         self.session = session;
         self.in_flight = None;
+    }
+
+    /// `--lint-repairs N`: 0 shows every cycle to the person as it came.
+    pub fn with_lint_repairs(mut self, repairs: u32) -> Architect {
+        self.lint_repairs = repairs;
+        self
     }
 
     pub fn phase(&self) -> &Phase {
@@ -532,6 +544,9 @@ impl Architect {
             );
             return;
         }
+        if self.lint_repair(cycle, &artifacts, fx) {
+            return;
+        }
         self.session.pending = None;
         let missing: Vec<&str> = artifacts
             .iter()
@@ -579,6 +594,35 @@ impl Architect {
         fx.push(Effect::Emit(self.review_packet()));
     }
 
+    /// Journals the cycle's findings; with errors and a repair pass left, asks the
+    /// architect to fix them (the person's questions still stand) and returns true.
+    fn lint_repair(&mut self, cycle: u32, artifacts: &Artifacts, fx: &mut Vec<Effect>) -> bool {
+        let linted = lint_step::check(artifacts);
+        let detail = lint_step::journal_detail(&linted, self.lint_repairs_used);
+        self.journal(fx, "design_linted", detail);
+        if !linted.has_errors() || self.lint_repairs_used >= self.lint_repairs {
+            self.lint_repairs_used = 0;
+            return false;
+        }
+        self.lint_repairs_used += 1;
+        self.log(
+            fx,
+            format!(
+                "cycle {cycle} has {} design error(s); asking for a repair before the review",
+                linted.error_count()
+            ),
+        );
+        let mut brief = match self.session.pending.take() {
+            Some(p) => p.brief,
+            None => self.session.brief(Purpose::Update),
+        };
+        brief.cycle = cycle;
+        brief.current = Some(artifacts.clone());
+        brief.lint_feedback = lint_step::notes(&linted);
+        self.call(Purpose::Update, brief, fx);
+        true
+    }
+
     fn review_packet(&self) -> Packet {
         let s = &self.session;
         let mut payload = artifacts_payload(&s.artifacts);
@@ -593,6 +637,10 @@ impl Architect {
             json!(open_questions(&s.artifacts.architecture)),
         );
         payload.insert("max_cycles".into(), json!(s.max_cycles));
+        payload.insert(
+            "diagnostics".into(),
+            lint_step::payload(&lint_step::check(&s.artifacts)),
+        );
         Packet::outbound(JUNIOR, "design_review", &s.thread_id, &s.trace_id, payload)
     }
 
@@ -668,6 +716,7 @@ impl Architect {
                 self.session.phase = Phase::Designing { cycle: cycle + 1 };
                 let mut brief = self.session.brief(Purpose::Update);
                 brief.questions = feedback.questions;
+                brief.lint_feedback = lint_step::notes(&lint_step::check(&self.session.artifacts));
                 self.call(Purpose::Update, brief, fx);
             }
         }
@@ -1115,7 +1164,7 @@ mod tests {
 
     #[test]
     fn empty_sections_are_still_in_the_implement_packet() {
-        let mut a = architect(Mode::Headless, 99);
+        let mut a = architect(Mode::Headless, 99).with_lint_repairs(0);
         a.handle(Input::Begin).unwrap();
         let fx = a
             .handle(Input::ContextReady {

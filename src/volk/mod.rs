@@ -8,6 +8,7 @@ pub mod headless;
 pub mod intake;
 pub mod journal;
 pub mod ledger;
+pub mod lint_step;
 pub mod lock;
 pub mod loop_args;
 pub mod machine;

@@ -122,6 +122,8 @@ pub struct RunOptions {
     pub reflection_config: Option<PathBuf>,
     pub max_tokens: Option<u32>,
     pub plan_repairs: Option<u32>,
+    /// `--lint-repairs`: repair passes for a cycle with design errors (default 1).
+    pub lint_repairs: Option<u32>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -709,7 +711,9 @@ pub async fn drive_headless(
     let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
     let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
     session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
-    let mut architect = Architect::new(session, Mode::Headless).with_limits(tokens, repairs);
+    let mut architect = Architect::new(session, Mode::Headless)
+        .with_limits(tokens, repairs)
+        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
     let mut exec = Executor {
         reasoner,
         options,
@@ -771,7 +775,9 @@ pub fn start(
     let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
     let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
     session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
-    let mut architect = Architect::new(session, Mode::Interactive).with_limits(tokens, repairs);
+    let mut architect = Architect::new(session, Mode::Interactive)
+        .with_limits(tokens, repairs)
+        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
     let queries = Queries::new(project_dir, event_tx.clone());
     let mut exec = Executor {
         reasoner,

@@ -310,6 +310,7 @@ impl Session {
             answers: self.answers.clone(),
             reflection_questions: Vec::new(),
             plan_feedback: self.plan.notes.clone(),
+            lint_feedback: Vec::new(),
             cycle: match purpose {
                 Purpose::Design => 1,
                 Purpose::Update => self.cycle + 1,
