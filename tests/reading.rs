@@ -55,7 +55,9 @@ const HEADINGS: &str = "## ARCHITECTURE\n\nA CLI over one SQLite store.\n\n\
 #[test]
 fn the_raw_answer_streams_until_a_heading_marker_fills_the_tabs() {
     let mut app = App::new(info(), Theme::dark());
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
     stream(&mut app, 1, PREAMBLE);
     stream(&mut app, 1, "## ARCH");
     insta::assert_snapshot!("raw_answer_before_any_marker", screen(&mut app, 100, 20));
@@ -76,7 +78,9 @@ fn the_raw_answer_streams_until_a_heading_marker_fills_the_tabs() {
 #[test]
 fn an_answer_without_sections_stays_on_screen_after_the_failure() {
     let mut app = App::new(info(), Theme::dark());
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
     stream(&mut app, 1, "## Overview\n\nOne store, three commands.\n");
     let message = "the reasoner's answer (40 bytes) has none of the five section markers; it is saved in .volk/unparsed/cycle-1-0badf00d.md".to_string();
     app.on_app_event(AppEvent::Loop(LoopEvent::Error {
@@ -107,7 +111,9 @@ fn reviewing(architecture: &str, previous: Option<&str>) -> App {
         ..volk::design::Artifacts::default()
     });
     app.show_artifacts(1, artifacts);
-    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
+        cycle: 1,
+    })));
     app
 }
 
@@ -192,7 +198,9 @@ fn the_diff_view_wraps_at_words() {
 #[test]
 fn the_gutter_keeps_its_width_while_a_stream_grows() {
     let mut app = App::new(info(), Theme::dark());
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
     stream(&mut app, 1, "ARCHITECTURE:\n");
     let column_of_text = |app: &mut App| {
         let drawn = screen(app, 60, 40);
@@ -292,7 +300,9 @@ fn ctrl_j_and_pasted_line_breaks_stay_in_the_review_pane_and_the_question_sent()
     }
     app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
     let sent = app.take_intents().into_iter().find_map(|i| match i {
-        volk::tui::event::Intent::SendQuestions { questions, .. } => Some(questions),
+        volk::tui::event::Intent::Act(volk::tui::event::Action::Review(feedback)) => {
+            Some(feedback.questions)
+        }
         _ => None,
     });
     assert_eq!(

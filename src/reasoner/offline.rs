@@ -9,6 +9,9 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
+use crate::design::Section;
+use crate::design::edit::repair::RepairKind;
+use crate::design::edit::write::update_answer;
 use crate::project::slug::slugify;
 use crate::reasoner::{Brief, EventStream, Purpose, Reasoner, ReasonerRequest, StreamEvent, Usage};
 
@@ -85,7 +88,8 @@ fn split_chunks(text: &str, size: usize) -> Vec<String> {
 /// The full response text for one call.
 pub fn draft(purpose: Purpose, brief: &Brief) -> String {
     match purpose {
-        Purpose::Design | Purpose::Update => draft_design(brief),
+        Purpose::Design => draft_design(brief),
+        Purpose::Update => draft_update(brief),
         Purpose::Reflect => draft_reflection(brief),
         Purpose::Plan => draft_plan(brief),
     }
@@ -267,6 +271,20 @@ fn draft_design(brief: &Brief) -> String {
         out,
         "Cli -> handler -> Store -> handler -> Cli (printed result).\n"
     );
+    let _ = writeln!(out, "## Traceability\n");
+    for (i, c) in comps.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "- FR-{:02}: served by {} (`{package}.{}`).",
+            i + 1,
+            c.name,
+            c.module
+        );
+    }
+    let _ = writeln!(
+        out,
+        "- Store (`{package}.store`) follows ADR-001 and ADR-002.\n"
+    );
     if let Some(ux) = &brief.ux_design {
         let _ = writeln!(
             out,
@@ -306,7 +324,7 @@ fn draft_design(brief: &Brief) -> String {
         for (i, q) in brief.questions.iter().enumerate() {
             let _ = writeln!(
                 out,
-                "{}. {} (recorded by the offline drafter; a model-backed reasoner would answer it)",
+                "{}. {} Assumed: the current design stands until the reviewer answers (recorded by the offline drafter; a model-backed reasoner would answer it).",
                 i + 1,
                 q.trim()
             );
@@ -377,7 +395,6 @@ fn draft_design(brief: &Brief) -> String {
     // CLASS_DIAGRAM
     let _ = writeln!(out, "CLASS_DIAGRAM:");
     let _ = writeln!(out, "classDiagram");
-    let _ = writeln!(out, "  class Cli {{\n    +main(argv) int\n  }}");
     for c in &comps {
         let _ = writeln!(out, "  class {} {{\n    +run(args) str\n  }}", c.name);
     }
@@ -386,10 +403,30 @@ fn draft_design(brief: &Brief) -> String {
         "  class Store {{\n    +save(record) int\n    +load_all() list\n  }}"
     );
     for c in &comps {
-        let _ = writeln!(out, "  Cli --> {}", c.name);
         let _ = writeln!(out, "  {} --> Store", c.name);
     }
     out
+}
+
+/// An update answered as a model is asked to: edit blocks for the sections that
+/// change (the cycle heading, the recorded questions, the decisions added), nothing
+/// for the rest. A repair request gets blocks, or whole sections, for the sections it
+/// names.
+fn draft_update(brief: &Brief) -> String {
+    let target = crate::design::parser::parse(&draft_design(brief));
+    let current = brief.current.clone().unwrap_or_default();
+    match &brief.repair {
+        None => update_answer(&current, &target, &Section::ALL, false),
+        Some(repair) => {
+            let sections: Vec<Section> = repair.sections.iter().map(|s| s.section).collect();
+            update_answer(
+                &current,
+                &target,
+                &sections,
+                repair.kind == RepairKind::Full,
+            )
+        }
+    }
 }
 
 fn draft_reflection(brief: &Brief) -> String {
