@@ -33,6 +33,15 @@ fn volk(workspace: &Path, args: &[&str], stdin: &str) -> Output {
 fn the_architect_answers_design_questions_and_the_stop_hook_coding_ones() {
     let ws = tempfile::tempdir().unwrap();
     let ws = ws.path();
+    // The default set written into the project's config (a Stop hook asks only where
+    // a config exists).
+    let written = volk(ws, &["reflect", "policy", "--enable"], "");
+    assert!(
+        written.status.success(),
+        "{}",
+        String::from_utf8_lossy(&written.stderr)
+    );
+    assert!(ws.join(".prd_plugin/config.json").is_file());
     let run = ["run", "--packet", "-", "--workspace", ws.to_str().unwrap()];
     for packet in [
         include_str!("fixtures/packets/example1_scope.json"),

@@ -605,10 +605,12 @@ impl App {
                 self.notice = Some(without_trace(line.trim_start_matches("[U:Ar]").trim()));
             }
             AppEvent::Loop(LoopEvent::Noticed(notice)) => {
-                let line = notice.to_string();
-                let line = without_trace(line.trim_start_matches("[U:Ar]").trim());
+                let full = notice.to_string();
+                let full = full.trim_start_matches("[U:Ar]").trim();
+                // The summary's warning keeps the trace id; the status bar does not.
+                let line = without_trace(full);
                 match notice {
-                    Notice::CycleLimit { .. } => self.warning = Some(line.clone()),
+                    Notice::CycleLimit { .. } => self.warning = Some(full.to_string()),
                 }
                 self.notice = Some(line);
             }
