@@ -33,6 +33,10 @@ enum Command {
     Mcp(volk::reflection::cli::McpArgs),
     /// Compile or draw an execution plan.
     Plan(volk::plan::cli::PlanArgs),
+    /// Check the five design artifacts against each other (codes D001…).
+    Lint(volk::design::lint::cli::LintArgs),
+    /// Every place a requirement, ADR, module or class appears in the design.
+    Trace(volk::design::lint::cli::TraceArgs),
     /// Show the monorepo context that would be injected into a design prompt.
     Context(volk::context::cli::ContextArgs),
     /// Trust a volk.toml found in a workspace or repository to pick the reasoner and base URL.
@@ -65,6 +69,8 @@ fn main() -> ExitCode {
         Command::Hook(args) => volk::reflection::cli::hook(args),
         Command::Mcp(args) => volk::reflection::cli::mcp(args),
         Command::Plan(args) => volk::plan::cli::plan(args),
+        Command::Lint(args) => volk::design::lint::cli::lint_command(args),
+        Command::Trace(args) => volk::design::lint::cli::trace_command(args),
         Command::Context(args) => volk::context::cli::context(args),
         Command::Trust(args) => volk::trust::run(args),
     };

@@ -4,7 +4,6 @@
 
 pub mod anthropic;
 pub mod cassette;
-mod chunk_scan;
 pub mod http;
 pub mod metrics;
 pub mod offline;
@@ -66,6 +65,9 @@ pub struct Brief {
     pub reflection_questions: Vec<String>,
     /// Steering from the person and compiler diagnostics for a plan attempt.
     pub plan_feedback: Vec<String>,
+    /// The design compiler's findings on the current design (update calls).
+    #[serde(default)]
+    pub lint_feedback: Vec<String>,
     /// The cycle this call produces.
     pub cycle: u32,
 }

@@ -23,6 +23,7 @@ use crate::tui::signals::{Signals, Stop};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::theme::Theme;
 use crate::tui::view;
+use crate::volk::loop_args::LoopArgs;
 use crate::volk::runtime::{ContextRoot, RunOptions};
 
 /// The bundled example scope.
@@ -42,17 +43,11 @@ pub struct DemoArgs {
 pub struct DesignArgs {
     /// A CXP packet (.json) or a requirements file (.md, .txt).
     pub input: PathBuf,
-    #[arg(long, env = "VOLK_WORKSPACE")]
-    pub workspace: Option<PathBuf>,
     #[command(flatten)]
-    pub reasoner: ReasonerArgs,
-    #[arg(long)]
-    pub max_cycles: Option<u32>,
+    pub design: LoopArgs,
+    /// Colour theme (a name from themes/ or a path to a theme file).
     #[arg(long)]
     pub theme: Option<String>,
-    /// Root of the monorepo whose context is injected into the prompt.
-    #[arg(long)]
-    pub context_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -63,6 +58,10 @@ pub struct OpenArgs {
     pub reasoner: ReasonerArgs,
     #[arg(long)]
     pub theme: Option<String>,
+    /// Automatic repair passes for a cycle with design errors before the review
+    /// (default 1; 0 turns them off).
+    #[arg(long, value_name = "N")]
+    pub lint_repairs: Option<u32>,
 }
 
 fn theme(flag: Option<&str>, settings: &Settings) -> anyhow::Result<Theme> {
@@ -84,6 +83,7 @@ fn options(settings: &Settings, context: ContextRoot) -> RunOptions {
         reflection_config: None,
         max_tokens: settings.max_tokens,
         plan_repairs: settings.plan_repairs,
+        lint_repairs: None,
     }
 }
 
@@ -124,37 +124,34 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
 
 pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
     let launched = Instant::now();
-    let settings = Settings::load(&[Path::new(".")])?;
+    let cwd = std::env::current_dir()?;
+    let design = &args.design;
+    let settings = design.settings(&cwd)?;
     let theme = theme(args.theme.as_deref(), &settings)?;
     let (scope, thread_id, trace_id) = crate::volk::runtime::load_design_input(&args.input)?;
-    let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
-    let workspace = args.workspace.unwrap_or_else(|| PathBuf::from("."));
+    let reasoner = crate::reasoner::select::build(&design.reasoner, &settings)?;
     let start = Start::Scope {
         scope: Box::new(scope),
         thread_id,
         trace_id,
-        workspace,
-        max_cycles: args.max_cycles.or(settings.max_cycles),
+        workspace: design.workspace(&cwd),
+        max_cycles: design.max_cycles(&settings)?,
     };
-    workbench(
-        launched,
-        start,
-        reasoner,
-        theme,
-        options(
-            &settings,
-            ContextRoot::configured(args.context_root.or(settings.context_root.clone())),
-        ),
-    )
+    let mut options = options(&settings, design.context(&settings));
+    options.reflection_config = Some(design.reflection_config(&cwd));
+    options.lint_repairs = design.lint_repairs;
+    workbench(launched, start, reasoner, theme, options)
 }
 
 pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
     let launched = Instant::now();
     let dir = &args.project_dir;
-    if !dir.join(".volk").join("session.json").is_file() {
+    let session_file = crate::project::Layout::new(dir).session();
+    if !session_file.is_file() {
         return Err(BadInput::err(format!(
-            "{}: not a volk project (no .volk/session.json; start one with `volk design`)",
-            dir.display()
+            "{}: not a volk project (no {}; start one with `volk design`)",
+            dir.display(),
+            session_file.display()
         )));
     }
     let settings = Settings::load(&[dir.as_path(), Path::new(".")])?;
@@ -168,10 +165,13 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
         Start::Open(dir.clone()),
         reasoner,
         theme,
-        options(
-            &settings,
-            ContextRoot::configured(settings.context_root.clone()),
-        ),
+        RunOptions {
+            lint_repairs: args.lint_repairs,
+            ..options(
+                &settings,
+                ContextRoot::configured(settings.context_root.clone()),
+            )
+        },
     )
 }
 
@@ -270,13 +270,7 @@ fn workbench(
             commands: connected.commands,
         };
         let result = tokio::select! {
-            result = runloop::run(
-                &mut guard.terminal,
-                &mut app,
-                channels,
-                project_dir.clone(),
-                Some(&store),
-            ) => result,
+            result = runloop::run(&mut guard.terminal, &mut app, channels, Some(&store)) => result,
             stop = signals.recv() => Err(anyhow::Error::new(Stopped(stop))),
         };
         drop(guard);

@@ -12,7 +12,6 @@ pub mod draft;
 pub mod event;
 pub mod frame;
 pub mod highlight;
-pub mod history;
 pub mod keys;
 pub mod runloop;
 pub mod session;

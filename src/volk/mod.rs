@@ -4,8 +4,11 @@
 pub mod cli;
 pub mod designed_with;
 pub mod journal;
+pub mod lint_step;
+pub mod loop_args;
 pub mod machine;
 pub mod plan_step;
 pub mod prompts;
+pub mod queries;
 pub mod runtime;
 pub mod session;
