@@ -15,6 +15,7 @@ use crate::reasoner::{Purpose, ReasonerRequest};
 use crate::volk::journal::JournalEntry;
 use crate::volk::lint_step;
 use crate::volk::loop_args::Limits;
+use crate::volk::patch_cycle::{self, Next};
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
 use crate::volk::session::{CycleRecord, PendingCall, Phase, Session};
@@ -502,8 +503,62 @@ impl Architect {
         }
     }
 
+    /// An update answer: edit blocks and whole sections against the current design.
+    /// `None` when a follow-up request (a repair, or sections in full) went out.
+    fn read_update(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) -> Option<Artifacts> {
+        let brief = self
+            .session
+            .pending
+            .as_ref()
+            .map(|p| p.brief.clone())
+            .unwrap_or_default();
+        // Blocks apply to the design the model was shown: the current cycle, or the
+        // candidate a repair pass (of the design compiler) sent back to it.
+        let shown = brief
+            .current
+            .clone()
+            .unwrap_or_else(|| self.session.artifacts.clone());
+        let reading = patch_cycle::read_answer(
+            &mut self.session.patch,
+            &shown,
+            cycle,
+            &brief,
+            text,
+            Default::default(),
+        );
+        for (event, detail) in reading.journal {
+            self.journal(fx, event, detail);
+        }
+        for line in reading.notices {
+            self.log(fx, line);
+        }
+        match reading.next {
+            Next::Ask(brief) => {
+                self.call(Purpose::Update, *brief, fx);
+                None
+            }
+            Next::Done { artifacts, .. } => Some(artifacts),
+            // No marker at all: failed below like any unreadable answer.
+            Next::Unreadable => Some(Artifacts::default()),
+        }
+    }
+
     fn design_written(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
-        let artifacts = parse(text);
+        let update = matches!(&self.session.pending, Some(p) if p.purpose == Purpose::Update);
+        let artifacts = if update {
+            match self.read_update(cycle, text, fx) {
+                Some(artifacts) => artifacts,
+                None => return,
+            }
+        } else {
+            let artifacts = parse(text);
+            if !artifacts.is_empty() {
+                let cost = self.session.patch.first_cycle(text, &artifacts);
+                self.journal(fx, "cycle_cost", json!({ "cycle": cycle, "cost": cost }));
+                self.log(fx, cost.status());
+            }
+            artifacts
+        };
         if artifacts.is_empty() {
             self.fail(
                 format!(
@@ -612,6 +667,9 @@ impl Architect {
             "diagnostics".into(),
             lint_step::payload(&lint_step::check(&s.artifacts)),
         );
+        if let Some(cost) = s.patch.cost(s.cycle) {
+            payload.insert("cost".into(), json!(cost));
+        }
         Packet::outbound(JUNIOR, "design_review", &s.thread_id, &s.trace_id, payload)
     }
 

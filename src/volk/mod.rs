@@ -7,6 +7,7 @@ pub mod journal;
 pub mod lint_step;
 pub mod loop_args;
 pub mod machine;
+pub mod patch_cycle;
 pub mod plan_step;
 pub mod prompts;
 pub mod queries;

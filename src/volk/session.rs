@@ -176,6 +176,9 @@ pub struct Session {
     /// The reasoner that designed it, for `volk open` (never a key).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoner: Option<crate::volk::designed_with::DesignedWith>,
+    /// Edit blocks: the update cycle in progress, the raw answers, each cycle's cost.
+    #[serde(default)]
+    pub patch: crate::volk::patch_cycle::PatchLedger,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -216,6 +219,7 @@ impl Session {
             plan: PlanState::default(),
             outbox_seq: 0,
             reasoner: None,
+            patch: Default::default(),
         }
     }
 
@@ -296,6 +300,7 @@ impl Session {
                 Purpose::Update => self.cycle + 1,
                 Purpose::Reflect | Purpose::Plan => self.cycle,
             },
+            repair: None,
         }
     }
 }
