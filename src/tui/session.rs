@@ -41,6 +41,8 @@ pub struct Connected {
     pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
     /// The newest implement packet in the outbox, for a finalized session.
     pub implement_packet: Option<PathBuf>,
+    /// What each cycle so far cost (for the cost meter).
+    pub costs: Vec<crate::volk::patch_cycle::CycleCost>,
     pub events: UnboundedReceiver<AppEvent>,
     pub commands: UnboundedSender<Intent>,
 }
@@ -160,6 +162,7 @@ pub async fn connect(
         reasoner_name,
         model,
         restored,
+        costs: session.patch.costs.clone(),
         implement_packet,
         events,
         commands,

@@ -160,6 +160,11 @@ impl PatchStream {
         &self.base
     }
 
+    /// The settled ranges blocks may not touch.
+    pub fn settled(&self) -> &Settled {
+        &self.settled
+    }
+
     pub fn view(&self, section: Section) -> LiveView<'_> {
         let live = &self.live[section.index()];
         match live.reader.body() {
