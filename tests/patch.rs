@@ -151,8 +151,12 @@ impl Run {
     }
 }
 
+/// `volk run` against the scripted provider. The design compiler's repair pass is off:
+/// these tests script every answer and count the requests.
 fn send(workspace: &Path, provider: &Provider, packet: &str) -> Run {
     let args = [
+        "--lint-repairs",
+        "0",
         "--reasoner",
         "openai",
         "--model",
@@ -163,6 +167,7 @@ fn send(workspace: &Path, provider: &Provider, packet: &str) -> Run {
     volk_run(workspace, &args, packet)
 }
 
+/// `volk run` on one packet.
 fn volk_run(workspace: &Path, args: &[&str], packet: &str) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_volk"))
         .args(["run", "--packet", "-", "--workspace"])
@@ -198,11 +203,14 @@ const FILES: [(&str, &str); 5] = [
     ("class_diagram", "class_diagram.md"),
 ];
 
+/// A design file's artifact as volk reads it back (the class diagram's fence off).
 fn design_file(dir: &Path, name: &str) -> String {
-    std::fs::read_to_string(dir.join("design").join(name))
-        .unwrap_or_default()
-        .trim()
-        .to_string()
+    let design = volk::design::write::read_design_docs(&dir.join("design")).unwrap();
+    let section = volk::design::Section::ALL
+        .into_iter()
+        .find(|s| s.file_name() == name)
+        .unwrap();
+    design.get(section).trim().to_string()
 }
 
 /// The packet's artifacts are the whole files on disk, never edit blocks.
@@ -539,6 +547,8 @@ fn replay_plays_recorded_blocks_through_the_same_path() {
     std::fs::create_dir(&live_ws).unwrap();
     let with_record = |cassette: &Path| {
         vec![
+            "--lint-repairs".to_string(),
+            "0".into(),
             "--reasoner".to_string(),
             "openai".into(),
             "--model".into(),
@@ -570,7 +580,14 @@ fn replay_plays_recorded_blocks_through_the_same_path() {
     std::fs::write(&path, cassette).unwrap();
     let replay_ws = tempfile::tempdir().unwrap();
     let reasoner = format!("replay:{}", path.display());
-    let args = ["--reasoner", reasoner.as_str(), "--replay-speed", "0"];
+    let args = [
+        "--lint-repairs",
+        "0",
+        "--reasoner",
+        reasoner.as_str(),
+        "--replay-speed",
+        "0",
+    ];
     let replay_dir = PathBuf::from(
         volk_run(replay_ws.path(), &args, SCOPE).packet()["payload"]["project_dir"]
             .as_str()

@@ -2,6 +2,8 @@
 //! reasoner's response, and how they are written to `design/`.
 
 pub mod edit;
+pub mod lint;
+pub mod model;
 pub mod parser;
 pub mod questions;
 pub mod write;

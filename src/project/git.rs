@@ -67,7 +67,8 @@ pub fn commit_all(dir: &Path, message: &str) -> Result<Option<Oid>, GitError> {
         Err(_) => None,
     };
     let parents: Vec<&git2::Commit> = parent.iter().collect();
-    let oid = repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)?;
+    let message = crate::reasoner::redact::scrub_text(message);
+    let oid = repo.commit(Some("HEAD"), &sig, &sig, &message, &tree, &parents)?;
     Ok(Some(oid))
 }
 

@@ -13,6 +13,8 @@ use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
 use crate::reasoner::{Purpose, ReasonerRequest};
 use crate::volk::journal::JournalEntry;
+use crate::volk::lint_step;
+use crate::volk::loop_args::Limits;
 use crate::volk::patch_cycle::{self, Next};
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
@@ -26,6 +28,17 @@ pub enum Mode {
     Headless,
     /// The workbench: the person finalizes after reflection and approves the plan.
     Interactive,
+}
+
+/// Why the artifacts are written: a new cycle changes what the reviewer reads, while
+/// finalization writes the same text again and must leave the reader where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// A new cycle, and the artifacts it changed.
+    Cycle {
+        changed: Vec<Section>,
+    },
+    Final,
 }
 
 /// Everything that can happen to a design thread.
@@ -47,22 +60,56 @@ pub enum Input {
         message: String,
         retryable: bool,
     },
-    /// The reviewer's verdict, from a packet or from the person.
-    Feedback(Feedback),
+    /// What the person (a key in the workbench) or the reviewer (a packet) decided.
+    Act(Action),
     /// The reflection questions to ask (`None`: reflection is off), or why they could
     /// not be read (reflection is then skipped, never fatal).
     ReflectionLoaded(Result<Option<Vec<String>>, String>),
-    /// After reflection: finalize now.
-    Finalize,
-    PlanApproved,
-    PlanSteer(String),
-    Retry,
-    /// The person stopped the running call.
-    Cancelled,
     Committed {
         cycle: u32,
         short_id: String,
     },
+}
+
+/// A decision of the person or of the reviewer. The workbench sends these for keys, and
+/// `volk run` turns a `design_feedback` packet into one: both speak this vocabulary.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// The verdict on a cycle: QUESTIONS (with them) or READY.
+    Review(Feedback),
+    /// After reflection: finalize now.
+    Finalize,
+    ApprovePlan,
+    /// Steer the next plan attempt with a note.
+    SteerPlan(String),
+    /// Run the failed call again.
+    Retry,
+    /// Stop the running call.
+    Cancel,
+}
+
+/// A moment the person must be told about, as a value a screen can act on; its
+/// `Display` is the line `volk run` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// The reviewer asked questions on the last allowed cycle: the design is finalized
+    /// without READY.
+    CycleLimit {
+        cycle: u32,
+        max: u32,
+        trace_id: String,
+    },
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::CycleLimit { max, trace_id, .. } => write!(
+                f,
+                "[U:Ar] Max design cycles reached ({max}): finalizing without READY (trace {trace_id})"
+            ),
+        }
+    }
 }
 
 /// What the runtime must do, in order.
@@ -80,6 +127,7 @@ pub enum Effect {
     /// Write the artifacts to `design/` (before any packet that claims them).
     WriteDocs {
         artifacts: Artifacts,
+        written: Written,
     },
     /// Commit the project; answer with `Committed` when done.
     Commit {
@@ -107,6 +155,8 @@ pub enum Effect {
     Log(String),
     /// A `[U:Ar]` warning line.
     Warn(String),
+    /// A moment with meaning for a screen (the cycle limit), printed as a warning too.
+    Notice(Notice),
     SaveSession,
     /// A call failed: say so; `retryable` offers the retry key.
     Failed {
@@ -143,6 +193,9 @@ pub struct Architect {
     in_flight: Option<u64>,
     max_tokens: u32,
     plan_repairs: u32,
+    /// Automatic repair passes a cycle with design errors gets, and those used.
+    lint_repairs: u32,
+    lint_repairs_used: u32,
 }
 
 impl Architect {
@@ -152,14 +205,22 @@ impl Architect {
             mode,
             next_call: 1,
             in_flight: None,
-            max_tokens: 16_000,
-            plan_repairs: 2,
+            max_tokens: Limits::DEFAULT.max_tokens,
+            plan_repairs: Limits::DEFAULT.plan_repairs,
+            lint_repairs: Limits::DEFAULT.lint_repairs,
+            lint_repairs_used: 0,
         }
     }
 
     pub fn with_limits(mut self, max_tokens: u32, plan_repairs: u32) -> Architect {
         self.max_tokens = max_tokens;
         self.plan_repairs = plan_repairs;
+        self
+    }
+
+    /// `--lint-repairs N`: 0 shows every cycle to the person as it came.
+    pub fn with_lint_repairs(mut self, repairs: u32) -> Architect {
+        self.lint_repairs = repairs;
         self
     }
 
@@ -212,48 +273,8 @@ impl Architect {
                 self.in_flight = None;
                 self.fail(message, retryable, &mut fx);
             }
-            Input::Feedback(feedback) => self.feedback(feedback, &mut fx)?,
+            Input::Act(action) => self.act(action, &mut fx)?,
             Input::ReflectionLoaded(loaded) => self.reflection_loaded(loaded, &mut fx),
-            Input::Finalize => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingFinalize),
-                    "finalize",
-                )?;
-                self.finalize_docs(&mut fx);
-            }
-            Input::PlanApproved => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
-                    "a plan approval",
-                )?;
-                self.journal(&mut fx, "plan_approved", json!({}));
-                self.emit_implement(&mut fx);
-            }
-            Input::PlanSteer(note) => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
-                    "a plan note",
-                )?;
-                self.journal(&mut fx, "plan_steered", json!({ "note": note }));
-                self.session.plan.notes.push(note);
-                self.session.phase = Phase::Planning { attempt: 1 };
-                self.call(Purpose::Plan, self.session.brief(Purpose::Plan), &mut fx);
-            }
-            Input::Retry => {
-                let Phase::Failed { resume, .. } = &self.session.phase else {
-                    return Err(self.wrong_phase("a retry"));
-                };
-                self.session.phase = (**resume).clone();
-                match self.session.pending.clone() {
-                    Some(pending) => self.call(pending.purpose, pending.brief, &mut fx),
-                    None => self.begin_design(&mut fx),
-                }
-            }
-            Input::Cancelled => {
-                if self.in_flight.take().is_some() {
-                    self.fail("cancelled by the person".into(), true, &mut fx);
-                }
-            }
             Input::Committed { cycle, short_id } => {
                 if let Some(record) = self
                     .session
@@ -273,6 +294,53 @@ impl Architect {
             }
         }
         Ok(fx)
+    }
+
+    fn act(&mut self, action: Action, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        match action {
+            Action::Review(feedback) => self.feedback(feedback, fx)?,
+            Action::Finalize => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingFinalize),
+                    "finalize",
+                )?;
+                self.finalize_docs(fx);
+            }
+            Action::ApprovePlan => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
+                    "a plan approval",
+                )?;
+                self.journal(fx, "plan_approved", json!({}));
+                self.emit_implement(fx);
+            }
+            Action::SteerPlan(note) => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
+                    "a plan note",
+                )?;
+                self.journal(fx, "plan_steered", json!({ "note": note }));
+                self.session.plan.notes.push(note);
+                self.session.phase = Phase::Planning { attempt: 1 };
+                self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx);
+            }
+            Action::Retry => {
+                let Phase::Failed { resume, .. } = &self.session.phase else {
+                    return Err(self.wrong_phase("a retry"));
+                };
+                self.session.phase = (**resume).clone();
+                match self.session.pending.clone() {
+                    Some(pending) => self.call(pending.purpose, pending.brief, fx),
+                    None => self.begin_design(fx),
+                }
+            }
+            Action::Cancel => {
+                if self.in_flight.take().is_some() {
+                    self.fail("cancelled by the person".into(), true, fx);
+                }
+            }
+        }
+        Ok(())
     }
 
     fn expect(&self, ok: bool, what: &str) -> Result<(), Refusal> {
@@ -419,6 +487,7 @@ impl Architect {
         self.session.phase = Phase::Failed {
             resume,
             message: message.clone(),
+            retryable,
         };
         fx.push(Effect::SaveSession);
         fx.push(Effect::Failed { message, retryable });
@@ -438,11 +507,18 @@ impl Architect {
     /// `None` when a follow-up request (a repair, or sections in full) went out.
     fn read_update(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) -> Option<Artifacts> {
         let brief = self.session.pending.as_ref().map(|p| p.brief.clone());
+        let brief = brief.unwrap_or_default();
+        // The design the call was asked to revise: the last cycle's, or the one the
+        // design compiler sent back for a repair.
+        let design = brief
+            .current
+            .clone()
+            .unwrap_or_else(|| self.session.artifacts.clone());
         let reading = patch_cycle::read_answer(
             &mut self.session.patch,
-            &self.session.artifacts,
+            &design,
             cycle,
-            &brief.unwrap_or_default(),
+            &brief,
             text,
             &|_| Default::default(),
         );
@@ -490,6 +566,9 @@ impl Architect {
             );
             return;
         }
+        if self.lint_repair(cycle, &artifacts, fx) {
+            return;
+        }
         self.session.pending = None;
         let missing: Vec<&str> = artifacts
             .iter()
@@ -516,6 +595,9 @@ impl Architect {
         self.session.phase = Phase::AwaitingReview { cycle };
         fx.push(Effect::WriteDocs {
             artifacts: self.session.artifacts.clone(),
+            written: Written::Cycle {
+                changed: changed.clone(),
+            },
         });
         fx.push(Effect::Commit {
             cycle,
@@ -532,6 +614,35 @@ impl Architect {
         );
         fx.push(Effect::SaveSession);
         fx.push(Effect::Emit(self.review_packet()));
+    }
+
+    /// Journals the cycle's findings; with errors and a repair pass left, asks the
+    /// architect to fix them (the person's questions still stand) and returns true.
+    fn lint_repair(&mut self, cycle: u32, artifacts: &Artifacts, fx: &mut Vec<Effect>) -> bool {
+        let linted = lint_step::check(artifacts);
+        let detail = lint_step::journal_detail(&linted, self.lint_repairs_used);
+        self.journal(fx, "design_linted", detail);
+        if !linted.has_errors() || self.lint_repairs_used >= self.lint_repairs {
+            self.lint_repairs_used = 0;
+            return false;
+        }
+        self.lint_repairs_used += 1;
+        self.log(
+            fx,
+            format!(
+                "cycle {cycle} has {} design error(s); asking for a repair before the review",
+                linted.error_count()
+            ),
+        );
+        let mut brief = match self.session.pending.take() {
+            Some(p) => p.brief,
+            None => self.session.brief(Purpose::Update),
+        };
+        brief.cycle = cycle;
+        brief.current = Some(artifacts.clone());
+        brief.lint_feedback = lint_step::notes(&linted);
+        self.call(Purpose::Update, brief, fx);
+        true
     }
 
     fn review_packet(&self) -> Packet {
@@ -551,6 +662,10 @@ impl Architect {
         if let Some(cost) = s.patch.cost(s.cycle) {
             payload.insert("cost".into(), json!(cost));
         }
+        payload.insert(
+            "diagnostics".into(),
+            lint_step::payload(&lint_step::check(&s.artifacts)),
+        );
         Packet::outbound(JUNIOR, "design_review", &s.thread_id, &s.trace_id, payload)
     }
 
@@ -593,10 +708,11 @@ impl Architect {
             }
             Verdict::Questions if cycle >= self.session.max_cycles => {
                 self.session.forced = true;
-                fx.push(Effect::Warn(format!(
-                    "[U:Ar] Max design cycles reached ({}): finalizing without READY (trace {})",
-                    self.session.max_cycles, self.session.trace_id
-                )));
+                fx.push(Effect::Notice(Notice::CycleLimit {
+                    cycle,
+                    max: self.session.max_cycles,
+                    trace_id: self.session.trace_id.clone(),
+                }));
                 self.journal(
                     fx,
                     "forced_finalize",
@@ -616,6 +732,7 @@ impl Architect {
                 self.session.phase = Phase::Designing { cycle: cycle + 1 };
                 let mut brief = self.session.brief(Purpose::Update);
                 brief.questions = feedback.questions;
+                brief.lint_feedback = lint_step::notes(&lint_step::check(&self.session.artifacts));
                 self.call(Purpose::Update, brief, fx);
             }
         }
@@ -684,6 +801,7 @@ impl Architect {
         let cycle = self.session.cycle;
         fx.push(Effect::WriteDocs {
             artifacts: self.session.artifacts.clone(),
+            written: Written::Final,
         });
         let how = if self.session.forced {
             "at the cycle limit, without READY"
@@ -892,13 +1010,13 @@ mod tests {
     }
 
     fn feedback(verdict: Verdict, questions: &[&str]) -> Input {
-        Input::Feedback(Feedback {
+        Input::Act(Action::Review(Feedback {
             verdict,
             questions: questions.iter().map(|q| q.to_string()).collect(),
             design_cycle: None,
             answers: vec![],
             project_dir: None,
-        })
+        }))
     }
 
     #[test]
@@ -1047,7 +1165,8 @@ mod tests {
         let mut a = designed(Mode::Headless, 1);
         let fx = a.handle(feedback(Verdict::Questions, &["More?"])).unwrap();
         assert!(fx.iter().any(
-            |e| matches!(e, Effect::Warn(w) if w.contains("[U:Ar] Max design cycles reached"))
+            |e| matches!(e, Effect::Notice(n @ Notice::CycleLimit { max: 1, .. })
+                if n.to_string().starts_with("[U:Ar] Max design cycles reached (1)"))
         ));
         assert!(a.session.forced);
         assert_eq!(a.phase(), &Phase::Reflecting);
@@ -1055,7 +1174,7 @@ mod tests {
 
     #[test]
     fn empty_sections_are_still_in_the_implement_packet() {
-        let mut a = architect(Mode::Headless, 99);
+        let mut a = architect(Mode::Headless, 99).with_lint_repairs(0);
         a.handle(Input::Begin).unwrap();
         let fx = a
             .handle(Input::ContextReady {
@@ -1102,7 +1221,7 @@ mod tests {
             }
         )));
         assert!(matches!(a.phase(), Phase::Failed { .. }));
-        let fx = a.handle(Input::Retry).unwrap();
+        let fx = a.handle(Input::Act(Action::Retry)).unwrap();
         let (_, request) = call_of(&fx);
         assert_eq!(request.purpose, Purpose::Design);
         assert_eq!(a.phase(), &Phase::Designing { cycle: 1 });
@@ -1120,16 +1239,16 @@ mod tests {
             .is_empty()
         );
         assert!(matches!(
-            a.handle(Input::PlanApproved),
+            a.handle(Input::Act(Action::ApprovePlan)),
             Err(Refusal::WrongPhase { .. })
         ));
-        let stale = Input::Feedback(Feedback {
+        let stale = Input::Act(Action::Review(Feedback {
             verdict: Verdict::Ready,
             questions: vec![],
             design_cycle: Some(5),
             answers: vec![],
             project_dir: None,
-        });
+        }));
         assert!(matches!(
             a.handle(stale),
             Err(Refusal::StaleCycle {
@@ -1150,17 +1269,17 @@ mod tests {
             .unwrap();
         answer(&mut a, &fx);
         assert_eq!(a.phase(), &Phase::AwaitingFinalize);
-        let fx = a.handle(Input::Finalize).unwrap();
+        let fx = a.handle(Input::Act(Action::Finalize)).unwrap();
         let fx = answer(&mut a, &fx);
         assert!(fx.iter().any(|e| matches!(e, Effect::ShowPlan(p) if p.ok)));
         assert_eq!(a.phase(), &Phase::AwaitingPlanApproval);
         let fx = a
-            .handle(Input::PlanSteer("one stage per module".into()))
+            .handle(Input::Act(Action::SteerPlan("one stage per module".into())))
             .unwrap();
         let (_, request) = call_of(&fx);
         assert!(request.prompt.contains("one stage per module"));
         answer(&mut a, &fx);
-        let fx = a.handle(Input::PlanApproved).unwrap();
+        let fx = a.handle(Input::Act(Action::ApprovePlan)).unwrap();
         assert_eq!(emitted(&fx).unwrap().header.subject, "implement");
         assert_eq!(a.phase(), &Phase::Finalized);
     }
@@ -1195,7 +1314,7 @@ mod tests {
             retryable: true,
         })
         .unwrap();
-        let fx = a.handle(Input::Retry).unwrap();
+        let fx = a.handle(Input::Act(Action::Retry)).unwrap();
         let (call, again) = call_of(&fx);
         assert_eq!(again.prompt, request.prompt);
         let fx = answer(&mut a, &fx);
@@ -1209,7 +1328,7 @@ mod tests {
     fn answers_bind_the_next_cycle() {
         let mut a = designed(Mode::Headless, 99);
         let fx = a
-            .handle(Input::Feedback(Feedback {
+            .handle(Input::Act(Action::Review(Feedback {
                 verdict: Verdict::Questions,
                 questions: vec!["Schema?".into()],
                 design_cycle: Some(1),
@@ -1218,7 +1337,7 @@ mod tests {
                     answer: "No, single user".into(),
                 }],
                 project_dir: None,
-            }))
+            })))
             .unwrap();
         let (_, request) = call_of(&fx);
         assert!(request.prompt.contains("No, single user"));

@@ -2,10 +2,14 @@
 //! performs its effects.
 
 pub mod cli;
+pub mod designed_with;
 pub mod journal;
+pub mod lint_step;
+pub mod loop_args;
 pub mod machine;
 pub mod patch_cycle;
 pub mod plan_step;
 pub mod prompts;
+pub mod queries;
 pub mod runtime;
 pub mod session;

@@ -144,9 +144,17 @@ impl PatchLedger {
         self.costs.iter().map(|c| c.cost.saved()).sum()
     }
 
+    /// Records a cycle's cost. A cycle answered again (the design compiler asked for
+    /// a repair) adds what the new answers streamed; the full rewrite is the design's
+    /// size after the last of them.
     fn record(&mut self, cycle: u32, cost: Cost) {
-        self.costs.retain(|c| c.cycle != cycle);
-        self.costs.push(CycleCost { cycle, cost });
+        match self.costs.iter_mut().find(|c| c.cycle == cycle) {
+            Some(known) => {
+                known.cost.streamed_tokens += cost.streamed_tokens;
+                known.cost.full_rewrite_tokens = cost.full_rewrite_tokens;
+            }
+            None => self.costs.push(CycleCost { cycle, cost }),
+        }
     }
 
     /// The first cycle: a whole design, so streamed and full rewrite are alike.

@@ -12,35 +12,25 @@ use serde_json::json;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::BadInput;
-use crate::cxp::{Feedback, Inbound, Packet, Scope, Verdict};
+use crate::cxp::{Inbound, Packet, Scope};
 use crate::design::write::write_design_docs;
 use crate::design::{Artifacts, Section};
 use crate::fsutil::{append_line, atomic_write};
+use crate::project::Layout;
+pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
-use crate::reasoner::{Answer, Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::reasoner::{Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::volk::designed_with::DesignedWith;
 use crate::volk::journal::JournalEntry;
-use crate::volk::machine::{Architect, Effect, Input, Mode};
+use crate::volk::loop_args::Limits;
+pub use crate::volk::machine::{Action, Notice};
+use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
 use crate::volk::plan_step::PlanCheck;
+use crate::volk::queries::Queries;
+pub use crate::volk::queries::Query;
+pub use crate::volk::session::DEFAULT_MAX_CYCLES;
 use crate::volk::session::{Phase, Session, SessionError, project_dir_for};
-
-/// What the person (or a test) can ask of a running session.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    /// Verdict QUESTIONS with the reviewer's questions and answers to open questions.
-    SendQuestions {
-        questions: Vec<String>,
-        answers: Vec<Answer>,
-    },
-    /// Verdict READY: reflection, then finalization.
-    Ready,
-    /// After the reflection pane: finalize.
-    Finalize,
-    ApprovePlan,
-    SteerPlan(String),
-    Retry,
-    Cancel,
-}
 
 /// What the runtime reports to the workbench.
 #[derive(Debug, Clone)]
@@ -51,10 +41,15 @@ pub enum Event {
         purpose: Purpose,
         event: StreamEvent,
     },
+    /// A design cycle is written to `design/` (its commit follows).
     CycleReady {
         cycle: u32,
         artifacts: Artifacts,
         changed: Vec<Section>,
+    },
+    /// The design is finalized: the last cycle's text is written again as final.
+    DesignFinalized {
+        cycle: u32,
     },
     Committed {
         cycle: u32,
@@ -64,12 +59,8 @@ pub enum Event {
         questions: Vec<String>,
         answers: String,
     },
-    Plan {
-        source: String,
-        diagnostics_human: String,
-        graph: Vec<String>,
-        ok: bool,
-    },
+    /// The compiled execution plan, as the plan step judged it.
+    Plan(PlanCheck),
     PacketWritten {
         path: PathBuf,
         subject: String,
@@ -84,7 +75,21 @@ pub enum Event {
     },
     /// A progress or warning line (`[U:Ar] …`).
     Notice(String),
+    /// A moment a screen acts on (the cycle limit), as the core's value.
+    Noticed(Notice),
     Journal(serde_json::Value),
+    /// Answer to [`Query::History`]: the project's commits, newest first.
+    History(Vec<CommitInfo>),
+    /// Answer to [`Query::Commit`]: an older cycle's artifacts, to read.
+    OldCycle {
+        short_id: String,
+        summary: String,
+        artifacts: Artifacts,
+    },
+    /// Answer to [`Query::PreviousCycle`].
+    PreviousCycle(Artifacts),
+    /// A query could not be answered (the message says which and why).
+    QueryFailed(String),
 }
 
 /// Where the design's existing-API context comes from.
@@ -117,6 +122,8 @@ pub struct RunOptions {
     pub reflection_config: Option<PathBuf>,
     pub max_tokens: Option<u32>,
     pub plan_repairs: Option<u32>,
+    /// `--lint-repairs`: repair passes for a cycle with design errors (default 1).
+    pub lint_repairs: Option<u32>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -187,13 +194,8 @@ impl Executor {
                     self.events.clone(),
                 )));
             }
-            Effect::WriteDocs { artifacts } => {
-                let dir = session.project_dir.join("design");
-                let changed = session
-                    .previous
-                    .as_ref()
-                    .map(|p| artifacts.changed_since(p))
-                    .unwrap_or_else(|| Section::ALL.to_vec());
+            Effect::WriteDocs { artifacts, written } => {
+                let dir = Layout::new(&session.project_dir).design_dir();
                 let target = dir.clone();
                 let docs = artifacts.clone();
                 tokio::task::spawn_blocking(move || write_design_docs(&target, &docs))
@@ -203,10 +205,15 @@ impl Executor {
                         source: std::io::Error::other(e),
                     })?
                     .map_err(|source| RuntimeError::Io { path: dir, source })?;
-                self.send(Event::CycleReady {
-                    cycle: session.cycle,
-                    artifacts,
-                    changed,
+                self.send(match written {
+                    Written::Cycle { changed } => Event::CycleReady {
+                        cycle: session.cycle,
+                        artifacts,
+                        changed,
+                    },
+                    Written::Final => Event::DesignFinalized {
+                        cycle: session.cycle,
+                    },
                 });
             }
             Effect::Commit { cycle, message } => {
@@ -252,25 +259,9 @@ impl Executor {
                 }
                 self.send(Event::Reflection { questions, answers });
             }
-            Effect::ShowPlan(PlanCheck {
-                source,
-                ok,
-                diagnostics_human,
-                graph,
-                ..
-            }) => {
-                self.send(Event::Plan {
-                    source: source.unwrap_or_default(),
-                    diagnostics_human,
-                    graph,
-                    ok,
-                });
-            }
+            Effect::ShowPlan(check) => self.send(Event::Plan(check)),
             Effect::WritePlan { json } => {
-                let path = session
-                    .project_dir
-                    .join("design")
-                    .join("execution_plan.json");
+                let path = Layout::new(&session.project_dir).execution_plan();
                 atomic_write(&path, json.as_bytes())
                     .map_err(|source| RuntimeError::Io { path, source })?;
             }
@@ -302,6 +293,12 @@ impl Executor {
                 ));
             }
             Effect::Log(line) | Effect::Warn(line) => self.say(&line),
+            Effect::Notice(notice) => {
+                if self.options.echo_stderr {
+                    eprintln!("{notice}");
+                }
+                self.send(Event::Noticed(notice));
+            }
             Effect::SaveSession => session.save()?,
             Effect::Failed { message, retryable } => {
                 self.failure = Some(message.clone());
@@ -448,7 +445,7 @@ async fn drive(
     architect: &mut Architect,
     exec: &mut Executor,
     first: Option<Input>,
-    mut commands: Option<UnboundedReceiver<Command>>,
+    mut commands: Option<UnboundedReceiver<Action>>,
 ) -> Result<(), RuntimeError> {
     let mut queue: VecDeque<Input> = first.into_iter().collect();
     let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
@@ -505,33 +502,12 @@ async fn drive(
                 exec.journal_metrics(&architect.session, &outcome.metrics);
                 queue.push_back(outcome.input);
             }
-            command = rx.recv() => {
-                let Some(command) = command else { return Ok(()) };
-                let input = match command {
-                    Command::SendQuestions { questions, answers } => Input::Feedback(Feedback {
-                        verdict: Verdict::Questions,
-                        questions,
-                        design_cycle: None,
-                        answers,
-                        project_dir: None,
-                    }),
-                    Command::Ready => Input::Feedback(Feedback {
-                        verdict: Verdict::Ready,
-                        questions: Vec::new(),
-                        design_cycle: None,
-                        answers: Vec::new(),
-                        project_dir: None,
-                    }),
-                    Command::Finalize => Input::Finalize,
-                    Command::ApprovePlan => Input::PlanApproved,
-                    Command::SteerPlan(note) => Input::PlanSteer(note),
-                    Command::Retry => Input::Retry,
-                    Command::Cancel => {
-                        call = None; // dropping the stream stops the request
-                        Input::Cancelled
-                    }
-                };
-                queue.push_back(input);
+            action = rx.recv() => {
+                let Some(action) = action else { return Ok(()) };
+                if action == Action::Cancel {
+                    call = None; // dropping the stream stops the request
+                }
+                queue.push_back(Input::Act(action));
             }
         }
     }
@@ -565,6 +541,54 @@ pub fn prepare_project(
     Ok((session, true))
 }
 
+/// What a client shows of a session before its first event, read from disk.
+#[derive(Debug, Clone)]
+pub struct Overview {
+    pub project_name: String,
+    pub thread_id: String,
+    pub max_cycles: u32,
+    /// The newest finished cycle, its artifacts and the cycle's before it.
+    pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
+    /// The newest implement packet in the outbox, for a finalized session.
+    pub implement_packet: Option<PathBuf>,
+    /// What each cycle so far cost (the workbench's cost meter).
+    pub costs: Vec<crate::volk::patch_cycle::CycleCost>,
+}
+
+/// Reads the session of `project_dir` for display; an error when there is none.
+pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
+    let layout = Layout::new(project_dir);
+    let Some(session) = Session::load(project_dir)? else {
+        return Err(RuntimeError::Io {
+            path: layout.session(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "not a volk project (no session)",
+            ),
+        });
+    };
+    let restored = (session.cycle > 0 && !session.artifacts.is_empty()).then(|| {
+        (
+            session.cycle,
+            session.artifacts.clone(),
+            session.previous.clone(),
+        )
+    });
+    let project_name = if session.scope.project_name.trim().is_empty() {
+        session.scope.task_summary.clone()
+    } else {
+        session.scope.project_name.clone()
+    };
+    Ok(Overview {
+        project_name,
+        thread_id: session.thread_id.clone(),
+        max_cycles: session.max_cycles,
+        restored,
+        implement_packet: layout.newest_implement_packet(),
+        costs: session.patch.costs.clone(),
+    })
+}
+
 /// The first input for a session loaded from disk: start it, or resume an interrupted
 /// call (a crash or a closed terminal mid-stream).
 pub fn resume_input(session: &mut Session) -> Option<Input> {
@@ -578,8 +602,9 @@ pub fn resume_input(session: &mut Session) -> Option<Input> {
             session.phase = Phase::Failed {
                 resume: Box::new(session.phase.clone()),
                 message: "interrupted".into(),
+                retryable: true,
             };
-            Some(Input::Retry)
+            Some(Input::Act(Action::Retry))
         }
         _ => None,
     }
@@ -628,7 +653,7 @@ pub async fn run_packet(
             let first = if created {
                 Some(Input::Begin)
             } else if matches!(session.phase, Phase::Failed { .. }) {
-                Some(Input::Retry)
+                Some(Input::Act(Action::Retry))
             } else if let Some(input) = resume_input(&mut session) {
                 Some(input)
             } else {
@@ -657,11 +682,11 @@ pub async fn run_packet(
                 )));
             };
             session.trace_id = trace_id;
-            let first = if matches!(session.phase, Phase::Failed { .. }) {
-                Input::Retry
+            let first = Input::Act(if matches!(session.phase, Phase::Failed { .. }) {
+                Action::Retry
             } else {
-                Input::Feedback(feedback)
-            };
+                Action::Review(feedback)
+            });
             (session, Some(first))
         }
     };
@@ -669,9 +694,12 @@ pub async fn run_packet(
         session.max_cycles = limit.max(1);
     }
     let project_dir = session.project_dir.clone();
-    let repairs = options.plan_repairs.unwrap_or(2);
-    let tokens = options.max_tokens.unwrap_or(16_000);
-    let mut architect = Architect::new(session, Mode::Headless).with_limits(tokens, repairs);
+    let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
+    let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
+    session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
+    let mut architect = Architect::new(session, Mode::Headless)
+        .with_limits(tokens, repairs)
+        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
     let mut exec = Executor {
         reasoner,
         options,
@@ -695,15 +723,22 @@ pub async fn run_packet(
     }))
 }
 
-/// A cloneable way to send the person's commands to a running session.
+/// A cloneable way to send the person's actions to a running session and to ask
+/// about its project.
 #[derive(Debug, Clone)]
 pub struct SessionHandle {
-    commands: UnboundedSender<Command>,
+    actions: UnboundedSender<Action>,
+    queries: Queries,
 }
 
 impl SessionHandle {
-    pub fn send(&self, command: Command) {
-        let _ = self.commands.send(command);
+    pub fn act(&self, action: Action) {
+        let _ = self.actions.send(action);
+    }
+
+    /// Answered with an event on the session's event channel.
+    pub fn query(&self, query: Query) {
+        self.queries.ask(query);
     }
 }
 
@@ -723,9 +758,13 @@ pub fn start(
     let first = resume_input(&mut session);
     let (command_tx, command_rx) = unbounded_channel();
     let (event_tx, event_rx) = unbounded_channel();
-    let repairs = options.plan_repairs.unwrap_or(2);
-    let tokens = options.max_tokens.unwrap_or(16_000);
-    let mut architect = Architect::new(session, Mode::Interactive).with_limits(tokens, repairs);
+    let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
+    let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
+    session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
+    let mut architect = Architect::new(session, Mode::Interactive)
+        .with_limits(tokens, repairs)
+        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
+    let queries = Queries::new(project_dir, event_tx.clone());
     let mut exec = Executor {
         reasoner,
         options,
@@ -741,7 +780,8 @@ pub fn start(
     });
     Ok((
         SessionHandle {
-            commands: command_tx,
+            actions: command_tx,
+            queries,
         },
         event_rx,
     ))
