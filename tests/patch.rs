@@ -151,12 +151,8 @@ impl Run {
     }
 }
 
-/// `volk run` against the scripted provider. The design compiler's repair pass is off:
-/// these tests script every answer and count the requests.
 fn send(workspace: &Path, provider: &Provider, packet: &str) -> Run {
     let args = [
-        "--lint-repairs",
-        "0",
         "--reasoner",
         "openai",
         "--model",
@@ -167,11 +163,13 @@ fn send(workspace: &Path, provider: &Provider, packet: &str) -> Run {
     volk_run(workspace, &args, packet)
 }
 
-/// `volk run` on one packet.
 fn volk_run(workspace: &Path, args: &[&str], packet: &str) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_volk"))
         .args(["run", "--packet", "-", "--workspace"])
         .arg(workspace)
+        // The scripted designs are not written to compile clean: no repair pass of the
+        // design compiler, so every request the server sees is the patch cycle's.
+        .args(["--lint-repairs", "0"])
         .args(args)
         .current_dir(workspace)
         .env("OPENAI_API_KEY", "sk-test-not-a-real-key")
@@ -203,14 +201,15 @@ const FILES: [(&str, &str); 5] = [
     ("class_diagram", "class_diagram.md"),
 ];
 
-/// A design file's artifact as volk reads it back (the class diagram's fence off).
+/// An artifact as volk reads it back from `design/` (the class diagram without the
+/// Mermaid fence it is written in).
 fn design_file(dir: &Path, name: &str) -> String {
-    let design = volk::design::write::read_design_docs(&dir.join("design")).unwrap();
+    let artifacts = volk::design::write::read_design_docs(&dir.join("design")).unwrap();
     let section = volk::design::Section::ALL
         .into_iter()
         .find(|s| s.file_name() == name)
         .unwrap();
-    design.get(section).trim().to_string()
+    artifacts.get(section).trim().to_string()
 }
 
 /// The packet's artifacts are the whole files on disk, never edit blocks.
@@ -547,8 +546,6 @@ fn replay_plays_recorded_blocks_through_the_same_path() {
     std::fs::create_dir(&live_ws).unwrap();
     let with_record = |cassette: &Path| {
         vec![
-            "--lint-repairs".to_string(),
-            "0".into(),
             "--reasoner".to_string(),
             "openai".into(),
             "--model".into(),
@@ -580,14 +577,7 @@ fn replay_plays_recorded_blocks_through_the_same_path() {
     std::fs::write(&path, cassette).unwrap();
     let replay_ws = tempfile::tempdir().unwrap();
     let reasoner = format!("replay:{}", path.display());
-    let args = [
-        "--lint-repairs",
-        "0",
-        "--reasoner",
-        reasoner.as_str(),
-        "--replay-speed",
-        "0",
-    ];
+    let args = ["--reasoner", reasoner.as_str(), "--replay-speed", "0"];
     let replay_dir = PathBuf::from(
         volk_run(replay_ws.path(), &args, SCOPE).packet()["payload"]["project_dir"]
             .as_str()

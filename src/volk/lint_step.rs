@@ -73,8 +73,10 @@ mod tests {
         })
     }
 
-    /// The offline design with a class the API spec lacks (D030), written whole (an
-    /// update could also answer with edit blocks; whole sections keep the break).
+    /// The offline design with a class the API spec lacks (D030).
+    /// A whole design whose class diagram draws a class no signature defines. Whole
+    /// sections, also for an update request: the offline drafter answers those with
+    /// edit blocks, which a text replacement would break.
     fn broken(request: &ReasonerRequest) -> String {
         draft(Purpose::Design, &request.brief)
             .replace("classDiagram\n", "classDiagram\n  class Phantom\n")

@@ -506,17 +506,21 @@ impl Architect {
     /// An update answer: edit blocks and whole sections against the current design.
     /// `None` when a follow-up request (a repair, or sections in full) went out.
     fn read_update(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) -> Option<Artifacts> {
-        let brief = self.session.pending.as_ref().map(|p| p.brief.clone());
-        let brief = brief.unwrap_or_default();
-        // The design the call was asked to revise: the last cycle's, or the one the
-        // design compiler sent back for a repair.
-        let design = brief
+        let brief = self
+            .session
+            .pending
+            .as_ref()
+            .map(|p| p.brief.clone())
+            .unwrap_or_default();
+        // Blocks apply to the design the model was shown: the current cycle, or the
+        // candidate a repair pass (of the design compiler) sent back to it.
+        let shown = brief
             .current
             .clone()
             .unwrap_or_else(|| self.session.artifacts.clone());
         let reading = patch_cycle::read_answer(
             &mut self.session.patch,
-            &design,
+            &shown,
             cycle,
             &brief,
             text,
@@ -659,13 +663,13 @@ impl Architect {
             json!(open_questions(&s.artifacts.architecture)),
         );
         payload.insert("max_cycles".into(), json!(s.max_cycles));
-        if let Some(cost) = s.patch.cost(s.cycle) {
-            payload.insert("cost".into(), json!(cost));
-        }
         payload.insert(
             "diagnostics".into(),
             lint_step::payload(&lint_step::check(&s.artifacts)),
         );
+        if let Some(cost) = s.patch.cost(s.cycle) {
+            payload.insert("cost".into(), json!(cost));
+        }
         Packet::outbound(JUNIOR, "design_review", &s.thread_id, &s.trace_id, payload)
     }
 

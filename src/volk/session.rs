@@ -173,12 +173,12 @@ pub struct Session {
     pub plan: PlanState,
     #[serde(default)]
     pub outbox_seq: u32,
-    /// Edit blocks: the update cycle in progress, the raw answers, each cycle's cost.
-    #[serde(default)]
-    pub patch: crate::volk::patch_cycle::PatchLedger,
     /// The reasoner that designed it, for `volk open` (never a key).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoner: Option<crate::volk::designed_with::DesignedWith>,
+    /// Edit blocks: the update cycle in progress, the raw answers, each cycle's cost.
+    #[serde(default)]
+    pub patch: crate::volk::patch_cycle::PatchLedger,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -218,8 +218,8 @@ impl Session {
             forced: false,
             plan: PlanState::default(),
             outbox_seq: 0,
-            patch: Default::default(),
             reasoner: None,
+            patch: Default::default(),
         }
     }
 
