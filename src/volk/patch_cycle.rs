@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::design::edit::SEARCH_MARKER;
 use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, SectionRepair};
 use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
 use crate::design::{Artifacts, Section};
@@ -234,10 +235,19 @@ pub fn read_answer(
         let tally = &mut progress.tally[section.index()];
         match change {
             SectionChange::Kept => continue,
-            SectionChange::Whole(_) => {
+            SectionChange::Whole(text) => {
+                // The protocol makes a section with any other text whole; when that
+                // text holds edit blocks too, the person should look at it.
+                let mixed = text.lines().any(|l| l.trim() == SEARCH_MARKER);
+                if mixed {
+                    reading.notices.push(format!(
+                        "{}: edit blocks mixed with other text; the section was replaced whole, please check it",
+                        section.title()
+                    ));
+                }
                 reading.journal.push((
                     "section_rewritten",
-                    json!({ "section": section.key(), "round": round }),
+                    json!({ "section": section.key(), "round": round, "mixed_with_blocks": mixed }),
                 ));
                 match round {
                     Round::Answer => tally.whole = true,
@@ -610,6 +620,36 @@ mod tests {
                 .any(|n| n == "API spec: 2 blocks applied, 1 repaired"),
             "{:?}",
             r.notices
+        );
+    }
+
+    #[test]
+    fn blocks_mixed_with_other_text_replace_the_section_whole_with_a_warning() {
+        let mut ledger = PatchLedger::default();
+        let text = format!(
+            "API_SPEC:\napi_spec.md\n{}",
+            block("list() -> list", "list() -> list[Task]")
+        );
+        let r = read_answer(
+            &mut ledger,
+            &design(),
+            2,
+            &Brief::default(),
+            &text,
+            &no_settled,
+        );
+        let Next::Done { artifacts, .. } = r.next else {
+            panic!("{:?}", r.next)
+        };
+        assert!(
+            artifacts
+                .api_spec
+                .starts_with("api_spec.md\n<<<<<<< SEARCH")
+        );
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("API spec: edit blocks mixed with other text"))
         );
     }
 
