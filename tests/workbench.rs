@@ -735,3 +735,98 @@ fn a_streamed_update_ends_on_the_patched_design() {
         }
     }
 }
+
+#[test]
+fn a_second_workbench_on_one_project_opens_read_only() {
+    if !tmux_available() {
+        eprintln!("SKIPPED a_second_workbench_on_one_project_opens_read_only: no tmux");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::create_dir_all(&config).unwrap();
+    let scope = include_str!("fixtures/packets/example1_scope.json");
+    let mut child = volk()
+        .args(["run", "--workspace"])
+        .arg(&workspace)
+        .env("VOLK_LOG", dir.path().join("run.log"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), scope.as_bytes()).unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+    let project = workspace.join("taskman");
+    let commits = || {
+        let repo = git2::Repository::open(&project).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_head().unwrap();
+        walk.count()
+    };
+    assert_eq!(commits(), 1);
+
+    let tmux = Tmux {
+        socket: dir.path().join("tmux.sock"),
+        session: "volk-first".into(),
+    };
+    let open = |name: &str| {
+        format!(
+            "VOLK_CONFIG_DIR={} VOLK_LOG={} {} open {}; echo VOLK-{name}-EXITED-$?; sleep 30",
+            config.display(),
+            dir.path().join(format!("{name}.log")).display(),
+            env!("CARGO_BIN_EXE_volk"),
+            project.display()
+        )
+    };
+    let started = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "volk-first",
+        "-x",
+        "140",
+        "-y",
+        "40",
+        &open("first"),
+    ]);
+    assert!(started.status.success());
+    tmux.wait_for("cycle 1/", Duration::from_secs(30));
+    let second = Tmux {
+        socket: dir.path().join("tmux.sock"),
+        session: "volk-second".into(),
+    };
+    let started = second.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "volk-second",
+        "-x",
+        "140",
+        "-y",
+        "40",
+        &open("second"),
+    ]);
+    assert!(started.status.success());
+    let screen = second.wait_for("READ-ONLY: held by volk open (pid", Duration::from_secs(30));
+    assert!(screen.contains("cycle 1/"), "{screen}");
+    assert!(!tmux.screen().contains("READ-ONLY"), "the first one writes");
+
+    // READY from the read-only one is refused on the spot; nothing changes on disk.
+    second.keys(&["C-r"]);
+    second.wait_for("READY?", Duration::from_secs(15));
+    second.keys(&["y"]);
+    second.wait_for("nothing was sent", Duration::from_secs(15));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(commits(), 1);
+    assert_eq!(outbox_packets(&project).len(), 1);
+    // Reading the history still works.
+    second.keys(&["Escape"]);
+    second.keys(&["h"]);
+    second.wait_for("Design cycle 1: all artifacts", Duration::from_secs(15));
+    second.keys(&["Escape"]);
+    second.keys(&["q"]);
+    second.wait_for("VOLK-second-EXITED-0", Duration::from_secs(15));
+    eprintln!("two `volk open` of one project: 1 tried / 0 went wrong");
+}

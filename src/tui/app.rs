@@ -252,6 +252,8 @@ pub struct App {
     pub verdict: Verdict,
     pub spinner: usize,
     pub areas: HitAreas,
+    /// Another process holds the thread (named here): this workbench only reads.
+    pub read_only: Option<String>,
     /// Set by a draw that could not finish highlighting what it shows.
     pub redraw_soon: bool,
     live: Option<LiveCall>,
@@ -312,6 +314,7 @@ impl App {
             verdict: Verdict::None,
             spinner: 0,
             areas: HitAreas::default(),
+            read_only: None,
             redraw_soon: false,
             live: None,
             last_call: 0,
@@ -351,7 +354,22 @@ impl App {
 
     /// Intents produced since the last call.
     pub fn take_intents(&mut self) -> Vec<Intent> {
-        std::mem::take(&mut self.intents)
+        let mut intents = std::mem::take(&mut self.intents);
+        if let Some(holder) = &self.read_only {
+            let before = intents.len();
+            intents.retain(|i| {
+                matches!(
+                    i,
+                    Intent::LoadHistory | Intent::LoadCommit { .. } | Intent::Quit
+                )
+            });
+            if intents.len() < before {
+                self.notice = Some(format!(
+                    "read-only: {holder} holds this thread; nothing was sent"
+                ));
+            }
+        }
+        intents
     }
 
     /// The section being written by the running call, if any.

@@ -161,6 +161,12 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         sep,
         Span::styled(app.phase.short_label(), state_style),
     ];
+    if let Some(holder) = &app.read_only {
+        spans.push(Span::styled(
+            format!("  [READ-ONLY: held by {holder}]"),
+            Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+        ));
+    }
     if let Some(old) = &app.old_cycle {
         spans.push(Span::styled(
             format!("  [read-only: {}]", old.short_id),

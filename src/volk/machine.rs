@@ -158,6 +158,8 @@ pub enum Effect {
     /// A moment with meaning for a screen (the cycle limit), printed as a warning too.
     Notice(Notice),
     SaveSession,
+    /// Record progress in `context.json` for the pipeline.
+    Progress(crate::volk::progress::ContextUpdate),
     /// A call failed: say so; `retryable` offers the retry key.
     Failed {
         message: String,
@@ -216,6 +218,13 @@ impl Architect {
         self.max_tokens = max_tokens;
         self.plan_repairs = plan_repairs;
         self
+    }
+
+    /// Goes back to `session` (the last one saved) after a step could not finish; the
+    /// call the step had started, if any, is forgotten.
+    pub fn restore(&mut self, session: Session) {
+        self.session = session;
+        self.in_flight = None;
     }
 
     /// `--lint-repairs N`: 0 shows every cycle to the person as it came.
@@ -329,9 +338,15 @@ impl Architect {
                     return Err(self.wrong_phase("a retry"));
                 };
                 self.session.phase = (**resume).clone();
-                match self.session.pending.clone() {
-                    Some(pending) => self.call(pending.purpose, pending.brief, fx),
-                    None => self.begin_design(fx),
+                match (self.session.pending.clone(), &self.session.phase) {
+                    (Some(pending), _) => self.call(pending.purpose, pending.brief, fx),
+                    // Interrupted between READY and the reflection call: reflect again,
+                    // never rewind an accepted design to cycle 1.
+                    (None, Phase::Reflecting) => fx.push(Effect::LoadReflection),
+                    (None, Phase::Planning { .. }) => {
+                        self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx)
+                    }
+                    (None, _) => self.begin_design(fx),
                 }
             }
             Action::Cancel => {
@@ -378,6 +393,13 @@ impl Architect {
     }
 
     fn begin(&mut self, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        if matches!(self.session.phase, Phase::GatheringContext) {
+            // Interrupted while gathering: the start is journaled already; gather again.
+            fx.push(Effect::GatherContext {
+                text: self.context_query(),
+            });
+            return Ok(());
+        }
         self.expect(matches!(self.session.phase, Phase::New), "a new design")?;
         let scope = &self.session.scope;
         self.journal(
@@ -401,6 +423,15 @@ impl Architect {
             self.journal(fx, "impact_report", report.clone());
         }
         self.session.phase = Phase::GatheringContext;
+        fx.push(Effect::GatherContext {
+            text: self.context_query(),
+        });
+        fx.push(Effect::SaveSession);
+        Ok(())
+    }
+
+    /// The text whose words are looked up in the monorepo.
+    fn context_query(&self) -> String {
         let scope = &self.session.scope;
         let mut text = format!(
             "{}\n{}\n{}",
@@ -414,9 +445,7 @@ impl Architect {
             text.push('\n');
             text.push_str(ux);
         }
-        fx.push(Effect::GatherContext { text });
-        fx.push(Effect::SaveSession);
-        Ok(())
+        text
     }
 
     fn context_ready(&mut self, section: String, symbols: Vec<String>, fx: &mut Vec<Effect>) {
@@ -688,6 +717,7 @@ impl Architect {
                 expected: cycle,
             });
         }
+        let mut commit = None;
         if let Some(record) = self
             .session
             .history
@@ -696,7 +726,15 @@ impl Architect {
             .find(|r| r.cycle == cycle)
         {
             record.feedback = Some(feedback.clone());
+            commit = record.commit.clone();
         }
+        fx.push(Effect::Progress(
+            crate::volk::progress::ContextUpdate::CycleFinished {
+                cycle,
+                verdict: feedback.verdict,
+                commit,
+            },
+        ));
         self.session
             .answers
             .extend(feedback.answers.iter().cloned());
@@ -878,6 +916,12 @@ impl Architect {
             (Some(source), true) => serde_json::from_str::<Value>(source).ok(),
             _ => None,
         };
+        // Before the plan commit, so the state the pipeline reads is committed with it.
+        fx.push(Effect::Progress(
+            crate::volk::progress::ContextUpdate::Escalated {
+                cycles: self.session.cycle,
+            },
+        ));
         if let Some(plan) = &plan {
             fx.push(Effect::WritePlan {
                 json: serde_json::to_string_pretty(plan).unwrap_or_default(),
@@ -1229,6 +1273,23 @@ mod tests {
         let (_, request) = call_of(&fx);
         assert_eq!(request.purpose, Purpose::Design);
         assert_eq!(a.phase(), &Phase::Designing { cycle: 1 });
+    }
+
+    #[test]
+    fn a_retry_after_ready_reflects_again_instead_of_rewinding() {
+        let mut a = architect(Mode::Headless, 5);
+        a.session.cycle = 2;
+        a.session.pending = None;
+        a.session.phase = Phase::Failed {
+            resume: Box::new(Phase::Reflecting),
+            message: "interrupted".into(),
+            retryable: true,
+        };
+        let fx = a.handle(Input::Act(Action::Retry)).unwrap();
+        assert!(fx.iter().any(|e| matches!(e, Effect::LoadReflection)));
+        assert!(!fx.iter().any(|e| matches!(e, Effect::CallReasoner { .. })));
+        assert_eq!(a.session.phase, Phase::Reflecting);
+        assert_eq!(a.session.cycle, 2);
     }
 
     #[test]

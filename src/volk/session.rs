@@ -173,6 +173,10 @@ pub struct Session {
     pub plan: PlanState,
     #[serde(default)]
     pub outbox_seq: u32,
+    /// The journal's length when this session was saved: lines past it belong to a
+    /// step that never finished (see `volk::recover::trim_journal`).
+    #[serde(default)]
+    pub journal_bytes: std::cell::Cell<Option<u64>>,
     /// The reasoner that designed it, for `volk open` (never a key).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoner: Option<crate::volk::designed_with::DesignedWith>,
@@ -218,6 +222,7 @@ impl Session {
             forced: false,
             plan: PlanState::default(),
             outbox_seq: 0,
+            journal_bytes: std::cell::Cell::new(None),
             reasoner: None,
             patch: Default::default(),
         }
@@ -247,6 +252,8 @@ impl Session {
             source,
         })?;
         let path = Self::path(&self.project_dir);
+        self.journal_bytes
+            .set(Some(crate::volk::recover::journal_len(self)));
         let text = serde_json::to_string_pretty(self).map_err(|e| SessionError::Corrupt {
             path: path.clone(),
             message: e.to_string(),
@@ -262,6 +269,19 @@ impl Session {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(SessionError::Io { path, source }),
         };
+        let version = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
+        if let Some(version) = version
+            && version != u64::from(SESSION_VERSION)
+        {
+            return Err(SessionError::Corrupt {
+                path,
+                message: format!(
+                    "version {version} is not one this volk reads (it reads {SESSION_VERSION})"
+                ),
+            });
+        }
         let mut session: Session =
             serde_json::from_str(&text).map_err(|e| SessionError::Corrupt {
                 path: path.clone(),
