@@ -22,12 +22,16 @@ const BULK: usize = 4096;
 /// closer has three fence bytes in a row, a strict marker line has its word, and a
 /// marker in another case is a heading (`# `) or bold (`**`).
 static CANDIDATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    let mut patterns = vec!["```", "~~~", "# ", "**"];
+    // Three bytes each, so the SIMD search keeps three-byte fingerprints; a heading or
+    // bold line is found by the newline before it (the first line is looked at anyway).
+    let mut patterns = vec![
+        "```", "~~~", "\n# ", "\n##", "\n**", "\n #", "\n *", "  #", "  *",
+    ];
     patterns.extend(Section::ALL.map(Section::marker));
     AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostFirst)
         .build(patterns)
-        .unwrap_or_else(|_| unreachable!("nine short literal patterns always build"))
+        .unwrap_or_else(|_| unreachable!("fourteen short literal patterns always build"))
 });
 
 /// Classifies lines and records where each section's text lies: runs of bytes between
@@ -72,12 +76,30 @@ impl Scanner {
     /// speed.
     fn scan_candidates(&mut self, bytes: &[u8], start: usize, end: usize) {
         let haystack = &bytes[..end];
-        let mut pos = start;
-        while let Some(hit) = CANDIDATES.find(Input::new(haystack).span(pos..end)) {
-            let line_start =
-                memchr::memrchr(b'\n', &bytes[pos..hit.start()]).map_or(pos, |i| pos + i + 1);
-            let line_end =
-                memchr::memchr(b'\n', &bytes[hit.end()..end]).map_or(end, |i| hit.end() + i + 1);
+        // The first line has no newline before it for the heading patterns to find.
+        let first_end = memchr::memchr(b'\n', &bytes[start..end]).map_or(end, |i| start + i + 1);
+        self.line(bytes, start, first_end);
+        let mut pos = first_end;
+        loop {
+            // From the newline that ends the line before, so a heading right after a
+            // line just looked at is found too.
+            let from = if pos > start && bytes[pos - 1] == b'\n' {
+                pos - 1
+            } else {
+                pos
+            };
+            let Some(hit) = CANDIDATES.find(Input::new(haystack).span(from..end)) else {
+                break;
+            };
+            // A pattern that starts with the newline ending the line before.
+            let at = if bytes[hit.start()] == b'\n' {
+                hit.start() + 1
+            } else {
+                hit.start()
+            };
+            let line_start = memchr::memrchr(b'\n', &bytes[pos..at]).map_or(pos, |i| pos + i + 1);
+            let from = hit.end().max(at);
+            let line_end = memchr::memchr(b'\n', &bytes[from..end]).map_or(end, |i| from + i + 1);
             self.line(bytes, line_start, line_end);
             pos = line_end;
         }
