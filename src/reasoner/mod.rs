@@ -67,6 +67,10 @@ pub struct Brief {
     pub plan_feedback: Vec<String>,
     /// The cycle this call produces.
     pub cycle: u32,
+    /// The review's binding parts for an update: the reviewer's hand edits and the
+    /// settled text (rendered by `volk::review`).
+    #[serde(default)]
+    pub review: String,
 }
 
 /// One call to a reasoner.

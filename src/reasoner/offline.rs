@@ -304,11 +304,15 @@ fn draft_design(brief: &Brief) -> String {
         );
     } else {
         for (i, q) in brief.questions.iter().enumerate() {
+            let (thread, question) = match crate::volk::threads::split_prompt_line(q) {
+                Some((id, question)) => (format!(", thread {id}"), question),
+                None => (String::new(), q.as_str()),
+            };
             let _ = writeln!(
                 out,
-                "{}. {} (recorded by the offline drafter; a model-backed reasoner would answer it)",
+                "{}. {} (recorded by the offline drafter{thread}; a model-backed reasoner would answer it)",
                 i + 1,
-                q.trim()
+                question.trim()
             );
         }
     }
@@ -388,6 +392,21 @@ fn draft_design(brief: &Brief) -> String {
     for c in &comps {
         let _ = writeln!(out, "  Cli --> {}", c.name);
         let _ = writeln!(out, "  {} --> Store", c.name);
+    }
+    // An update accounts for its changes, one line per review thread (`Q1.2: …`).
+    let threads: Vec<String> = brief
+        .questions
+        .iter()
+        .filter_map(|q| crate::volk::threads::split_prompt_line(q).map(|(id, _)| id))
+        .collect();
+    if !threads.is_empty() {
+        let _ = writeln!(out, "\nCHANGES:");
+        for id in threads {
+            let _ = writeln!(
+                out,
+                "- {id} architecture: recorded the question under Open questions"
+            );
+        }
     }
     out
 }

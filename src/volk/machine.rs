@@ -8,13 +8,14 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::cxp::{CODE_DIRECTOR, Feedback, JUNIOR, Packet, Verdict};
-use crate::design::parser::parse;
+use crate::design::parser::parse_reply;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
 use crate::reasoner::{Purpose, ReasonerRequest};
 use crate::volk::journal::JournalEntry;
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
+use crate::volk::review;
 use crate::volk::session::{CycleRecord, PendingCall, Phase, Session};
 
 /// Who decides at the points where a person may step in.
@@ -62,6 +63,11 @@ pub enum Input {
         cycle: u32,
         short_id: String,
     },
+    /// The reviewer edited `design/*.md` by hand before sending feedback (found by the
+    /// runtime); `artifacts` is the design as the files now have it.
+    ReviewerEdited {
+        artifacts: Artifacts,
+    },
 }
 
 /// What the runtime must do, in order.
@@ -84,6 +90,12 @@ pub enum Effect {
     Commit {
         cycle: u32,
         message: String,
+    },
+    /// Commit a hand edit as the reviewer: the person's git identity, else
+    /// `fallback_author`.
+    CommitReviewerEdit {
+        message: String,
+        fallback_author: &'static str,
     },
     /// Read the reflection questions; answer with `ReflectionLoaded`.
     LoadReflection,
@@ -131,6 +143,9 @@ pub enum Refusal {
         got: u32,
         expected: u32,
     },
+    /// A close, settle or unsettle mark that names nothing (the message names the field).
+    #[error("{0}")]
+    Review(String),
 }
 
 /// The state machine of one thread.
@@ -270,8 +285,36 @@ impl Architect {
                 );
                 fx.push(Effect::SaveSession);
             }
+            Input::ReviewerEdited { artifacts } => self.reviewer_edited(artifacts, &mut fx)?,
         }
         Ok(fx)
+    }
+
+    /// A hand edit is committed on its own before the cycle it feeds, and remembered
+    /// for the merge after it.
+    fn reviewer_edited(&mut self, edited: Artifacts, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        self.expect(
+            matches!(self.session.phase, Phase::AwaitingReview { .. }),
+            "a hand edit",
+        )?;
+        let sections =
+            review::record_edit(&mut self.session.review, &self.session.artifacts, &edited);
+        self.session.artifacts = edited;
+        let names: Vec<&str> = sections.iter().map(|s| s.key()).collect();
+        self.journal(fx, "reviewer_edit", json!({ "artifacts": names }));
+        self.log(
+            fx,
+            format!("reviewer edit of {} committed", names.join(", ")),
+        );
+        fx.push(Effect::CommitReviewerEdit {
+            message: review::edit_message(&sections),
+            fallback_author: match self.mode {
+                Mode::Headless => crate::cxp::JUNIOR,
+                Mode::Interactive => "volk reviewer",
+            },
+        });
+        fx.push(Effect::SaveSession);
+        Ok(())
     }
 
     fn expect(&self, ok: bool, what: &str) -> Result<(), Refusal> {
@@ -434,7 +477,8 @@ impl Architect {
     }
 
     fn design_written(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
-        let artifacts = parse(text);
+        let reply = parse_reply(text);
+        let mut artifacts = reply.artifacts;
         if artifacts.is_empty() {
             self.fail(
                 format!(
@@ -458,6 +502,24 @@ impl Architect {
                 missing.join(", ")
             )));
         }
+        let mut body = String::new();
+        if cycle > 1 {
+            let after = review::after_cycle(
+                &mut self.session.review,
+                &self.session.artifacts,
+                artifacts,
+                reply.changes.as_deref(),
+            );
+            for warning in after.warnings {
+                fx.push(Effect::Warn(warning));
+            }
+            for (event, detail) in after.notes {
+                self.journal(fx, event, detail);
+            }
+            body =
+                crate::volk::threads::commit_body(&self.session.review.threads, &after.reconciled);
+            artifacts = after.artifacts;
+        }
         let changed: Vec<Section> = artifacts.changed_since(&self.session.artifacts);
         let previous = std::mem::replace(&mut self.session.artifacts, artifacts);
         if cycle > 1 {
@@ -473,10 +535,12 @@ impl Architect {
         fx.push(Effect::WriteDocs {
             artifacts: self.session.artifacts.clone(),
         });
-        fx.push(Effect::Commit {
-            cycle,
-            message: cycle_message(cycle, &changed, &self.session.scope.task_summary),
-        });
+        let mut message = cycle_message(cycle, &changed, &self.session.scope.task_summary);
+        if !body.is_empty() {
+            message.push_str("\n\n");
+            message.push_str(&body);
+        }
+        fx.push(Effect::Commit { cycle, message });
         self.journal(
             fx,
             "cycle_written",
@@ -504,6 +568,7 @@ impl Architect {
             json!(open_questions(&s.artifacts.architecture)),
         );
         payload.insert("max_cycles".into(), json!(s.max_cycles));
+        review::payload_into(&s.review, &mut payload);
         Packet::outbound(JUNIOR, "design_review", &s.thread_id, &s.trace_id, payload)
     }
 
@@ -530,6 +595,11 @@ impl Architect {
             .find(|r| r.cycle == cycle)
         {
             record.feedback = Some(feedback.clone());
+        }
+        let marks = review::apply_marks(&mut self.session.review, &feedback.marks)
+            .map_err(Refusal::Review)?;
+        for (event, detail) in marks {
+            self.journal(fx, event, detail);
         }
         self.session
             .answers
@@ -567,8 +637,14 @@ impl Architect {
                     ),
                 );
                 self.session.phase = Phase::Designing { cycle: cycle + 1 };
+                let opened =
+                    review::open_threads(&mut self.session.review, cycle, &feedback.questions);
+                for (event, detail) in opened {
+                    self.journal(fx, event, detail);
+                }
                 let mut brief = self.session.brief(Purpose::Update);
-                brief.questions = feedback.questions;
+                (brief.questions, brief.review) =
+                    review::prompt(&self.session.review, &self.session.artifacts, cycle);
                 self.call(Purpose::Update, brief, fx);
             }
         }
@@ -576,6 +652,8 @@ impl Architect {
     }
 
     fn start_finalization(&mut self, fx: &mut Vec<Effect>) {
+        // A hand edit sent with READY is the design now: there is nothing to merge.
+        self.session.review.edit = None;
         self.session.phase = Phase::Reflecting;
         fx.push(Effect::SaveSession);
         fx.push(Effect::LoadReflection);
@@ -851,6 +929,7 @@ mod tests {
             design_cycle: None,
             answers: vec![],
             project_dir: None,
+            marks: Default::default(),
         })
     }
 
@@ -904,7 +983,7 @@ mod tests {
     }
 
     #[test]
-    fn questions_start_the_next_cycle_with_numbered_questions() {
+    fn questions_start_the_next_cycle_as_numbered_threads() {
         let mut a = designed(Mode::Headless, 99);
         let fx = a
             .handle(feedback(
@@ -914,7 +993,13 @@ mod tests {
             .unwrap();
         let (_, request) = call_of(&fx);
         assert_eq!(request.purpose, Purpose::Update);
-        assert!(request.prompt.contains("1. Schema?\n2. Delete or flag?"));
+        assert!(
+            request
+                .prompt
+                .contains("- Q1.1: Schema?\n- Q1.2: Delete or flag?"),
+            "{}",
+            request.prompt
+        );
         assert_eq!(a.phase(), &Phase::Designing { cycle: 2 });
         let fx = answer(&mut a, &fx);
         assert_eq!(a.session.cycle, 2);
@@ -1082,6 +1167,7 @@ mod tests {
             design_cycle: Some(5),
             answers: vec![],
             project_dir: None,
+            marks: Default::default(),
         });
         assert!(matches!(
             a.handle(stale),
@@ -1131,6 +1217,7 @@ mod tests {
                     answer: "No, single user".into(),
                 }],
                 project_dir: None,
+                marks: Default::default(),
             }))
             .unwrap();
         let (_, request) = call_of(&fx);

@@ -171,8 +171,9 @@ pub fn update(brief: &Brief, context: &str) -> String {
         UPDATE,
         &[
             ("cycle", &brief.cycle.saturating_sub(1).max(1).to_string()),
-            ("questions", &numbered(&brief.questions)),
+            ("questions", &list(&brief.questions)),
             ("answers_section", &answers_section),
+            ("review_section", &brief.review),
             ("task_summary", &brief.task_summary),
             ("requirements", requirements(brief)),
             ("ux_section", &ux_section(brief)),
@@ -246,7 +247,8 @@ mod tests {
             ..Brief::default()
         };
         let p = update(&brief, "");
-        assert!(p.contains("1. What is the schema?\n2. Flag or delete?"));
+        assert!(p.contains("- What is the schema?\n- Flag or delete?"));
+        assert!(p.contains("CHANGES:"));
         assert!(p.contains("binding"));
         assert!(p.contains("Q: Shared?"));
         assert!(p.contains("ARCHITECTURE:\nA"));

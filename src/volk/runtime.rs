@@ -233,6 +233,21 @@ impl Executor {
                     )),
                 }
             }
+            Effect::CommitReviewerEdit {
+                message,
+                fallback_author,
+            } => {
+                let dir = session.project_dir.clone();
+                let result = tokio::task::spawn_blocking(move || {
+                    crate::project::git::commit_all_by(&dir, &message, fallback_author)
+                })
+                .await;
+                if let Ok(Err(e)) = result {
+                    self.say(&format!(
+                        "[U:Ar] the reviewer edit could not be committed: {e}"
+                    ));
+                }
+            }
             Effect::LoadReflection => {
                 let path = self.options.reflection_config.clone();
                 let loaded = tokio::task::spawn_blocking(move || load_reflection(path.as_deref()))
@@ -454,6 +469,14 @@ async fn drive(
     let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
     loop {
         while let Some(input) = queue.pop_front() {
+            // Hand edits in `design/` are taken in (and committed) before the feedback.
+            if let Some(artifacts) =
+                crate::volk::review::detect_hand_edit(&architect.session, &input)
+            {
+                queue.push_front(input);
+                queue.push_front(Input::ReviewerEdited { artifacts });
+                continue;
+            }
             let effects = match architect.handle(input) {
                 Ok(effects) => effects,
                 Err(refusal) if commands.is_some() => {
@@ -514,6 +537,7 @@ async fn drive(
                         design_cycle: None,
                         answers,
                         project_dir: None,
+                        marks: Default::default(),
                     }),
                     Command::Ready => Input::Feedback(Feedback {
                         verdict: Verdict::Ready,
@@ -521,6 +545,7 @@ async fn drive(
                         design_cycle: None,
                         answers: Vec::new(),
                         project_dir: None,
+                        marks: Default::default(),
                     }),
                     Command::Finalize => Input::Finalize,
                     Command::ApprovePlan => Input::PlanApproved,

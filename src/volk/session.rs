@@ -122,6 +122,9 @@ pub struct Session {
     pub plan: PlanState,
     #[serde(default)]
     pub outbox_seq: u32,
+    /// Question threads, settled parts and a pending hand edit.
+    #[serde(default)]
+    pub review: crate::volk::review::ReviewState,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -161,6 +164,7 @@ impl Session {
             forced: false,
             plan: PlanState::default(),
             outbox_seq: 0,
+            review: Default::default(),
         }
     }
 
@@ -240,6 +244,7 @@ impl Session {
                 Purpose::Update => self.cycle + 1,
                 Purpose::Reflect | Purpose::Plan => self.cycle,
             },
+            review: String::new(),
         }
     }
 }
