@@ -141,6 +141,11 @@ fn leading_id(line: &str) -> Option<(String, u32)> {
     Some((kind, digits[..len].parse().ok()?))
 }
 
+/// The requirement or ADR a line defines (`2. FR-02: …`, `### ADR-001: …`), if any.
+pub fn item_on_line(line: &str) -> Option<Mark> {
+    leading_id(line).map(|(kind, number)| Mark::Item { kind, number })
+}
+
 fn defines(line: &str, kind: &str, number: u32) -> bool {
     leading_id(line).is_some_and(|(k, n)| k == kind && n == number)
 }

@@ -23,6 +23,7 @@ use crate::tui::draft::{Anchor, Draft, DraftQuestion};
 use crate::tui::event::{AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::theme::Theme;
+use crate::volk::review::ReviewState;
 
 /// The six tabs: five artifacts and the decision journal.
 pub const TAB_COUNT: usize = 6;
@@ -94,10 +95,16 @@ pub enum ThinkingPane {
 /// What the composer is writing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ComposerTarget {
-    NewQuestion { anchor: Option<Anchor> },
+    NewQuestion {
+        anchor: Option<Anchor>,
+    },
     EditQuestion(usize),
-    Answer { question: String },
+    Answer {
+        question: String,
+    },
     Steer,
+    /// A follow-up question that reopens the thread with this id.
+    FollowUp(String),
 }
 
 /// A window over the workbench; Esc closes it.
@@ -228,6 +235,8 @@ pub struct App {
     pub previous: Option<Artifacts>,
     pub changed: Vec<Section>,
     pub open_questions: Vec<String>,
+    /// Threads and settled parts, as the design loop last reported them.
+    pub review: ReviewState,
     pub last_commit: Option<String>,
     pub committing: bool,
     pub metrics: Metrics,
@@ -285,6 +294,7 @@ impl App {
             previous: None,
             changed: Vec::new(),
             open_questions: Vec::new(),
+            review: ReviewState::default(),
             last_commit: None,
             committing: false,
             metrics: Metrics::default(),
@@ -319,6 +329,22 @@ impl App {
         self.open_questions = open_questions(&artifacts.architecture);
         self.artifacts = artifacts;
         self.cycle = cycle;
+    }
+
+    /// An artifact came back from the person's editor: shown now, committed as a
+    /// reviewer edit when the verdict is sent.
+    pub fn edited_by_hand(&mut self, section: Section, text: &str) {
+        if self.artifacts.get(section) == text {
+            self.notice = Some(format!("{}: no change", section.file_name()));
+            return;
+        }
+        self.docs[section.index()].set_text(text);
+        self.artifacts.set(section, text.to_string());
+        self.notice = Some(format!(
+            "design/{} edited: it is committed as your edit and kept through the next cycle",
+            section.file_name()
+        ));
+        self.clamp_views();
     }
 
     /// Intents produced since the last call.
@@ -470,6 +496,7 @@ impl App {
                 }
             }
             AppEvent::JobFailed(message) => self.notice = Some(message),
+            AppEvent::Loop(LoopEvent::Review(state)) => self.review = state,
             AppEvent::Loop(LoopEvent::Notice(line)) => {
                 let line = line.trim_start_matches("[U:Ar]").trim().to_string();
                 if line.starts_with("Max design cycles reached") {
@@ -722,6 +749,15 @@ impl App {
                 }
             }
             KeyCode::Char('d') => self.open_diff(),
+            KeyCode::Char('S') if self.old_cycle.is_none() => self.toggle_settled(),
+            KeyCode::Char('E') if self.old_cycle.is_none() => {
+                if let Some(section) = Section::ALL.get(self.tab).copied() {
+                    self.intents.push(Intent::EditArtifact {
+                        section,
+                        line: self.views[self.tab].cursor + 1,
+                    });
+                }
+            }
             KeyCode::Char('h') => {
                 self.popup = Some(Popup::History {
                     commits: None,
@@ -804,7 +840,42 @@ impl App {
     }
 
     fn review_items(&self) -> usize {
-        self.draft.questions.len() + self.open_questions.len()
+        self.draft.questions.len() + self.open_questions.len() + self.review.threads.len()
+    }
+
+    /// The thread under the review pane's cursor, if the cursor is on one.
+    fn selected_thread(&self) -> Option<String> {
+        let first = self.draft.questions.len() + self.open_questions.len();
+        let i = self.review_selected.checked_sub(first)?;
+        crate::tui::threads::ordered(&self.review.threads)
+            .get(i)
+            .map(|t| t.id.clone())
+    }
+
+    /// `S`: settles the requirement or ADR the cursor line defines, else the artifact
+    /// of the tab; settled already, it is unsettled.
+    fn toggle_settled(&mut self) {
+        let Some(section) = Section::ALL.get(self.tab).copied() else {
+            return;
+        };
+        let line = self
+            .current_doc()
+            .lines()
+            .get(self.views[self.tab].cursor)
+            .cloned()
+            .unwrap_or_default();
+        let mark = crate::design::settled::item_on_line(&line)
+            .unwrap_or(crate::design::settled::Mark::Artifact(section));
+        let label = mark.label();
+        let mut marks = crate::cxp::ReviewMarks::default();
+        if self.review.settled.contains(&label) {
+            self.notice = Some(format!("{label} is no longer settled"));
+            marks.unsettled.push(label);
+        } else {
+            self.notice = Some(format!("{label} settled: the architect may not change it"));
+            marks.settled.push(label);
+        }
+        self.intents.push(Intent::Review(marks));
     }
 
     fn on_review_key(&mut self, key: KeyEvent) {
@@ -815,6 +886,20 @@ impl App {
             }
             KeyCode::Up | KeyCode::Char('k') => {
                 self.review_selected = self.review_selected.saturating_sub(1)
+            }
+            KeyCode::Enter | KeyCode::Char('e') if self.selected_thread().is_some() => {
+                if let Some(id) = self.selected_thread() {
+                    self.open_composer(ComposerTarget::FollowUp(id));
+                }
+            }
+            KeyCode::Delete | KeyCode::Char('x') if self.selected_thread().is_some() => {
+                if let Some(id) = self.selected_thread() {
+                    self.notice = Some(format!("{id} closed"));
+                    self.intents.push(Intent::Review(crate::cxp::ReviewMarks {
+                        close: vec![id],
+                        ..Default::default()
+                    }));
+                }
             }
             KeyCode::Enter | KeyCode::Char('e') => {
                 let n = self.draft.questions.len();
@@ -1018,7 +1103,7 @@ impl App {
                 let question = question.clone();
                 self.draft.set_answer(&question, text);
             }
-            ComposerTarget::Steer => return,
+            ComposerTarget::Steer | ComposerTarget::FollowUp(_) => return,
         }
         self.draft_changed = true;
     }
@@ -1046,6 +1131,14 @@ impl App {
                     self.verdict = Verdict::Sent;
                 }
             }
+            ComposerTarget::FollowUp(id) => {
+                if !text.is_empty() {
+                    self.draft.questions.push(DraftQuestion {
+                        text: format!("(follows up {id}) {text}"),
+                        anchor: None,
+                    });
+                }
+            }
         }
         self.draft_changed = true;
         self.popup = None;
@@ -1065,7 +1158,7 @@ impl App {
                 .answer_for(question)
                 .unwrap_or_default()
                 .to_string(),
-            ComposerTarget::Steer => String::new(),
+            ComposerTarget::Steer | ComposerTarget::FollowUp(_) => String::new(),
         };
         let mut editor = TextArea::new(initial.split('\n').map(str::to_string).collect());
         editor.set_wrap_mode(WrapMode::Word);

@@ -122,6 +122,13 @@ pub enum Intent {
     SteerPlan(String),
     Retry,
     Cancel,
+    /// Close threads, settle or unsettle parts.
+    Review(crate::cxp::ReviewMarks),
+    /// Hand the terminal to `$VISUAL`/`$EDITOR` on an artifact at a line.
+    EditArtifact {
+        section: crate::design::Section,
+        line: usize,
+    },
     LoadHistory,
     LoadCommit {
         id: String,

@@ -84,7 +84,11 @@ pub fn command(intent: Intent) -> Option<Command> {
         Intent::SteerPlan(note) => Command::SteerPlan(note),
         Intent::Retry => Command::Retry,
         Intent::Cancel => Command::Cancel,
-        Intent::LoadHistory | Intent::LoadCommit { .. } | Intent::Quit => return None,
+        Intent::Review(marks) => Command::Review(marks),
+        Intent::LoadHistory
+        | Intent::LoadCommit { .. }
+        | Intent::EditArtifact { .. }
+        | Intent::Quit => return None,
     })
 }
 

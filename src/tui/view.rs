@@ -182,7 +182,9 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &mut App) {
             Some(s) if app.previous.is_some() && app.changed.contains(&s) => "• ".to_string(),
             _ => String::new(),
         };
-        let label = format!(" {} {}{} ", tab + 1, marker, tab_title(tab));
+        let settled = section.is_some_and(|s| app.review.settled.iter().any(|m| m == s.key()));
+        let lock = if settled { " [settled]" } else { "" };
+        let label = format!(" {} {}{}{lock} ", tab + 1, marker, tab_title(tab));
         let width = (label.chars().count() as u16).min(area.right().saturating_sub(x));
         let rect = Rect::new(x, area.y, width, 1);
         let style = if tab == app.tab {
@@ -563,6 +565,18 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                     }
                 }
             }
+            if !app.review.threads.is_empty() {
+                lines.push(Line::raw(""));
+                lines.push(section_title(&p, "Threads (Enter follow-up · x close)"));
+                let first = n + app.open_questions.len();
+                let selected = app.review_selected.checked_sub(first).filter(|_| focused);
+                let (thread_lines, at) =
+                    crate::tui::threads::lines(&app.review.threads, selected, &p);
+                if let Some(at) = at {
+                    selected_line = lines.len() + at;
+                }
+                lines.extend(thread_lines);
+            }
             lines.push(Line::raw(""));
             let footer = match (app.verdict, &app.phase) {
                 (Verdict::Sent, _) => "sent; waiting for the architect".to_string(),
@@ -819,6 +833,10 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
                     (" Your answer ".to_string(), Some(question.clone()))
                 }
                 ComposerTarget::Steer => (" Steer the next plan attempt ".to_string(), None),
+                ComposerTarget::FollowUp(id) => (
+                    format!(" Follow-up to {id} "),
+                    Some(format!("reopens {id} as a new thread linked to it")),
+                ),
             };
             let height = 10u16 + u16::from(context.is_some()) * 2;
             let rect = centered(area, area.width.saturating_sub(8).min(100), height);

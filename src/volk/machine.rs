@@ -68,6 +68,8 @@ pub enum Input {
     ReviewerEdited {
         artifacts: Artifacts,
     },
+    /// The person closed threads or settled parts outside a feedback (the workbench).
+    Marks(crate::cxp::ReviewMarks),
 }
 
 /// What the runtime must do, in order.
@@ -286,6 +288,14 @@ impl Architect {
                 fx.push(Effect::SaveSession);
             }
             Input::ReviewerEdited { artifacts } => self.reviewer_edited(artifacts, &mut fx)?,
+            Input::Marks(marks) => {
+                let notes = review::apply_marks(&mut self.session.review, &marks)
+                    .map_err(Refusal::Review)?;
+                for (event, detail) in notes {
+                    self.journal(&mut fx, event, detail);
+                }
+                fx.push(Effect::SaveSession);
+            }
         }
         Ok(fx)
     }

@@ -40,6 +40,8 @@ pub enum Command {
     SteerPlan(String),
     Retry,
     Cancel,
+    /// Close threads, settle or unsettle parts, at any time.
+    Review(crate::cxp::ReviewMarks),
 }
 
 /// What the runtime reports to the workbench.
@@ -84,6 +86,8 @@ pub enum Event {
     },
     /// A progress or warning line (`[U:Ar] …`).
     Notice(String),
+    /// The review's threads and settled parts, after every transition.
+    Review(crate::volk::review::ReviewState),
     Journal(serde_json::Value),
 }
 
@@ -510,6 +514,7 @@ async fn drive(
                 architect.session.save()?;
             }
             exec.send(Event::Phase(architect.phase().clone()));
+            exec.send(Event::Review(architect.session.review.clone()));
         }
         let Some(rx) = commands.as_mut() else {
             match call.take() {
@@ -555,6 +560,7 @@ async fn drive(
                         call = None; // dropping the stream stops the request
                         Input::Cancelled
                     }
+                    Command::Review(marks) => Input::Marks(marks),
                 };
                 queue.push_back(input);
             }
@@ -760,6 +766,7 @@ pub fn start(
     };
     tokio::spawn(async move {
         exec.send(Event::Phase(architect.phase().clone()));
+        exec.send(Event::Review(architect.session.review.clone()));
         if let Err(e) = drive(&mut architect, &mut exec, first, Some(command_rx)).await {
             tracing::error!("session runtime stopped: {e}");
         }

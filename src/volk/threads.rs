@@ -129,15 +129,36 @@ fn split_anchor(question: &str) -> (Option<String>, Option<String>, String) {
     }
 }
 
+/// A follow-up question starts `(follows up Q1.2) `: the thread it reopens, and the
+/// question.
+fn split_follow_up(text: &str) -> (Option<String>, &str) {
+    let Some(rest) = text.strip_prefix("(follows up ") else {
+        return (None, text);
+    };
+    let Some((id, question)) = rest.split_once(") ") else {
+        return (None, text);
+    };
+    match thread_id(id) {
+        Some(id) => (Some(id), question.trim()),
+        None => (None, text),
+    }
+}
+
 /// Opens one thread per question sent after `cycle`, numbered after the ones that
-/// cycle already has (a resent or follow-up question never reuses an id).
+/// cycle already has (a resent or follow-up question never reuses an id). A
+/// follow-up (`(follows up Q1.2) …`) is linked to the thread it reopens, which closes.
 pub fn open(threads: &mut Vec<Thread>, cycle: u32, questions: &[String]) -> Vec<StatusChange> {
     let mut next = threads.iter().filter(|t| t.cycle_asked == cycle).count() + 1;
     let mut opened = Vec::new();
     for question in questions {
+        let (follows, question) = split_follow_up(question.trim());
+        let follows = follows.filter(|id| threads.iter().any(|t| &t.id == id));
         let (anchor, quote, text) = split_anchor(question);
         if text.is_empty() {
             continue;
+        }
+        if let Some(old) = &follows {
+            opened.extend(close(threads, std::slice::from_ref(old)));
         }
         let id = format!("Q{cycle}.{next}");
         next += 1;
@@ -150,7 +171,7 @@ pub fn open(threads: &mut Vec<Thread>, cycle: u32, questions: &[String]) -> Vec<
             status: ThreadStatus::Open,
             answer: None,
             changes: Vec::new(),
-            follows: None,
+            follows,
         });
         opened.push(StatusChange {
             id,
@@ -205,15 +226,12 @@ pub fn follow_up(
     question: &str,
 ) -> Result<Vec<StatusChange>, UnknownThread> {
     check_ids(threads, &[old.to_string()])?;
-    let mut changes = close(threads, &[old.to_string()]);
-    let opened = open(threads, cycle, &[question.to_string()]);
-    if let (Some(new), Some(opened)) = (threads.last_mut(), opened.first())
-        && new.id == opened.id
-    {
-        new.follows = thread_id(old);
-    }
-    changes.extend(opened);
-    Ok(changes)
+    let id = thread_id(old).unwrap_or_else(|| old.to_string());
+    Ok(open(
+        threads,
+        cycle,
+        &[format!("(follows up {id}) {}", question.trim())],
+    ))
 }
 
 /// The threads the next update must answer: earlier unresolved ones first, under
