@@ -15,7 +15,7 @@ use volk::tui::event::{AppEvent, Intent, LoopEvent, Phase};
 use volk::tui::theme::Theme;
 use volk::tui::view;
 use volk::volk::review::ReviewState;
-use volk::volk::threads::{open, reconcile};
+use volk::volk::threads::{Change, open, reconcile};
 
 fn info() -> SessionInfo {
     SessionInfo {
@@ -39,7 +39,7 @@ fn design() -> Artifacts {
                 .into(),
         requirements: "FUNCTIONAL:\n1. FR-01: Add tasks.\n2. FR-02: List tasks.".into(),
         file_tree: "src/\n  cli.py".into(),
-        api_spec: "add(name: str) -> int".into(),
+        api_spec: "add(name: str) -> int\ncreate_table() -> None".into(),
         class_diagram: "classDiagram\n  Cli --> Store".into(),
     }
 }
@@ -64,11 +64,22 @@ fn review_state() -> ReviewState {
     reconcile(&mut state.threads, Some(&list), &[Section::ApiSpec]);
     state.threads[3].status = volk::volk::threads::ThreadStatus::Closed;
     state.settled = vec!["requirements".into()];
+    state.last.unrequested = vec![Change {
+        artifact: "api_spec".into(),
+        summary: "renamed the store".into(),
+    }];
     state
 }
 
 fn reviewing() -> App {
     let mut app = App::new(info(), Theme::dark());
+    let mut first = design();
+    first.api_spec = "add(name: str) -> int".into();
+    app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
+        cycle: 1,
+        artifacts: first,
+        changed: Section::ALL.to_vec(),
+    }));
     app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
         cycle: 2,
         artifacts: design(),
@@ -134,10 +145,24 @@ fn x_closes_the_selected_thread() {
 }
 
 #[test]
-fn enter_on_a_thread_writes_a_linked_follow_up() {
+fn enter_on_an_addressed_thread_opens_the_diff_at_its_change_marked_if_unrequested() {
     let mut app = reviewing();
     select_thread(&mut app, 0);
     app.on_key(key(KeyCode::Enter));
+    let shot = screen(&mut app, 140, 30);
+    assert!(shot.contains("API spec · changes since"), "{shot}");
+    assert!(shot.contains("+ create_table() -> None"), "{shot}");
+    assert!(
+        shot.contains("⚠ unrequested change: renamed the store"),
+        "{shot}"
+    );
+}
+
+#[test]
+fn o_on_a_thread_writes_a_linked_follow_up() {
+    let mut app = reviewing();
+    select_thread(&mut app, 0);
+    app.on_key(key(KeyCode::Char('o')));
     let shot = screen(&mut app, 140, 44);
     assert!(shot.contains("Follow-up to Q1.1"), "{shot}");
     for c in "And indexes?".chars() {

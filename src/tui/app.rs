@@ -889,6 +889,11 @@ impl App {
             }
             KeyCode::Enter | KeyCode::Char('e') if self.selected_thread().is_some() => {
                 if let Some(id) = self.selected_thread() {
+                    self.open_thread(id);
+                }
+            }
+            KeyCode::Char('o') if self.selected_thread().is_some() => {
+                if let Some(id) = self.selected_thread() {
                     self.open_composer(ComposerTarget::FollowUp(id));
                 }
             }
@@ -1252,16 +1257,51 @@ impl App {
             self.notice = Some("d: the journal has no diff".into());
             return;
         };
+        self.open_diff_for(section, false);
+    }
+
+    /// The diff of `section` against the previous cycle; `at_change` scrolls to the
+    /// first changed hunk (a thread's answer).
+    fn open_diff_for(&mut self, section: Section, at_change: bool) {
         let Some(previous) = &self.previous else {
             self.notice = Some("d: no earlier cycle to compare with yet".into());
             return;
         };
         let lines = diff_lines(previous.get(section), self.artifacts.get(section));
+        let scroll = if at_change {
+            lines
+                .iter()
+                .position(|l| {
+                    matches!(
+                        l.kind,
+                        crate::tui::diff::DiffKind::Added | crate::tui::diff::DiffKind::Removed
+                    )
+                })
+                .map_or(0, |i| i.saturating_sub(2))
+        } else {
+            0
+        };
         self.popup = Some(Popup::Diff {
             section,
             lines,
-            scroll: 0,
+            scroll,
         });
+    }
+
+    /// Enter on a thread: an addressed one opens the diff at the change that answers
+    /// it; any other is reopened with a follow-up question.
+    fn open_thread(&mut self, id: String) {
+        let answered_in = self
+            .review
+            .threads
+            .iter()
+            .find(|t| t.id == id)
+            .and_then(|t| t.changes.first())
+            .and_then(|c| Section::from_key(&c.artifact));
+        match answered_in {
+            Some(section) if self.previous.is_some() => self.open_diff_for(section, true),
+            _ => self.open_composer(ComposerTarget::FollowUp(id)),
+        }
     }
 
     /// The person chose a tab: stop moving tabs with the stream.

@@ -50,8 +50,8 @@ pub const HELP: &[KeyGroup] = &[
                 "(review pane) delete a question, close a thread",
             ),
             (
-                "Enter",
-                "(review pane, on a thread) reopen it with a follow-up question",
+                "Enter / o",
+                "(review pane, on a thread) the diff that answers it / a follow-up",
             ),
             (
                 "S",

@@ -567,7 +567,10 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
             }
             if !app.review.threads.is_empty() {
                 lines.push(Line::raw(""));
-                lines.push(section_title(&p, "Threads (Enter follow-up · x close)"));
+                lines.push(section_title(
+                    &p,
+                    "Threads (Enter answer · o follow-up · x close)",
+                ));
                 let first = n + app.open_questions.len();
                 let selected = app.review_selected.checked_sub(first).filter(|_| focused);
                 let (thread_lines, at) =
@@ -946,7 +949,7 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
                     Line::styled(format!("{sign}{}", l.text), style)
                 })
                 .collect();
-            let body = if shown.is_empty() {
+            let mut body = if shown.is_empty() {
                 vec![Line::styled(
                     "no change since the previous cycle",
                     Style::default().fg(p.muted),
@@ -954,6 +957,22 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
             } else {
                 shown
             };
+            // A change no review thread asked for is marked above the diff.
+            for c in app
+                .review
+                .last
+                .unrequested
+                .iter()
+                .filter(|c| c.artifact == section.key())
+            {
+                body.insert(
+                    0,
+                    Line::styled(
+                        format!("⚠ unrequested change: {}", c.summary),
+                        Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+                    ),
+                );
+            }
             let added = lines.iter().filter(|l| l.kind == DiffKind::Added).count();
             let removed = lines.iter().filter(|l| l.kind == DiffKind::Removed).count();
             frame.render_widget(
