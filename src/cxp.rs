@@ -125,6 +125,32 @@ impl ReviewMarks {
     }
 }
 
+impl Feedback {
+    /// Verdict QUESTIONS on `cycle`, as the workbench sends it.
+    pub fn questions(cycle: u32, questions: Vec<String>, answers: Vec<Answer>) -> Feedback {
+        Feedback {
+            verdict: Verdict::Questions,
+            questions,
+            design_cycle: Some(cycle),
+            answers,
+            project_dir: None,
+            marks: ReviewMarks::default(),
+        }
+    }
+
+    /// Verdict READY on `cycle`, as the workbench sends it.
+    pub fn ready(cycle: u32) -> Feedback {
+        Feedback {
+            verdict: Verdict::Ready,
+            questions: Vec::new(),
+            design_cycle: Some(cycle),
+            answers: Vec::new(),
+            project_dir: None,
+            marks: ReviewMarks::default(),
+        }
+    }
+}
+
 impl Packet {
     /// Parses packet JSON. `source_name` (a file name or `<stdin>`) prefixes every error.
     pub fn parse(source_name: &str, text: &str) -> Result<Packet, CxpError> {

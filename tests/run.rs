@@ -459,9 +459,10 @@ mod interactive {
     use std::time::Duration;
 
     use tokio::sync::mpsc::UnboundedReceiver;
+    use volk::cxp::Feedback;
     use volk::reasoner::offline::OfflineDrafter;
     use volk::volk::runtime::{
-        Command, Event, RunOptions, load_design_input, prepare_project, start,
+        Action, Event, RunOptions, load_design_input, prepare_project, start,
     };
     use volk::volk::session::Phase;
 
@@ -515,10 +516,11 @@ mod interactive {
             seen.iter()
                 .any(|e| matches!(e, Event::CycleReady { cycle: 1, .. }))
         );
-        handle.send(Command::SendQuestions {
-            questions: vec!["Which schema?".into()],
-            answers: vec![],
-        });
+        handle.act(Action::Review(Feedback::questions(
+            1,
+            vec!["Which schema?".into()],
+            vec![],
+        )));
         let seen = until(&mut events, "cycle 2", |e| {
             matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 2 }))
         })
@@ -527,7 +529,21 @@ mod interactive {
             seen.iter()
                 .any(|e| matches!(e, Event::Committed { cycle: 2, .. }))
         );
-        handle.send(Command::Ready);
+        // A verdict on a cycle that is no longer current (a second window, a late key)
+        // is refused and changes nothing.
+        handle.act(Action::Review(Feedback::ready(1)));
+        let seen = until(&mut events, "stale refusal", |e| {
+            matches!(e, Event::Error { .. })
+        })
+        .await;
+        assert!(
+            seen.iter().any(|e| matches!(
+                e,
+                Event::Error { message, retryable: false } if message.contains("cycle 1")
+            )),
+            "{seen:?}"
+        );
+        handle.act(Action::Review(Feedback::ready(2)));
         // The default reflection questions apply: the answers are shown, the person finalizes.
         let seen = until(&mut events, "reflection", |e| {
             matches!(e, Event::Phase(Phase::AwaitingFinalize))
@@ -537,12 +553,19 @@ mod interactive {
             seen.iter()
                 .any(|e| matches!(e, Event::Reflection { questions, .. } if !questions.is_empty()))
         );
-        handle.send(Command::Finalize);
-        until(&mut events, "plan approval", |e| {
+        handle.act(Action::Finalize);
+        let seen = until(&mut events, "plan approval", |e| {
             matches!(e, Event::Phase(Phase::AwaitingPlanApproval))
         })
         .await;
-        handle.send(Command::ApprovePlan);
+        // Finalizing writes the same text again: it says so, and does not present itself
+        // as a new cycle (which would reset every tab's scroll position).
+        assert!(!seen.iter().any(|e| matches!(e, Event::CycleReady { .. })));
+        assert!(
+            seen.iter()
+                .any(|e| matches!(e, Event::DesignFinalized { cycle: 2 }))
+        );
+        handle.act(Action::ApprovePlan);
         let seen = until(&mut events, "finalized", |e| {
             matches!(e, Event::Phase(Phase::Finalized))
         })
@@ -571,7 +594,7 @@ mod interactive {
             matches!(e, Event::Delta { .. })
         })
         .await;
-        handle.send(Command::Cancel);
+        handle.act(Action::Cancel);
         let seen = until(&mut events, "failure", |e| {
             matches!(e, Event::Phase(Phase::Failed { .. }))
         })
@@ -603,7 +626,7 @@ mod interactive {
             matches!(e, Event::Phase(Phase::Failed { .. }))
         })
         .await;
-        handle.send(Command::Retry);
+        handle.act(Action::Retry);
         until(&mut events, "cycle 1", |e| {
             matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 1 }))
         })

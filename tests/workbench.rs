@@ -92,7 +92,9 @@ fn stream(app: &mut App, call: u64, purpose: Purpose, text: &str) {
 fn reviewing() -> (App, Artifacts) {
     let mut app = App::new(info(), Theme::dark());
     let text = draft(Purpose::Design, &brief());
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
     stream(&mut app, 1, Purpose::Design, &text);
     let artifacts = parse(&text);
     app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
@@ -104,14 +106,18 @@ fn reviewing() -> (App, Artifacts) {
         cycle: 1,
         short_id: "c0ffee1".into(),
     }));
-    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
+        cycle: 1,
+    })));
     (app, artifacts)
 }
 
 #[test]
 fn streaming_in_progress() {
     let mut app = App::new(info(), Theme::dark());
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
     app.on_app_event(AppEvent::Loop(LoopEvent::Metrics {
         ttft_ms: Some(420),
         tokens_per_sec: Some(85.0),
@@ -198,7 +204,9 @@ fn diff_view() {
     b.cycle = 2;
     b.questions = vec!["Which table holds the reading sessions?".into()];
     let text = draft(Purpose::Update, &b);
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 2 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 2,
+    })));
     stream(&mut app, 2, Purpose::Update, &text);
     let second = parse(&text);
     let changed = second.changed_since(&first);
@@ -207,7 +215,9 @@ fn diff_view() {
         artifacts: second,
         changed,
     }));
-    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 2 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
+        cycle: 2,
+    })));
     app.on_key(key(KeyCode::Char('d')));
     let shot = screen(&mut app, 100, 30);
     assert!(shot.contains("changes since the previous cycle"), "{shot}");
@@ -224,7 +234,9 @@ fn help() {
 #[test]
 fn error_popup() {
     let (mut app, _) = reviewing();
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 2 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 2,
+    })));
     app.on_app_event(AppEvent::Loop(LoopEvent::Error {
         message: "HTTP 503 from http://127.0.0.1:8080/v1/chat/completions: overloaded".into(),
         retryable: true,
@@ -243,7 +255,7 @@ fn summary() {
         path: PathBuf::from("/work/space/bookshelf/.volk/outbox/implement-0001.json"),
         subject: "implement".into(),
     }));
-    app.on_app_event(AppEvent::Phase(Phase::Finalized));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Finalized)));
     let shot = screen(&mut app, 100, 24);
     assert!(shot.contains("implement-0001.json"), "{shot}");
     insta::assert_snapshot!("summary", shot);
@@ -541,12 +553,12 @@ fn composer_open() {
 
 #[test]
 fn history_opens_an_older_cycle_read_only() {
-    use volk::project::git::CommitInfo;
-    use volk::tui::event::Intent;
+    use volk::tui::event::{Intent, LoopEvent};
+    use volk::volk::runtime::CommitInfo;
     let (mut app, first) = reviewing();
     app.on_key(key(KeyCode::Char('h')));
     assert_eq!(app.take_intents(), vec![Intent::LoadHistory]);
-    app.on_app_event(AppEvent::History(vec![
+    app.on_app_event(AppEvent::Loop(LoopEvent::History(vec![
         CommitInfo {
             id: "b".repeat(40),
             short_id: "bbbbbbb".into(),
@@ -559,7 +571,7 @@ fn history_opens_an_older_cycle_read_only() {
             summary: "design cycle 1".into(),
             time: 0,
         },
-    ]));
+    ])));
     assert!(screen(&mut app, 100, 30).contains("design cycle 1"));
     app.on_key(key(KeyCode::Down));
     app.on_key(key(KeyCode::Enter));
@@ -570,11 +582,11 @@ fn history_opens_an_older_cycle_read_only() {
     );
     let mut old = first.clone();
     old.architecture = "the first draft".into();
-    app.on_app_event(AppEvent::OldCycle {
+    app.on_app_event(AppEvent::Loop(LoopEvent::OldCycle {
         short_id: "aaaaaaa".into(),
         summary: "design cycle 1".into(),
         artifacts: old,
-    });
+    }));
     let shot = screen(&mut app, 100, 30);
     assert!(shot.contains("read-only"), "{shot}");
     assert!(shot.contains("the first draft"), "{shot}");

@@ -11,7 +11,7 @@ use volk::cxp::ReviewMarks;
 use volk::design::changes::parse_changes;
 use volk::design::{Artifacts, Section};
 use volk::tui::app::{App, SessionInfo};
-use volk::tui::event::{AppEvent, Intent, LoopEvent, Phase};
+use volk::tui::event::{Action, AppEvent, Intent, LoopEvent, Phase};
 use volk::tui::theme::Theme;
 use volk::tui::view;
 use volk::volk::review::ReviewState;
@@ -89,8 +89,10 @@ fn reviewing() -> App {
         cycle: 2,
         short_id: "c0ffee2".into(),
     }));
-    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 2 }));
-    app.on_app_event(AppEvent::Loop(LoopEvent::Review(review_state())));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
+        cycle: 2,
+    })));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Review(Box::new(review_state()))));
     app
 }
 
@@ -137,10 +139,10 @@ fn x_closes_the_selected_thread() {
     app.on_key(key(KeyCode::Char('x')));
     assert_eq!(
         app.take_intents(),
-        vec![Intent::Review(ReviewMarks {
+        vec![Intent::Act(Action::Mark(ReviewMarks {
             close: vec!["Q1.2".into()],
             ..ReviewMarks::default()
-        })]
+        }))]
     );
 }
 
@@ -199,19 +201,19 @@ fn s_settles_the_line_item_or_the_tab_and_e_opens_the_editor_at_the_cursor() {
     app.on_key(key(KeyCode::Char('S')));
     assert_eq!(
         app.take_intents(),
-        vec![Intent::Review(ReviewMarks {
+        vec![Intent::Act(Action::Mark(ReviewMarks {
             settled: vec!["FR-02".into()],
             ..ReviewMarks::default()
-        })]
+        }))]
     );
     app.on_key(key(KeyCode::Char('3')));
     app.on_key(key(KeyCode::Char('S')));
     assert_eq!(
         app.take_intents(),
-        vec![Intent::Review(ReviewMarks {
+        vec![Intent::Act(Action::Mark(ReviewMarks {
             settled: vec!["file_tree".into()],
             ..ReviewMarks::default()
-        })]
+        }))]
     );
     // Settled already: S unsettles.
     app.on_key(key(KeyCode::Char('2')));
@@ -219,10 +221,10 @@ fn s_settles_the_line_item_or_the_tab_and_e_opens_the_editor_at_the_cursor() {
     app.on_key(key(KeyCode::Char('S')));
     assert_eq!(
         app.take_intents(),
-        vec![Intent::Review(ReviewMarks {
+        vec![Intent::Act(Action::Mark(ReviewMarks {
             unsettled: vec!["requirements".into()],
             ..ReviewMarks::default()
-        })]
+        }))]
     );
     app.on_key(key(KeyCode::Down));
     app.on_key(key(KeyCode::Char('E')));

@@ -4,7 +4,6 @@
 
 pub mod anthropic;
 pub mod cassette;
-mod chunk_scan;
 pub mod http;
 pub mod metrics;
 pub mod offline;

@@ -12,18 +12,21 @@ use ratatui::crossterm::event::{
 use ratatui::layout::{Position, Rect};
 use ratatui_textarea::{TextArea, WrapMode};
 
+use crate::cxp::Feedback;
 use crate::design::parser::SectionParser;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
-use crate::project::git::CommitInfo;
 use crate::reasoner::{Answer, Purpose, StreamEvent};
 use crate::tui::diff::{DiffLine, diff_lines};
 use crate::tui::document::Document;
 use crate::tui::draft::{Anchor, Draft, DraftQuestion};
-use crate::tui::event::{AppEvent, Intent, Phase};
+use crate::tui::event::{Action, AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::theme::Theme;
+use crate::volk::plan_step::PlanCheck;
 use crate::volk::review::ReviewState;
+use crate::volk::runtime::CommitInfo;
+use crate::volk::runtime::Notice;
 
 /// The six tabs: five artifacts and the decision journal.
 pub const TAB_COUNT: usize = 6;
@@ -152,14 +155,6 @@ pub struct ReflectionView {
     pub answers: String,
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct PlanView {
-    pub source: String,
-    pub diagnostics: String,
-    pub graph: Vec<String>,
-    pub ok: bool,
-}
-
 /// The finalized design: shown on the summary screen.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -244,10 +239,12 @@ pub struct App {
     /// A warning the summary repeats (the cycle limit forced finalization).
     pub warning: Option<String>,
     pub reflection: Option<ReflectionView>,
-    pub plan: Option<PlanView>,
+    pub plan: Option<PlanCheck>,
     pub outcome: Option<Outcome>,
     pub screen: Screen,
     pub old_cycle: Option<OldCycle>,
+    /// The older commit last asked for: a slower answer to an earlier Enter is dropped.
+    pub wanted_commit: Option<String>,
     pub last_search: String,
     pub verdict: Verdict,
     pub spinner: usize,
@@ -273,7 +270,7 @@ impl App {
         App {
             info,
             theme,
-            phase: Phase::Starting,
+            phase: Phase::New,
             cycle: 0,
             docs,
             journal,
@@ -305,6 +302,7 @@ impl App {
             outcome: None,
             screen: Screen::Workbench,
             old_cycle: None,
+            wanted_commit: None,
             last_search: String::new(),
             verdict: Verdict::None,
             spinner: 0,
@@ -389,8 +387,7 @@ impl App {
 
     pub fn on_app_event(&mut self, event: AppEvent) {
         match event {
-            AppEvent::Phase(phase) => self.on_phase(phase),
-            AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(Phase::from(&phase)),
+            AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
             AppEvent::Loop(LoopEvent::Delta {
                 call,
                 purpose,
@@ -418,6 +415,7 @@ impl App {
                 }
                 self.clamp_views();
             }
+            AppEvent::Loop(LoopEvent::DesignFinalized { .. }) => self.committing = true,
             AppEvent::Loop(LoopEvent::Committed { short_id, .. }) => {
                 self.committing = false;
                 self.last_commit = Some(short_id);
@@ -426,19 +424,9 @@ impl App {
                 self.live = None;
                 self.reflection = Some(ReflectionView { questions, answers });
             }
-            AppEvent::Loop(LoopEvent::Plan {
-                source,
-                diagnostics_human,
-                graph,
-                ok,
-            }) => {
+            AppEvent::Loop(LoopEvent::Plan(check)) => {
                 self.live = None;
-                self.plan = Some(PlanView {
-                    source,
-                    diagnostics: diagnostics_human,
-                    graph,
-                    ok,
-                });
+                self.plan = Some(check);
             }
             AppEvent::Loop(LoopEvent::PacketWritten { path, subject }) => {
                 if subject == "implement" {
@@ -468,16 +456,20 @@ impl App {
                 let line = serde_json::to_string(&value).unwrap_or_default();
                 self.journal.append_lines(&format!("{line}\n"));
             }
-            AppEvent::History(commits) => {
+            AppEvent::Loop(LoopEvent::History(commits)) => {
                 if let Some(Popup::History { commits: slot, .. }) = &mut self.popup {
                     *slot = Some(commits);
                 }
             }
-            AppEvent::OldCycle {
+            AppEvent::Loop(LoopEvent::OldCycle {
                 short_id,
                 summary,
                 artifacts,
-            } => {
+            }) => {
+                if self.wanted_commit.as_deref() != Some(short_id.as_str()) {
+                    return; // superseded by a later Enter, or the popup was closed
+                }
+                self.wanted_commit = None;
                 let mut docs = new_docs(&self.theme);
                 for section in Section::ALL {
                     docs[section.index()].set_text(artifacts.get(section));
@@ -490,17 +482,23 @@ impl App {
                 self.popup = None;
                 self.clamp_views();
             }
-            AppEvent::PreviousCycle(artifacts) => {
+            AppEvent::Loop(LoopEvent::PreviousCycle(artifacts)) => {
                 if self.previous.is_none() {
                     self.previous = Some(artifacts);
                 }
             }
-            AppEvent::JobFailed(message) => self.notice = Some(message),
-            AppEvent::Loop(LoopEvent::Review(state)) => self.review = state,
+            AppEvent::JobFailed(message) | AppEvent::Loop(LoopEvent::QueryFailed(message)) => {
+                self.notice = Some(message)
+            }
+            AppEvent::Loop(LoopEvent::Review(state)) => self.review = *state,
             AppEvent::Loop(LoopEvent::Notice(line)) => {
+                self.notice = Some(line.trim_start_matches("[U:Ar]").trim().to_string());
+            }
+            AppEvent::Loop(LoopEvent::Noticed(notice)) => {
+                let line = notice.to_string();
                 let line = line.trim_start_matches("[U:Ar]").trim().to_string();
-                if line.starts_with("Max design cycles reached") {
-                    self.warning = Some(line.clone());
+                match notice {
+                    Notice::CycleLimit { .. } => self.warning = Some(line.clone()),
                 }
                 self.notice = Some(line);
             }
@@ -524,11 +522,13 @@ impl App {
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
-            Phase::Failed { message } => {
+            Phase::Failed {
+                message, retryable, ..
+            } => {
                 self.live = None;
                 self.popup = Some(Popup::Error {
                     message: message.clone(),
-                    retryable: true,
+                    retryable: *retryable,
                 });
             }
             _ => {}
@@ -790,21 +790,21 @@ impl App {
             }
             KeyCode::Char('n') => self.search_next(false),
             KeyCode::Char('N') => self.search_next(true),
-            KeyCode::Char('r') if matches!(self.phase, Phase::Failed { .. }) => {
-                self.intents.push(Intent::Retry)
+            KeyCode::Char('r') if self.phase.can_retry() => {
+                self.intents.push(Intent::Act(Action::Retry))
             }
             KeyCode::Char('x')
                 if self.focus == Focus::Viewer && self.phase.is_busy() && self.live.is_some() =>
             {
-                self.intents.push(Intent::Cancel);
+                self.intents.push(Intent::Act(Action::Cancel));
                 self.notice = Some("cancelling the running call".into());
             }
             KeyCode::Enter if self.phase == Phase::AwaitingFinalize => {
-                self.intents.push(Intent::Finalize);
+                self.intents.push(Intent::Act(Action::Finalize));
                 self.verdict = Verdict::Sent;
             }
             KeyCode::Char('y') if self.phase == Phase::AwaitingPlanApproval => {
-                self.intents.push(Intent::ApprovePlan);
+                self.intents.push(Intent::Act(Action::ApprovePlan));
                 self.verdict = Verdict::Sent;
             }
             KeyCode::Char('s') if self.phase == Phase::AwaitingPlanApproval => {
@@ -875,7 +875,7 @@ impl App {
             self.notice = Some(format!("{label} settled: the architect may not change it"));
             marks.settled.push(label);
         }
-        self.intents.push(Intent::Review(marks));
+        self.intents.push(Intent::Act(Action::Mark(marks)));
     }
 
     fn on_review_key(&mut self, key: KeyEvent) {
@@ -900,10 +900,11 @@ impl App {
             KeyCode::Delete | KeyCode::Char('x') if self.selected_thread().is_some() => {
                 if let Some(id) = self.selected_thread() {
                     self.notice = Some(format!("{id} closed"));
-                    self.intents.push(Intent::Review(crate::cxp::ReviewMarks {
-                        close: vec![id],
-                        ..Default::default()
-                    }));
+                    self.intents
+                        .push(Intent::Act(Action::Mark(crate::cxp::ReviewMarks {
+                            close: vec![id],
+                            ..Default::default()
+                        })));
                 }
             }
             KeyCode::Enter | KeyCode::Char('e') => {
@@ -962,7 +963,8 @@ impl App {
             },
             Popup::ConfirmReady => match key.code {
                 KeyCode::Char('y') | KeyCode::Enter => {
-                    self.intents.push(Intent::Ready);
+                    self.intents
+                        .push(Intent::Act(Action::Review(Feedback::ready(self.cycle))));
                     self.verdict = Verdict::Sent;
                     None
                 }
@@ -971,7 +973,7 @@ impl App {
             Popup::ConfirmQuit { reason } => match key.code {
                 KeyCode::Char('y') | KeyCode::Enter => {
                     if self.phase.is_busy() {
-                        self.intents.push(Intent::Cancel);
+                        self.intents.push(Intent::Act(Action::Cancel));
                     }
                     self.intents.push(Intent::Quit);
                     None
@@ -1017,7 +1019,10 @@ impl App {
             Popup::History { commits, selected } => {
                 let count = commits.as_ref().map_or(0, Vec::len);
                 match key.code {
-                    KeyCode::Esc | KeyCode::Char('h') | KeyCode::Char('q') => None,
+                    KeyCode::Esc | KeyCode::Char('h') | KeyCode::Char('q') => {
+                        self.wanted_commit = None;
+                        None
+                    }
                     KeyCode::Down | KeyCode::Char('j') => Some(Popup::History {
                         commits,
                         selected: (selected + 1).min(count.saturating_sub(1)),
@@ -1028,6 +1033,7 @@ impl App {
                     }),
                     KeyCode::Enter => {
                         if let Some(c) = commits.as_ref().and_then(|c| c.get(selected)) {
+                            self.wanted_commit = Some(c.short_id.clone());
                             self.intents.push(Intent::LoadCommit {
                                 id: c.id.clone(),
                                 short_id: c.short_id.clone(),
@@ -1041,7 +1047,7 @@ impl App {
             }
             Popup::Error { message, retryable } => match key.code {
                 KeyCode::Char('r') if retryable => {
-                    self.intents.push(Intent::Retry);
+                    self.intents.push(Intent::Act(Action::Retry));
                     self.notice = None;
                     None
                 }
@@ -1132,7 +1138,7 @@ impl App {
             ComposerTarget::Answer { question } => self.draft.set_answer(&question, text),
             ComposerTarget::Steer => {
                 if !text.is_empty() {
-                    self.intents.push(Intent::SteerPlan(text));
+                    self.intents.push(Intent::Act(Action::SteerPlan(text)));
                     self.verdict = Verdict::Sent;
                 }
             }
@@ -1215,7 +1221,9 @@ impl App {
             .cloned()
             .collect();
         self.intents
-            .push(Intent::SendQuestions { questions, answers });
+            .push(Intent::Act(Action::Review(Feedback::questions(
+                self.cycle, questions, answers,
+            ))));
         self.verdict = Verdict::Sent;
         self.draft = Draft {
             cycle: self.cycle,
@@ -1454,7 +1462,9 @@ mod tests {
             artifacts,
             changed: Section::ALL.to_vec(),
         }));
-        app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
+            cycle: 1,
+        })));
         app
     }
 
@@ -1487,10 +1497,11 @@ mod tests {
         let intents = app.take_intents();
         assert_eq!(
             intents,
-            vec![Intent::SendQuestions {
-                questions: vec!["Why JSON?".into()],
-                answers: vec![]
-            }]
+            vec![Intent::Act(Action::Review(Feedback::questions(
+                1,
+                vec!["Why JSON?".into()],
+                vec![]
+            )))]
         );
         assert!(!app.draft.is_unsent());
         app.on_key(ctrl('s'));
@@ -1513,13 +1524,14 @@ mod tests {
         let intents = app.take_intents();
         assert_eq!(
             intents,
-            vec![Intent::SendQuestions {
-                questions: vec!["[API spec line 1: \"run() -> None\"] Async?".into()],
-                answers: vec![Answer {
+            vec![Intent::Act(Action::Review(Feedback::questions(
+                1,
+                vec!["[API spec line 1: \"run() -> None\"] Async?".into()],
+                vec![Answer {
                     question: "Which database?".into(),
                     answer: "SQLite".into()
                 }]
-            }]
+            )))]
         );
     }
 
@@ -1532,7 +1544,10 @@ mod tests {
         assert!(app.take_intents().is_empty());
         app.on_key(ctrl('r'));
         app.on_key(key(KeyCode::Char('y')));
-        assert_eq!(app.take_intents(), vec![Intent::Ready]);
+        assert_eq!(
+            app.take_intents(),
+            vec![Intent::Act(Action::Review(Feedback::ready(1)))]
+        );
 
         let mut app = reviewing();
         app.on_key(key(KeyCode::Char('a')));
@@ -1573,6 +1588,87 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_that_cannot_be_retried_offers_no_retry() {
+        let mut app = reviewing();
+        // The order the runtime sends them in: the error, then the failed phase.
+        app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+            message: "openai: no API key".into(),
+            retryable: false,
+        }));
+        let failed = Phase::Failed {
+            resume: Box::new(Phase::Designing { cycle: 2 }),
+            message: "openai: no API key".into(),
+            retryable: false,
+        };
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(failed)));
+        assert!(matches!(
+            app.popup,
+            Some(Popup::Error {
+                retryable: false,
+                ..
+            })
+        ));
+        app.on_key(key(KeyCode::Char('r')));
+        app.on_key(key(KeyCode::Esc));
+        app.on_key(key(KeyCode::Char('r')));
+        assert!(app.take_intents().is_empty(), "r must not retry");
+    }
+
+    #[test]
+    fn the_last_commit_asked_for_wins_however_slow() {
+        let mut app = reviewing();
+        app.on_key(key(KeyCode::Char('h')));
+        let commit = |n: u32| CommitInfo {
+            id: format!("{n:040}"),
+            short_id: format!("c{n}"),
+            summary: format!("Design cycle {n}"),
+            time: 0,
+        };
+        app.on_app_event(AppEvent::Loop(LoopEvent::History(vec![
+            commit(2),
+            commit(1),
+        ])));
+        app.on_key(key(KeyCode::Enter));
+        app.on_key(key(KeyCode::Char('j')));
+        app.on_key(key(KeyCode::Enter));
+        let old = |n: u32| {
+            AppEvent::Loop(LoopEvent::OldCycle {
+                short_id: format!("c{n}"),
+                summary: format!("Design cycle {n}"),
+                artifacts: Artifacts {
+                    architecture: format!("cycle {n}"),
+                    ..Artifacts::default()
+                },
+            })
+        };
+        // The second Enter's answer comes first; the first Enter's, slower, comes last.
+        app.on_app_event(old(1));
+        app.on_app_event(old(2));
+        assert_eq!(
+            app.old_cycle.as_ref().map(|o| o.short_id.as_str()),
+            Some("c1")
+        );
+    }
+
+    #[test]
+    fn the_cycle_limit_is_known_by_its_value_not_its_wording() {
+        let mut app = reviewing();
+        app.on_app_event(AppEvent::Loop(LoopEvent::Notice(
+            "[U:Ar] Max design cycles reached in a message that only quotes it".into(),
+        )));
+        assert_eq!(app.warning, None);
+        app.on_app_event(AppEvent::Loop(LoopEvent::Noticed(Notice::CycleLimit {
+            cycle: 2,
+            max: 2,
+            trace_id: "t".into(),
+        })));
+        assert_eq!(
+            app.warning.as_deref(),
+            Some("Max design cycles reached (2): finalizing without READY (trace t)")
+        );
+    }
+
+    #[test]
     fn error_popup_retries() {
         let mut app = reviewing();
         app.on_app_event(AppEvent::Loop(LoopEvent::Error {
@@ -1580,7 +1676,7 @@ mod tests {
             retryable: true,
         }));
         app.on_key(key(KeyCode::Char('r')));
-        assert_eq!(app.take_intents(), vec![Intent::Retry]);
+        assert_eq!(app.take_intents(), vec![Intent::Act(Action::Retry)]);
         assert!(app.popup.is_none());
     }
 }

@@ -150,10 +150,12 @@ pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
 pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
     let launched = Instant::now();
     let dir = &args.project_dir;
-    if !dir.join(".volk").join("session.json").is_file() {
+    let session_file = crate::project::Layout::new(dir).session();
+    if !session_file.is_file() {
         return Err(BadInput::err(format!(
-            "{}: not a volk project (no .volk/session.json; start one with `volk design`)",
-            dir.display()
+            "{}: not a volk project (no {}; start one with `volk design`)",
+            dir.display(),
+            session_file.display()
         )));
     }
     let settings = Settings::load(&[dir.as_path(), Path::new(".")])?;
@@ -234,14 +236,7 @@ fn workbench(
             events,
             commands: connected.commands,
         };
-        let result = runloop::run(
-            &mut guard.terminal,
-            &mut app,
-            channels,
-            project_dir.clone(),
-            Some(&store),
-        )
-        .await;
+        let result = runloop::run(&mut guard.terminal, &mut app, channels, Some(&store)).await;
         drop(guard);
         let flushed = store.flush();
         let (exit, stats) = result?;

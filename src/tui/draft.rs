@@ -86,7 +86,7 @@ impl Draft {
 
 /// `PROJECT/.volk/draft.json`.
 pub fn draft_path(project_dir: &Path) -> PathBuf {
-    project_dir.join(".volk").join("draft.json")
+    crate::project::Layout::new(project_dir).draft()
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -13,7 +13,6 @@ pub mod editor;
 pub mod event;
 pub mod frame;
 pub mod highlight;
-pub mod history;
 pub mod keys;
 pub mod runloop;
 pub mod session;

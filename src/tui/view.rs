@@ -159,7 +159,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         sep.clone(),
         Span::raw(format!("{}/{}", app.info.reasoner, app.info.model)),
         sep,
-        Span::styled(app.phase.label(), state_style),
+        Span::styled(app.phase.short_label(), state_style),
     ];
     if let Some(old) = &app.old_cycle {
         spans.push(Span::styled(
@@ -493,14 +493,16 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                 if plan.graph.is_empty() {
                     lines.extend(
                         plan.source
+                            .as_deref()
+                            .unwrap_or_default()
                             .lines()
                             .map(|l| Line::styled(l.to_string(), Style::default().fg(p.muted))),
                     );
                 }
-                if !plan.diagnostics.is_empty() {
+                if !plan.diagnostics_human.is_empty() {
                     lines.push(Line::raw(""));
                     lines.extend(
-                        plan.diagnostics
+                        plan.diagnostics_human
                             .lines()
                             .map(|l| Line::styled(l.to_string(), Style::default().fg(p.warning))),
                     );
@@ -637,7 +639,7 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(section) = app.streaming_section() {
         left.push_str(&format!(" {spinner} streaming {}", section.title()));
     } else if app.is_streaming() {
-        left.push_str(&format!(" {spinner} {}", app.phase.label()));
+        left.push_str(&format!(" {spinner} {}", app.phase.short_label()));
     } else if app.phase.is_busy() {
         left.push_str(&format!(" {spinner} waiting for the reasoner"));
     } else {

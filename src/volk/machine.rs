@@ -28,6 +28,17 @@ pub enum Mode {
     Interactive,
 }
 
+/// Why the artifacts are written: a new cycle changes what the reviewer reads, while
+/// finalization writes the same text again and must leave the reader where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// A new cycle, and the artifacts it changed.
+    Cycle {
+        changed: Vec<Section>,
+    },
+    Final,
+}
+
 /// Everything that can happen to a design thread.
 #[derive(Debug, Clone)]
 pub enum Input {
@@ -47,18 +58,11 @@ pub enum Input {
         message: String,
         retryable: bool,
     },
-    /// The reviewer's verdict, from a packet or from the person.
-    Feedback(Feedback),
+    /// What the person (a key in the workbench) or the reviewer (a packet) decided.
+    Act(Action),
     /// The reflection questions to ask (`None`: reflection is off), or why they could
     /// not be read (reflection is then skipped, never fatal).
     ReflectionLoaded(Result<Option<Vec<String>>, String>),
-    /// After reflection: finalize now.
-    Finalize,
-    PlanApproved,
-    PlanSteer(String),
-    Retry,
-    /// The person stopped the running call.
-    Cancelled,
     Committed {
         cycle: u32,
         short_id: String,
@@ -68,8 +72,49 @@ pub enum Input {
     ReviewerEdited {
         artifacts: Artifacts,
     },
-    /// The person closed threads or settled parts outside a feedback (the workbench).
-    Marks(crate::cxp::ReviewMarks),
+}
+
+/// A decision of the person or of the reviewer. The workbench sends these for keys, and
+/// `volk run` turns a `design_feedback` packet into one: both speak this vocabulary.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// The verdict on a cycle: QUESTIONS (with them) or READY.
+    Review(Feedback),
+    /// After reflection: finalize now.
+    Finalize,
+    ApprovePlan,
+    /// Steer the next plan attempt with a note.
+    SteerPlan(String),
+    /// Run the failed call again.
+    Retry,
+    /// Stop the running call.
+    Cancel,
+    /// Close threads, settle or unsettle parts, outside a verdict (the workbench).
+    Mark(crate::cxp::ReviewMarks),
+}
+
+/// A moment the person must be told about, as a value a screen can act on; its
+/// `Display` is the line `volk run` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// The reviewer asked questions on the last allowed cycle: the design is finalized
+    /// without READY.
+    CycleLimit {
+        cycle: u32,
+        max: u32,
+        trace_id: String,
+    },
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::CycleLimit { max, trace_id, .. } => write!(
+                f,
+                "[U:Ar] Max design cycles reached ({max}): finalizing without READY (trace {trace_id})"
+            ),
+        }
+    }
 }
 
 /// What the runtime must do, in order.
@@ -87,6 +132,7 @@ pub enum Effect {
     /// Write the artifacts to `design/` (before any packet that claims them).
     WriteDocs {
         artifacts: Artifacts,
+        written: Written,
     },
     /// Commit the project; answer with `Committed` when done.
     Commit {
@@ -120,6 +166,8 @@ pub enum Effect {
     Log(String),
     /// A `[U:Ar]` warning line.
     Warn(String),
+    /// A moment with meaning for a screen (the cycle limit), printed as a warning too.
+    Notice(Notice),
     SaveSession,
     /// A call failed: say so; `retryable` offers the retry key.
     Failed {
@@ -228,48 +276,8 @@ impl Architect {
                 self.in_flight = None;
                 self.fail(message, retryable, &mut fx);
             }
-            Input::Feedback(feedback) => self.feedback(feedback, &mut fx)?,
+            Input::Act(action) => self.act(action, &mut fx)?,
             Input::ReflectionLoaded(loaded) => self.reflection_loaded(loaded, &mut fx),
-            Input::Finalize => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingFinalize),
-                    "finalize",
-                )?;
-                self.finalize_docs(&mut fx);
-            }
-            Input::PlanApproved => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
-                    "a plan approval",
-                )?;
-                self.journal(&mut fx, "plan_approved", json!({}));
-                self.emit_implement(&mut fx);
-            }
-            Input::PlanSteer(note) => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
-                    "a plan note",
-                )?;
-                self.journal(&mut fx, "plan_steered", json!({ "note": note }));
-                self.session.plan.notes.push(note);
-                self.session.phase = Phase::Planning { attempt: 1 };
-                self.call(Purpose::Plan, self.session.brief(Purpose::Plan), &mut fx);
-            }
-            Input::Retry => {
-                let Phase::Failed { resume, .. } = &self.session.phase else {
-                    return Err(self.wrong_phase("a retry"));
-                };
-                self.session.phase = (**resume).clone();
-                match self.session.pending.clone() {
-                    Some(pending) => self.call(pending.purpose, pending.brief, &mut fx),
-                    None => self.begin_design(&mut fx),
-                }
-            }
-            Input::Cancelled => {
-                if self.in_flight.take().is_some() {
-                    self.fail("cancelled by the person".into(), true, &mut fx);
-                }
-            }
             Input::Committed { cycle, short_id } => {
                 if let Some(record) = self
                     .session
@@ -288,14 +296,6 @@ impl Architect {
                 fx.push(Effect::SaveSession);
             }
             Input::ReviewerEdited { artifacts } => self.reviewer_edited(artifacts, &mut fx)?,
-            Input::Marks(marks) => {
-                let notes = review::apply_marks(&mut self.session.review, &marks)
-                    .map_err(Refusal::Review)?;
-                for (event, detail) in notes {
-                    self.journal(&mut fx, event, detail);
-                }
-                fx.push(Effect::SaveSession);
-            }
         }
         Ok(fx)
     }
@@ -324,6 +324,61 @@ impl Architect {
             },
         });
         fx.push(Effect::SaveSession);
+        Ok(())
+    }
+
+    fn act(&mut self, action: Action, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        match action {
+            Action::Review(feedback) => self.feedback(feedback, fx)?,
+            Action::Finalize => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingFinalize),
+                    "finalize",
+                )?;
+                self.finalize_docs(fx);
+            }
+            Action::ApprovePlan => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
+                    "a plan approval",
+                )?;
+                self.journal(fx, "plan_approved", json!({}));
+                self.emit_implement(fx);
+            }
+            Action::SteerPlan(note) => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
+                    "a plan note",
+                )?;
+                self.journal(fx, "plan_steered", json!({ "note": note }));
+                self.session.plan.notes.push(note);
+                self.session.phase = Phase::Planning { attempt: 1 };
+                self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx);
+            }
+            Action::Retry => {
+                let Phase::Failed { resume, .. } = &self.session.phase else {
+                    return Err(self.wrong_phase("a retry"));
+                };
+                self.session.phase = (**resume).clone();
+                match self.session.pending.clone() {
+                    Some(pending) => self.call(pending.purpose, pending.brief, fx),
+                    None => self.begin_design(fx),
+                }
+            }
+            Action::Cancel => {
+                if self.in_flight.take().is_some() {
+                    self.fail("cancelled by the person".into(), true, fx);
+                }
+            }
+            Action::Mark(marks) => {
+                let notes = review::apply_marks(&mut self.session.review, &marks)
+                    .map_err(Refusal::Review)?;
+                for (event, detail) in notes {
+                    self.journal(fx, event, detail);
+                }
+                fx.push(Effect::SaveSession);
+            }
+        }
         Ok(())
     }
 
@@ -471,6 +526,7 @@ impl Architect {
         self.session.phase = Phase::Failed {
             resume,
             message: message.clone(),
+            retryable,
         };
         fx.push(Effect::SaveSession);
         fx.push(Effect::Failed { message, retryable });
@@ -544,6 +600,9 @@ impl Architect {
         self.session.phase = Phase::AwaitingReview { cycle };
         fx.push(Effect::WriteDocs {
             artifacts: self.session.artifacts.clone(),
+            written: Written::Cycle {
+                changed: changed.clone(),
+            },
         });
         let mut message = cycle_message(cycle, &changed, &self.session.scope.task_summary);
         if !body.is_empty() {
@@ -626,10 +685,11 @@ impl Architect {
             }
             Verdict::Questions if cycle >= self.session.max_cycles => {
                 self.session.forced = true;
-                fx.push(Effect::Warn(format!(
-                    "[U:Ar] Max design cycles reached ({}): finalizing without READY (trace {})",
-                    self.session.max_cycles, self.session.trace_id
-                )));
+                fx.push(Effect::Notice(Notice::CycleLimit {
+                    cycle,
+                    max: self.session.max_cycles,
+                    trace_id: self.session.trace_id.clone(),
+                }));
                 self.journal(
                     fx,
                     "forced_finalize",
@@ -725,6 +785,7 @@ impl Architect {
         let cycle = self.session.cycle;
         fx.push(Effect::WriteDocs {
             artifacts: self.session.artifacts.clone(),
+            written: Written::Final,
         });
         let how = if self.session.forced {
             "at the cycle limit, without READY"
@@ -933,14 +994,14 @@ mod tests {
     }
 
     fn feedback(verdict: Verdict, questions: &[&str]) -> Input {
-        Input::Feedback(Feedback {
+        Input::Act(Action::Review(Feedback {
             verdict,
             questions: questions.iter().map(|q| q.to_string()).collect(),
             design_cycle: None,
             answers: vec![],
             project_dir: None,
             marks: Default::default(),
-        })
+        }))
     }
 
     #[test]
@@ -1095,7 +1156,8 @@ mod tests {
         let mut a = designed(Mode::Headless, 1);
         let fx = a.handle(feedback(Verdict::Questions, &["More?"])).unwrap();
         assert!(fx.iter().any(
-            |e| matches!(e, Effect::Warn(w) if w.contains("[U:Ar] Max design cycles reached"))
+            |e| matches!(e, Effect::Notice(n @ Notice::CycleLimit { max: 1, .. })
+                if n.to_string().starts_with("[U:Ar] Max design cycles reached (1)"))
         ));
         assert!(a.session.forced);
         assert_eq!(a.phase(), &Phase::Reflecting);
@@ -1150,7 +1212,7 @@ mod tests {
             }
         )));
         assert!(matches!(a.phase(), Phase::Failed { .. }));
-        let fx = a.handle(Input::Retry).unwrap();
+        let fx = a.handle(Input::Act(Action::Retry)).unwrap();
         let (_, request) = call_of(&fx);
         assert_eq!(request.purpose, Purpose::Design);
         assert_eq!(a.phase(), &Phase::Designing { cycle: 1 });
@@ -1168,17 +1230,17 @@ mod tests {
             .is_empty()
         );
         assert!(matches!(
-            a.handle(Input::PlanApproved),
+            a.handle(Input::Act(Action::ApprovePlan)),
             Err(Refusal::WrongPhase { .. })
         ));
-        let stale = Input::Feedback(Feedback {
+        let stale = Input::Act(Action::Review(Feedback {
             verdict: Verdict::Ready,
             questions: vec![],
             design_cycle: Some(5),
             answers: vec![],
             project_dir: None,
             marks: Default::default(),
-        });
+        }));
         assert!(matches!(
             a.handle(stale),
             Err(Refusal::StaleCycle {
@@ -1199,17 +1261,17 @@ mod tests {
             .unwrap();
         answer(&mut a, &fx);
         assert_eq!(a.phase(), &Phase::AwaitingFinalize);
-        let fx = a.handle(Input::Finalize).unwrap();
+        let fx = a.handle(Input::Act(Action::Finalize)).unwrap();
         let fx = answer(&mut a, &fx);
         assert!(fx.iter().any(|e| matches!(e, Effect::ShowPlan(p) if p.ok)));
         assert_eq!(a.phase(), &Phase::AwaitingPlanApproval);
         let fx = a
-            .handle(Input::PlanSteer("one stage per module".into()))
+            .handle(Input::Act(Action::SteerPlan("one stage per module".into())))
             .unwrap();
         let (_, request) = call_of(&fx);
         assert!(request.prompt.contains("one stage per module"));
         answer(&mut a, &fx);
-        let fx = a.handle(Input::PlanApproved).unwrap();
+        let fx = a.handle(Input::Act(Action::ApprovePlan)).unwrap();
         assert_eq!(emitted(&fx).unwrap().header.subject, "implement");
         assert_eq!(a.phase(), &Phase::Finalized);
     }
@@ -1218,7 +1280,7 @@ mod tests {
     fn answers_bind_the_next_cycle() {
         let mut a = designed(Mode::Headless, 99);
         let fx = a
-            .handle(Input::Feedback(Feedback {
+            .handle(Input::Act(Action::Review(Feedback {
                 verdict: Verdict::Questions,
                 questions: vec!["Schema?".into()],
                 design_cycle: Some(1),
@@ -1228,7 +1290,7 @@ mod tests {
                 }],
                 project_dir: None,
                 marks: Default::default(),
-            }))
+            })))
             .unwrap();
         let (_, request) = call_of(&fx);
         assert!(request.prompt.contains("No, single user"));

@@ -6,6 +6,7 @@ pub mod journal;
 pub mod machine;
 pub mod plan_step;
 pub mod prompts;
+pub mod queries;
 pub mod review;
 pub mod runtime;
 pub mod session;

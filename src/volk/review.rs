@@ -348,8 +348,9 @@ pub fn detect_hand_edit(
     session: &crate::volk::session::Session,
     input: &crate::volk::machine::Input,
 ) -> Option<Artifacts> {
+    use crate::volk::machine::{Action, Input};
     use crate::volk::session::Phase;
-    let crate::volk::machine::Input::Feedback(feedback) = input else {
+    let Input::Act(Action::Review(feedback)) = input else {
         return None;
     };
     let Phase::AwaitingReview { cycle } = session.phase else {

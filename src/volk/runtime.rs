@@ -12,37 +12,23 @@ use serde_json::json;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::BadInput;
-use crate::cxp::{Feedback, Inbound, Packet, Scope, Verdict};
+use crate::cxp::{Inbound, Packet, Scope};
 use crate::design::write::write_design_docs;
 use crate::design::{Artifacts, Section};
 use crate::fsutil::{append_line, atomic_write};
+use crate::project::Layout;
+pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
-use crate::reasoner::{Answer, Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::reasoner::{Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
 use crate::volk::journal::JournalEntry;
-use crate::volk::machine::{Architect, Effect, Input, Mode};
+pub use crate::volk::machine::{Action, Notice};
+use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
 use crate::volk::plan_step::PlanCheck;
+use crate::volk::queries::Queries;
+pub use crate::volk::queries::Query;
+pub use crate::volk::session::DEFAULT_MAX_CYCLES;
 use crate::volk::session::{Phase, Session, SessionError, project_dir_for};
-
-/// What the person (or a test) can ask of a running session.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    /// Verdict QUESTIONS with the reviewer's questions and answers to open questions.
-    SendQuestions {
-        questions: Vec<String>,
-        answers: Vec<Answer>,
-    },
-    /// Verdict READY: reflection, then finalization.
-    Ready,
-    /// After the reflection pane: finalize.
-    Finalize,
-    ApprovePlan,
-    SteerPlan(String),
-    Retry,
-    Cancel,
-    /// Close threads, settle or unsettle parts, at any time.
-    Review(crate::cxp::ReviewMarks),
-}
 
 /// What the runtime reports to the workbench.
 #[derive(Debug, Clone)]
@@ -53,10 +39,15 @@ pub enum Event {
         purpose: Purpose,
         event: StreamEvent,
     },
+    /// A design cycle is written to `design/` (its commit follows).
     CycleReady {
         cycle: u32,
         artifacts: Artifacts,
         changed: Vec<Section>,
+    },
+    /// The design is finalized: the last cycle's text is written again as final.
+    DesignFinalized {
+        cycle: u32,
     },
     Committed {
         cycle: u32,
@@ -66,12 +57,8 @@ pub enum Event {
         questions: Vec<String>,
         answers: String,
     },
-    Plan {
-        source: String,
-        diagnostics_human: String,
-        graph: Vec<String>,
-        ok: bool,
-    },
+    /// The compiled execution plan, as the plan step judged it.
+    Plan(PlanCheck),
     PacketWritten {
         path: PathBuf,
         subject: String,
@@ -86,9 +73,23 @@ pub enum Event {
     },
     /// A progress or warning line (`[U:Ar] …`).
     Notice(String),
+    /// A moment a screen acts on (the cycle limit), as the core's value.
+    Noticed(Notice),
     /// The review's threads and settled parts, after every transition.
-    Review(crate::volk::review::ReviewState),
+    Review(Box<crate::volk::review::ReviewState>),
     Journal(serde_json::Value),
+    /// Answer to [`Query::History`]: the project's commits, newest first.
+    History(Vec<CommitInfo>),
+    /// Answer to [`Query::Commit`]: an older cycle's artifacts, to read.
+    OldCycle {
+        short_id: String,
+        summary: String,
+        artifacts: Artifacts,
+    },
+    /// Answer to [`Query::PreviousCycle`].
+    PreviousCycle(Artifacts),
+    /// A query could not be answered (the message says which and why).
+    QueryFailed(String),
 }
 
 /// Where the design's existing-API context comes from.
@@ -191,13 +192,8 @@ impl Executor {
                     self.events.clone(),
                 )));
             }
-            Effect::WriteDocs { artifacts } => {
-                let dir = session.project_dir.join("design");
-                let changed = session
-                    .previous
-                    .as_ref()
-                    .map(|p| artifacts.changed_since(p))
-                    .unwrap_or_else(|| Section::ALL.to_vec());
+            Effect::WriteDocs { artifacts, written } => {
+                let dir = Layout::new(&session.project_dir).design_dir();
                 let target = dir.clone();
                 let docs = artifacts.clone();
                 tokio::task::spawn_blocking(move || write_design_docs(&target, &docs))
@@ -207,10 +203,15 @@ impl Executor {
                         source: std::io::Error::other(e),
                     })?
                     .map_err(|source| RuntimeError::Io { path: dir, source })?;
-                self.send(Event::CycleReady {
-                    cycle: session.cycle,
-                    artifacts,
-                    changed,
+                self.send(match written {
+                    Written::Cycle { changed } => Event::CycleReady {
+                        cycle: session.cycle,
+                        artifacts,
+                        changed,
+                    },
+                    Written::Final => Event::DesignFinalized {
+                        cycle: session.cycle,
+                    },
                 });
             }
             Effect::Commit { cycle, message } => {
@@ -271,25 +272,9 @@ impl Executor {
                 }
                 self.send(Event::Reflection { questions, answers });
             }
-            Effect::ShowPlan(PlanCheck {
-                source,
-                ok,
-                diagnostics_human,
-                graph,
-                ..
-            }) => {
-                self.send(Event::Plan {
-                    source: source.unwrap_or_default(),
-                    diagnostics_human,
-                    graph,
-                    ok,
-                });
-            }
+            Effect::ShowPlan(check) => self.send(Event::Plan(check)),
             Effect::WritePlan { json } => {
-                let path = session
-                    .project_dir
-                    .join("design")
-                    .join("execution_plan.json");
+                let path = Layout::new(&session.project_dir).execution_plan();
                 atomic_write(&path, json.as_bytes())
                     .map_err(|source| RuntimeError::Io { path, source })?;
             }
@@ -321,6 +306,12 @@ impl Executor {
                 ));
             }
             Effect::Log(line) | Effect::Warn(line) => self.say(&line),
+            Effect::Notice(notice) => {
+                if self.options.echo_stderr {
+                    eprintln!("{notice}");
+                }
+                self.send(Event::Noticed(notice));
+            }
             Effect::SaveSession => session.save()?,
             Effect::Failed { message, retryable } => {
                 self.failure = Some(message.clone());
@@ -467,7 +458,7 @@ async fn drive(
     architect: &mut Architect,
     exec: &mut Executor,
     first: Option<Input>,
-    mut commands: Option<UnboundedReceiver<Command>>,
+    mut commands: Option<UnboundedReceiver<Action>>,
 ) -> Result<(), RuntimeError> {
     let mut queue: VecDeque<Input> = first.into_iter().collect();
     let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
@@ -514,7 +505,7 @@ async fn drive(
                 architect.session.save()?;
             }
             exec.send(Event::Phase(architect.phase().clone()));
-            exec.send(Event::Review(architect.session.review.clone()));
+            exec.send(Event::Review(Box::new(architect.session.review.clone())));
         }
         let Some(rx) = commands.as_mut() else {
             match call.take() {
@@ -533,36 +524,12 @@ async fn drive(
                 exec.journal_metrics(&architect.session, &outcome.metrics);
                 queue.push_back(outcome.input);
             }
-            command = rx.recv() => {
-                let Some(command) = command else { return Ok(()) };
-                let input = match command {
-                    Command::SendQuestions { questions, answers } => Input::Feedback(Feedback {
-                        verdict: Verdict::Questions,
-                        questions,
-                        design_cycle: None,
-                        answers,
-                        project_dir: None,
-                        marks: Default::default(),
-                    }),
-                    Command::Ready => Input::Feedback(Feedback {
-                        verdict: Verdict::Ready,
-                        questions: Vec::new(),
-                        design_cycle: None,
-                        answers: Vec::new(),
-                        project_dir: None,
-                        marks: Default::default(),
-                    }),
-                    Command::Finalize => Input::Finalize,
-                    Command::ApprovePlan => Input::PlanApproved,
-                    Command::SteerPlan(note) => Input::PlanSteer(note),
-                    Command::Retry => Input::Retry,
-                    Command::Cancel => {
-                        call = None; // dropping the stream stops the request
-                        Input::Cancelled
-                    }
-                    Command::Review(marks) => Input::Marks(marks),
-                };
-                queue.push_back(input);
+            action = rx.recv() => {
+                let Some(action) = action else { return Ok(()) };
+                if action == Action::Cancel {
+                    call = None; // dropping the stream stops the request
+                }
+                queue.push_back(Input::Act(action));
             }
         }
     }
@@ -596,6 +563,51 @@ pub fn prepare_project(
     Ok((session, true))
 }
 
+/// What a client shows of a session before its first event, read from disk.
+#[derive(Debug, Clone)]
+pub struct Overview {
+    pub project_name: String,
+    pub thread_id: String,
+    pub max_cycles: u32,
+    /// The newest finished cycle, its artifacts and the cycle's before it.
+    pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
+    /// The newest implement packet in the outbox, for a finalized session.
+    pub implement_packet: Option<PathBuf>,
+}
+
+/// Reads the session of `project_dir` for display; an error when there is none.
+pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
+    let layout = Layout::new(project_dir);
+    let Some(session) = Session::load(project_dir)? else {
+        return Err(RuntimeError::Io {
+            path: layout.session(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "not a volk project (no session)",
+            ),
+        });
+    };
+    let restored = (session.cycle > 0 && !session.artifacts.is_empty()).then(|| {
+        (
+            session.cycle,
+            session.artifacts.clone(),
+            session.previous.clone(),
+        )
+    });
+    let project_name = if session.scope.project_name.trim().is_empty() {
+        session.scope.task_summary.clone()
+    } else {
+        session.scope.project_name.clone()
+    };
+    Ok(Overview {
+        project_name,
+        thread_id: session.thread_id.clone(),
+        max_cycles: session.max_cycles,
+        restored,
+        implement_packet: layout.newest_implement_packet(),
+    })
+}
+
 /// The first input for a session loaded from disk: start it, or resume an interrupted
 /// call (a crash or a closed terminal mid-stream).
 pub fn resume_input(session: &mut Session) -> Option<Input> {
@@ -609,8 +621,9 @@ pub fn resume_input(session: &mut Session) -> Option<Input> {
             session.phase = Phase::Failed {
                 resume: Box::new(session.phase.clone()),
                 message: "interrupted".into(),
+                retryable: true,
             };
-            Some(Input::Retry)
+            Some(Input::Act(Action::Retry))
         }
         _ => None,
     }
@@ -659,7 +672,7 @@ pub async fn run_packet(
             let first = if created {
                 Some(Input::Begin)
             } else if matches!(session.phase, Phase::Failed { .. }) {
-                Some(Input::Retry)
+                Some(Input::Act(Action::Retry))
             } else if let Some(input) = resume_input(&mut session) {
                 Some(input)
             } else {
@@ -688,11 +701,11 @@ pub async fn run_packet(
                 )));
             };
             session.trace_id = trace_id;
-            let first = if matches!(session.phase, Phase::Failed { .. }) {
-                Input::Retry
+            let first = Input::Act(if matches!(session.phase, Phase::Failed { .. }) {
+                Action::Retry
             } else {
-                Input::Feedback(feedback)
-            };
+                Action::Review(feedback)
+            });
             (session, Some(first))
         }
     };
@@ -726,15 +739,22 @@ pub async fn run_packet(
     }))
 }
 
-/// A cloneable way to send the person's commands to a running session.
+/// A cloneable way to send the person's actions to a running session and to ask
+/// about its project.
 #[derive(Debug, Clone)]
 pub struct SessionHandle {
-    commands: UnboundedSender<Command>,
+    actions: UnboundedSender<Action>,
+    queries: Queries,
 }
 
 impl SessionHandle {
-    pub fn send(&self, command: Command) {
-        let _ = self.commands.send(command);
+    pub fn act(&self, action: Action) {
+        let _ = self.actions.send(action);
+    }
+
+    /// Answered with an event on the session's event channel.
+    pub fn query(&self, query: Query) {
+        self.queries.ask(query);
     }
 }
 
@@ -757,6 +777,7 @@ pub fn start(
     let repairs = options.plan_repairs.unwrap_or(2);
     let tokens = options.max_tokens.unwrap_or(16_000);
     let mut architect = Architect::new(session, Mode::Interactive).with_limits(tokens, repairs);
+    let queries = Queries::new(project_dir, event_tx.clone());
     let mut exec = Executor {
         reasoner,
         options,
@@ -766,14 +787,15 @@ pub fn start(
     };
     tokio::spawn(async move {
         exec.send(Event::Phase(architect.phase().clone()));
-        exec.send(Event::Review(architect.session.review.clone()));
+        exec.send(Event::Review(Box::new(architect.session.review.clone())));
         if let Err(e) = drive(&mut architect, &mut exec, first, Some(command_rx)).await {
             tracing::error!("session runtime stopped: {e}");
         }
     });
     Ok((
         SessionHandle {
-            commands: command_tx,
+            actions: command_tx,
+            queries,
         },
         event_rx,
     ))

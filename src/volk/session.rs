@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::cxp::{Feedback, Scope};
 use crate::design::Artifacts;
 use crate::fsutil::{atomic_write, create_private_dir};
+use crate::project::Layout;
 use crate::project::slug::slugify;
 use crate::reasoner::{Brief, Purpose};
 
@@ -37,8 +38,19 @@ pub enum Phase {
     AwaitingPlanApproval,
     /// The implement packet is written; the thread is closed.
     Finalized,
-    /// A reasoner call failed; `resume` is where a retry continues.
-    Failed { resume: Box<Phase>, message: String },
+    /// A reasoner call failed; `resume` is where a retry continues. `retryable` is false
+    /// when running the same call again in this process cannot help (a missing key).
+    Failed {
+        resume: Box<Phase>,
+        message: String,
+        #[serde(default = "retryable_by_default")]
+        retryable: bool,
+    },
+}
+
+/// Sessions written before `retryable` was recorded resume as retryable, as they did.
+fn retryable_by_default() -> bool {
+    true
 }
 
 impl Phase {
@@ -56,6 +68,45 @@ impl Phase {
             Phase::Finalized => "finalized".into(),
             Phase::Failed { message, .. } => format!("failed: {message}"),
         }
+    }
+
+    /// The few words a screen's header has room for.
+    pub fn short_label(&self) -> String {
+        match self {
+            Phase::New => "starting".into(),
+            Phase::GatheringContext => "gathering context".into(),
+            Phase::Designing { cycle } => format!("designing cycle {cycle}"),
+            Phase::AwaitingReview { .. } => "your review".into(),
+            Phase::Reflecting => "reflecting".into(),
+            Phase::AwaitingFinalize => "reflection ready".into(),
+            Phase::Planning { attempt } => format!("planning (attempt {attempt})"),
+            Phase::AwaitingPlanApproval => "plan ready".into(),
+            Phase::Finalized => "finalized".into(),
+            Phase::Failed { .. } => "failed".into(),
+        }
+    }
+
+    /// True while the architect is working (a reasoner call may be running).
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            Phase::New
+                | Phase::GatheringContext
+                | Phase::Designing { .. }
+                | Phase::Reflecting
+                | Phase::Planning { .. }
+        )
+    }
+
+    /// True when running the failed call again may succeed.
+    pub fn can_retry(&self) -> bool {
+        matches!(
+            self,
+            Phase::Failed {
+                retryable: true,
+                ..
+            }
+        )
     }
 }
 
@@ -169,19 +220,19 @@ impl Session {
     }
 
     pub fn dir(project_dir: &Path) -> PathBuf {
-        project_dir.join(".volk")
+        Layout::new(project_dir).volk_dir()
     }
 
     pub fn path(project_dir: &Path) -> PathBuf {
-        Self::dir(project_dir).join("session.json")
+        Layout::new(project_dir).session()
     }
 
     pub fn journal_path(&self) -> PathBuf {
-        Self::dir(&self.project_dir).join("journal.jsonl")
+        Layout::new(&self.project_dir).journal()
     }
 
     pub fn outbox_dir(&self) -> PathBuf {
-        Self::dir(&self.project_dir).join("outbox")
+        Layout::new(&self.project_dir).outbox()
     }
 
     /// Writes the session atomically.
