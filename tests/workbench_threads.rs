@@ -244,3 +244,25 @@ fn s_settles_the_line_item_or_the_tab_and_e_opens_the_editor_at_the_cursor() {
         "the edit is shown at once"
     );
 }
+
+#[test]
+fn settled_items_are_marked_in_the_gutter_and_e_waits_for_the_review() {
+    let mut app = reviewing();
+    let mut state = review_state();
+    state.settled = vec!["FR-02".into()];
+    app.on_app_event(AppEvent::Loop(LoopEvent::Review(Box::new(state))));
+    app.on_key(key(KeyCode::Char('2')));
+    let shot = screen(&mut app, 140, 44);
+    assert!(shot.contains("│3▐2. FR-02: List tasks."), "{shot}");
+    assert!(shot.contains("│2 1. FR-01: Add tasks."), "{shot}");
+    assert!(!shot.contains("[settled]"), "only the item is settled");
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 3,
+    })));
+    app.take_intents();
+    app.on_key(key(KeyCode::Char('E')));
+    assert!(
+        app.take_intents().is_empty(),
+        "no edit while the architect writes"
+    );
+}

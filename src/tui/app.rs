@@ -750,6 +750,9 @@ impl App {
             }
             KeyCode::Char('d') => self.open_diff(),
             KeyCode::Char('S') if self.old_cycle.is_none() => self.toggle_settled(),
+            KeyCode::Char('E') if !matches!(self.phase, Phase::AwaitingReview { .. }) => {
+                self.notice = Some("E: edit once the cycle waits for your review".into());
+            }
             KeyCode::Char('E') if self.old_cycle.is_none() => {
                 if let Some(section) = Section::ALL.get(self.tab).copied() {
                     self.intents.push(Intent::EditArtifact {

@@ -88,3 +88,29 @@ pub fn lines(
     }
     (out, at)
 }
+
+/// The 0-based line ranges of `text` that settled requirements or ADRs cover, for the
+/// viewer's gutter (a settled artifact is marked on its tab instead).
+pub fn settled_lines(
+    section: crate::design::Section,
+    text: &str,
+    settled: &[String],
+) -> Vec<std::ops::Range<usize>> {
+    use crate::design::settled::{Mark, settled_ranges};
+    let marks: Vec<Mark> = settled
+        .iter()
+        .filter_map(|s| Mark::parse(s))
+        .filter(|m| !matches!(m, Mark::Artifact(_)))
+        .collect();
+    if marks.is_empty() {
+        return Vec::new();
+    }
+    settled_ranges(section, text, &marks)
+        .into_iter()
+        .map(|r| {
+            let first = text[..r.start].matches('\n').count();
+            let last = first + text[r.start..r.end].matches('\n').count();
+            first..last + 1
+        })
+        .collect()
+}

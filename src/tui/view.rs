@@ -334,6 +334,14 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         return;
     }
     let text_x = inner.x + gutter_width;
+    let settled = match (Section::ALL.get(tab), &app.old_cycle) {
+        (Some(section), None) if gutter_width > 0 => crate::tui::threads::settled_lines(
+            *section,
+            app.artifacts.get(*section),
+            &app.review.settled,
+        ),
+        _ => Vec::new(),
+    };
     let needle = app.last_search.to_ascii_lowercase();
     let match_style = Style::default().fg(p.tab_active_fg).bg(p.warning);
     let mut y = inner.y;
@@ -362,7 +370,13 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             } else {
                 Style::default().fg(p.line_number)
             };
-            let number = format!("{:>w$} ", index + 1, w = (gutter_width - 1) as usize);
+            let is_settled = settled.iter().any(|r| r.contains(&index));
+            let (mark, style) = if is_settled {
+                ("▐", style.fg(p.added))
+            } else {
+                (" ", style)
+            };
+            let number = format!("{:>w$}{mark}", index + 1, w = (gutter_width - 1) as usize);
             buf.set_string(inner.x, y, number, style);
         }
         for row in rows.iter() {
