@@ -108,3 +108,42 @@ mod tests {
         assert!(d.contains("-FR-03: complete tasks\n+FR-3: complete tasks"));
     }
 }
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// The reviewer edits one line; the architect rewrites another at least two
+        /// lines away, or drops the edit by writing the base again: the merge has both,
+        /// with no conflict.
+        #[test]
+        fn an_edit_survives_unrelated_or_dropping_revisions(
+            lines in prop::collection::vec("[a-z]{1,8}", 6..30),
+            edit_at in 0usize..30,
+            model_at in 0usize..30,
+            drop_it in any::<bool>(),
+        ) {
+            let n = lines.len();
+            let (edit_at, model_at) = (edit_at % n, model_at % n);
+            prop_assume!(edit_at.abs_diff(model_at) > 2);
+            let base = lines.join("\n");
+            let mut edited = lines.clone();
+            edited[edit_at] = "REVIEWER".into();
+            let mut theirs = lines.clone();
+            if !drop_it {
+                theirs[model_at] = "ARCHITECT".into();
+            }
+            let m = merge_edit(&base, &edited.join("\n"), &theirs.join("\n"));
+            prop_assert!(m.conflicts.is_empty(), "{}", m.text);
+            let merged: Vec<&str> = m.text.lines().collect();
+            prop_assert_eq!(merged[edit_at], "REVIEWER");
+            if !drop_it {
+                prop_assert_eq!(merged[model_at], "ARCHITECT");
+            }
+            prop_assert_eq!(merged.len(), n);
+        }
+    }
+}

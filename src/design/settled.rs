@@ -195,19 +195,7 @@ pub fn restore(section: Section, before: &str, after: &str, marks: &[Mark]) -> (
                         restored.push(mark.clone());
                     }
                     None => {
-                        let line = before[..old.start].matches('\n').count();
-                        let at = text
-                            .split_inclusive('\n')
-                            .take(line)
-                            .map(str::len)
-                            .sum::<usize>();
-                        let mut insert = old_text.to_string();
-                        if at < text.len() {
-                            insert.push('\n');
-                        } else if !text.is_empty() && !text.ends_with('\n') {
-                            insert.insert(0, '\n');
-                        }
-                        text.insert_str(at.min(text.len()), &insert);
+                        insert_item(&mut text, before, old.clone());
                         restored.push(mark.clone());
                     }
                 }
@@ -215,6 +203,43 @@ pub fn restore(section: Section, before: &str, after: &str, marks: &[Mark]) -> (
         }
     }
     (text, restored)
+}
+
+/// Puts the item at `old` of `before` back into `text`, which lost it: after the item
+/// that preceded it, else before the one that followed it, else where its line was.
+/// Never between an item and its continuation lines.
+fn insert_item(text: &mut String, before: &str, old: Range<usize>) {
+    let item = &before[old.clone()];
+    let neighbour = |lines: &mut dyn Iterator<Item = &str>| {
+        lines
+            .filter_map(item_on_line)
+            .find_map(|mark| item_range(text, &mark))
+    };
+    let previous = neighbour(&mut before[..old.start].lines().rev());
+    if let Some(range) = previous {
+        text.insert_str(range.end, &format!("\n{item}"));
+        return;
+    }
+    let next = neighbour(&mut before[old.end..].lines());
+    if let Some(range) = next {
+        text.insert_str(range.start, &format!("{item}\n"));
+        return;
+    }
+    let line = before[..old.start].matches('\n').count();
+    let at = text
+        .split_inclusive('\n')
+        .take(line)
+        .map(str::len)
+        .sum::<usize>()
+        .min(text.len());
+    if at < text.len() {
+        text.insert_str(at, &format!("{item}\n"));
+    } else if text.is_empty() || text.ends_with('\n') {
+        text.push_str(item);
+    } else {
+        text.push('\n');
+        text.push_str(item);
+    }
 }
 
 #[cfg(test)]
@@ -287,5 +312,66 @@ mod tests {
             &[Mark::parse("FR-01").unwrap()],
         );
         assert_eq!(&REQS[ranges[0].clone()], "1. FR-01: Add tasks.");
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A requirements artifact: numbered FR lines, some with continuation lines.
+    fn requirements() -> impl Strategy<Value = Vec<(u32, String, bool)>> {
+        prop::collection::vec(("[a-z ]{1,20}", any::<bool>()), 1..12).prop_map(|items| {
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, (text, more))| (i as u32 + 1, text, more))
+                .collect()
+        })
+    }
+
+    fn render(items: &[(u32, String, bool)]) -> String {
+        let mut out = String::from("FUNCTIONAL:");
+        for (n, text, more) in items {
+            out.push_str(&format!("\n{n}. FR-{n:02}: {}.", text.trim()));
+            if *more {
+                out.push_str("\n   and more about it");
+            }
+        }
+        out
+    }
+
+    proptest! {
+        /// Whatever the model does to the other items (rewrite, drop, add), a settled
+        /// item comes back byte for byte and the rest of the model's text stays.
+        #[test]
+        fn a_settled_item_survives_any_rewrite(
+            before in requirements(),
+            settled in 1u32..12,
+            rewrites in prop::collection::vec(("[a-z ]{1,20}", any::<bool>(), any::<bool>()), 12),
+        ) {
+            let settled = settled.min(before.len() as u32);
+            let old = render(&before);
+            let after: Vec<(u32, String, bool)> = before
+                .iter()
+                .zip(&rewrites)
+                .filter(|(_, (_, _, keep))| *keep)
+                .map(|((n, text, more), (new, change, _))| {
+                    if *change { (*n, new.clone(), !*more) } else { (*n, text.clone(), *more) }
+                })
+                .collect();
+            let new = render(&after);
+            let mark = Mark::Item { kind: "FR".into(), number: settled };
+            let (text, _) = restore(Section::Requirements, &old, &new, std::slice::from_ref(&mark));
+            let want = &old[item_range(&old, &mark).unwrap()];
+            let got = &text[item_range(&text, &mark).unwrap()];
+            prop_assert_eq!(got, want);
+            for (n, text_of, _) in after.iter().filter(|(n, _, _)| *n != settled) {
+                let line = format!("{n}. FR-{n:02}: {}.", text_of.trim());
+                prop_assert!(text.contains(&line), "{} lost from {}", line, text);
+            }
+        }
     }
 }
