@@ -23,7 +23,10 @@ fn design() -> Artifacts {
     a.requirements = reqs;
     let mut arch = String::from("## Decisions");
     for i in 1..LINES / 4 {
-        let _ = write!(arch, "\n### ADR-{i:03}: choice {i}\nWhy {i}.\nConsequence {i}.");
+        let _ = write!(
+            arch,
+            "\n### ADR-{i:03}: choice {i}\nWhy {i}.\nConsequence {i}."
+        );
     }
     a.architecture = arch;
     for (section, line) in [
@@ -31,7 +34,9 @@ fn design() -> Artifacts {
         (Section::ApiSpec, "  def call_{}(x: int) -> int"),
         (Section::ClassDiagram, "  Class{} --> Store"),
     ] {
-        let text: Vec<String> = (0..LINES).map(|i| line.replace("{}", &i.to_string())).collect();
+        let text: Vec<String> = (0..LINES)
+            .map(|i| line.replace("{}", &i.to_string()))
+            .collect();
         a.set(section, text.join("\n"));
     }
     a
@@ -66,18 +71,25 @@ fn bench(c: &mut Criterion) {
     .unwrap();
     open_threads(&mut state, 1, &questions);
     record_edit(&mut state, &before, &edited);
-    c.bench_function("review/after_cycle 20k lines, 15 settled, 50 threads", |b| {
-        b.iter(|| {
-            let mut s = state.clone();
-            black_box(after_cycle(
-                &mut s,
-                &edited,
-                answer.clone(),
-                Some(black_box(&changes)),
-            ))
-        })
-    });
-    let marks: Vec<Mark> = state.settled.iter().filter_map(|m| Mark::parse(m)).collect();
+    c.bench_function(
+        "review/after_cycle 20k lines, 15 settled, 50 threads",
+        |b| {
+            b.iter(|| {
+                let mut s = state.clone();
+                black_box(after_cycle(
+                    &mut s,
+                    &edited,
+                    answer.clone(),
+                    Some(black_box(&changes)),
+                ))
+            })
+        },
+    );
+    let marks: Vec<Mark> = state
+        .settled
+        .iter()
+        .filter_map(|m| Mark::parse(m))
+        .collect();
     c.bench_function("review/settled_ranges 4k-line requirements", |b| {
         b.iter(|| {
             black_box(settled_ranges(

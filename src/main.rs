@@ -33,12 +33,32 @@ enum Command {
     Mcp(volk::reflection::cli::McpArgs),
     /// Compile or draw an execution plan.
     Plan(volk::plan::cli::PlanArgs),
+    /// Check the five design artifacts against each other (codes D001…).
+    Lint(volk::design::lint::cli::LintArgs),
+    /// Every place a requirement, ADR, module or class appears in the design.
+    Trace(volk::design::lint::cli::TraceArgs),
     /// Show the monorepo context that would be injected into a design prompt.
     Context(volk::context::cli::ContextArgs),
+    /// Trust a volk.toml found in a workspace or repository to pick the reasoner and base URL.
+    Trust(volk::trust::TrustArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        // The Stop hook fails open even on its own command line.
+        Err(e) if volk::reflection::cli::is_stop_hook(&args) && e.use_stderr() => {
+            let text = e.to_string();
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            eprintln!(
+                "volk hook stop: {}; letting the agent stop",
+                line.trim_start_matches("error: ")
+            );
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => e.exit(),
+    };
     let _log = volk::logging::init();
     let result = match cli.command {
         Command::Demo(args) => volk::tui::cli::demo(args),
@@ -49,7 +69,10 @@ fn main() -> ExitCode {
         Command::Hook(args) => volk::reflection::cli::hook(args),
         Command::Mcp(args) => volk::reflection::cli::mcp(args),
         Command::Plan(args) => volk::plan::cli::plan(args),
+        Command::Lint(args) => volk::design::lint::cli::lint_command(args),
+        Command::Trace(args) => volk::design::lint::cli::trace_command(args),
         Command::Context(args) => volk::context::cli::context(args),
+        Command::Trust(args) => volk::trust::run(args),
     };
     match result {
         Ok(code) => code,
@@ -59,7 +82,8 @@ fn main() -> ExitCode {
             } else {
                 1
             };
-            eprintln!("volk: {error:#}");
+            let line = format!("volk: {error:#}");
+            eprintln!("{}", volk::reasoner::redact::scrub_text(&line));
             ExitCode::from(code)
         }
     }

@@ -910,6 +910,9 @@ async fn volk_run_against_a_local_openai_server_writes_the_streamed_design_and_n
         "test-model",
         "--record",
         cassette.to_str().unwrap(),
+        // One scripted reply: this design's lint errors get no repair call.
+        "--lint-repairs",
+        "0",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -930,7 +933,12 @@ async fn volk_run_against_a_local_openai_server_writes_the_streamed_design_and_n
         );
         let file = std::fs::read_to_string(project.join("design").join(section.file_name()))
             .unwrap_or_else(|e| panic!("{section:?}: {e}"));
-        assert_eq!(file.trim(), text, "{section:?} on disk");
+        // As written: the class diagram inside a ```mermaid fence.
+        assert_eq!(
+            file,
+            volk::design::write::file_body(section, text),
+            "{section:?} on disk"
+        );
     }
 
     // What was sent.
@@ -973,6 +981,8 @@ async fn volk_run_against_a_local_openai_server_writes_the_streamed_design_and_n
         "--reasoner",
         &format!("replay:{}", cassette.display()),
         "--replay-speed",
+        "0",
+        "--lint-repairs",
         "0",
     ]
     .iter()

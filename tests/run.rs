@@ -132,8 +132,14 @@ fn examples_1_2_3_design_questions_ready() {
         assert!(!text.is_empty(), "{key}");
         let file =
             std::fs::read_to_string(project.join("design").join(format!("{key}.md"))).unwrap();
-        assert_eq!(file.trim_end(), text, "{key} on disk equals the packet");
+        let section = volk::design::Section::from_key(key).unwrap();
+        assert_eq!(
+            file,
+            volk::design::write::file_body(section, text),
+            "{key} on disk equals the packet (the diagram inside a mermaid fence)"
+        );
     }
+    assert_eq!(p1["payload"]["diagnostics"], serde_json::json!([]));
     assert!(
         !p1["payload"]["open_questions"]
             .as_array()

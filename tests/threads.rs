@@ -30,11 +30,17 @@ impl Ran {
 /// `volk run` with the scripted server, a home without a git identity unless the test
 /// writes one, and nothing inherited that could steer it.
 fn run(ws: &Path, server: &Server, packet: &Value) -> Ran {
+    run_with(ws, server, packet, "0")
+}
+
+fn run_with(ws: &Path, server: &Server, packet: &Value, lint_repairs: &str) -> Ran {
     let home = ws.join("home");
     std::fs::create_dir_all(&home).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_volk"))
         .args(["run", "--packet", "-", "--workspace"])
         .arg(ws)
+        // The design compiler's repair pass is off unless a test is about it.
+        .args(["--lint-repairs", lint_repairs])
         .args(["--reasoner", "openai", "--model", "scripted", "--base-url"])
         .arg(&server.url)
         .current_dir(ws)
@@ -504,4 +510,39 @@ fn settled_parts_are_restored_byte_for_byte() {
         .count();
     assert_eq!(restored_notes, 2);
     assert!(p2.to_string().len() > 10);
+}
+
+// ---------------------------------------------------------------- with the design compiler
+
+#[test]
+fn changes_sent_before_a_lint_repair_still_account_for_the_cycle() {
+    let ws = tempfile::tempdir().unwrap();
+    let ws = ws.path();
+    let api2 = format!("{API}\n  create_table() -> None");
+    // Every answer has design errors, so each cycle gets its one repair pass; the
+    // repaired cycle 2 leaves the CHANGES section out.
+    let server = Server::start(vec![
+        first_design(),
+        first_design(),
+        design(
+            ARCH,
+            REQS,
+            TREE,
+            &api2,
+            Some("- Q1.1 api_spec: added create_table"),
+        ),
+        design(ARCH, REQS, TREE, &api2, None),
+    ]);
+    run_with(ws, &server, &scope(), "1").packet();
+    let p2 = run_with(
+        ws,
+        &server,
+        &feedback(1, json!({"questions": ["What is the schema?"]})),
+        "1",
+    )
+    .packet();
+    assert_eq!(server.prompts().len(), 4, "one repair pass per cycle");
+    assert!(server.prompts()[3].contains("- Q1.1: What is the schema?"));
+    assert_eq!(thread(&p2, "Q1.1")["status"], "addressed");
+    assert_eq!(p2["payload"]["unrequested_changes"], json!([]));
 }

@@ -127,7 +127,7 @@ fn threads_and_a_hand_edit_end_to_end_in_tmux() {
     let command = format!(
         "env -u VISUAL HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 EDITOR={editor} \
          OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
-         {volk} design {scope} --workspace {ws} --reasoner openai --model scripted --base-url {url}; \
+         {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai --model scripted --base-url {url}; \
          echo VOLK-EXITED-$?; sleep 30",
         home = home.display(),
         editor = editor.display(),

@@ -2,7 +2,9 @@
 //! reasoner's response, and how they are written to `design/`.
 
 pub mod changes;
+pub mod lint;
 pub mod merge;
+pub mod model;
 pub mod parser;
 pub mod questions;
 pub mod settled;

@@ -2,13 +2,29 @@
 //! heading that the prompts ask it to end the architecture with, so a reviewer can
 //! answer them.
 
+use std::ops::Range;
+
 /// Items under the first heading (any level) that mentions "open questions", up to the
 /// next heading. Shared by the review packet and the workbench's review pane.
 pub fn open_questions(architecture: &str) -> Vec<String> {
-    let mut out = Vec::new();
+    open_question_items(architecture)
+        .into_iter()
+        .map(|(text, _)| text)
+        .collect()
+}
+
+/// The same items with the byte range of each item's first line, for diagnostics.
+pub fn open_question_items(architecture: &str) -> Vec<(String, Range<usize>)> {
+    let mut out: Vec<(String, Range<usize>)> = Vec::new();
     let mut inside = false;
-    for line in architecture.lines() {
+    let mut offset = 0;
+    for raw in architecture.split_inclusive('\n') {
+        let line_start = offset;
+        offset += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
         let trimmed = line.trim();
+        let span =
+            line_start + (line.len() - line.trim_start().len())..line_start + line.trim_end().len();
         if trimmed.starts_with('#') {
             if inside {
                 break;
@@ -33,12 +49,12 @@ pub fn open_questions(architecture: &str) -> Vec<String> {
             });
         match item {
             Some(text) if !text.is_empty() && !text.eq_ignore_ascii_case("none.") => {
-                out.push(text.to_string())
+                out.push((text.to_string(), span))
             }
             Some(_) => {}
             // A continuation line belongs to the previous item.
             None => {
-                if let Some(last) = out.last_mut() {
+                if let Some((last, _)) = out.last_mut() {
                     last.push(' ');
                     last.push_str(trimmed);
                 }

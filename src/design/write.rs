@@ -23,13 +23,54 @@ pub fn write_design_docs(design_dir: &Path, artifacts: &Artifacts) -> io::Result
             }
             continue;
         }
-        let mut body = String::with_capacity(text.len() + 1);
-        body.push_str(text);
-        body.push('\n');
-        atomic_write(&path, body.as_bytes())?;
+        atomic_write(&path, file_body(section, text).as_bytes())?;
         written.push(path);
     }
     Ok(written)
+}
+
+/// The file's text for a section: the class diagram goes inside a ```` ```mermaid ````
+/// fence (unless the architect fenced it already) so GitHub and editors draw it.
+pub fn file_body(section: Section, text: &str) -> String {
+    let mut body = String::with_capacity(text.len() + 16);
+    let fence = section == Section::ClassDiagram
+        && !text.lines().any(|l| l.trim_start().starts_with("```"));
+    if fence {
+        body.push_str("```mermaid\n");
+    }
+    body.push_str(text);
+    body.push('\n');
+    if fence {
+        body.push_str("```\n");
+    }
+    body
+}
+
+/// The artifacts as [`write_design_docs`] puts them on disk (without the final newline).
+pub fn as_written(artifacts: &Artifacts) -> Artifacts {
+    let mut out = artifacts.clone();
+    for section in Section::ALL {
+        let text = artifacts.get(section);
+        if !text.is_empty() {
+            let body = file_body(section, text);
+            out.set(section, body.trim_end_matches('\n').to_string());
+        }
+    }
+    out
+}
+
+/// Removes the fence [`file_body`] added, so a written design reads back unchanged.
+fn unfence(section: Section, text: &str) -> &str {
+    if section != Section::ClassDiagram {
+        return text;
+    }
+    match text
+        .strip_prefix("```mermaid\n")
+        .and_then(|t| t.strip_suffix("\n```"))
+    {
+        Some(inner) if !inner.contains("```") => inner,
+        _ => text,
+    }
 }
 
 /// Reads back the artifacts of `design_dir` (missing files are empty sections).
@@ -37,7 +78,7 @@ pub fn read_design_docs(design_dir: &Path) -> io::Result<Artifacts> {
     let mut artifacts = Artifacts::default();
     for section in Section::ALL {
         match std::fs::read_to_string(design_dir.join(section.file_name())) {
-            Ok(text) => artifacts.set(section, text.trim_end().to_string()),
+            Ok(text) => artifacts.set(section, unfence(section, text.trim_end()).to_string()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
@@ -63,6 +104,22 @@ mod tests {
         let written = write_design_docs(dir.path(), &full()).unwrap();
         assert_eq!(written.len(), 5);
         assert_eq!(read_design_docs(dir.path()).unwrap(), full());
+    }
+
+    #[test]
+    fn the_class_diagram_is_written_inside_a_mermaid_fence() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = full();
+        a.class_diagram = "classDiagram\n  A <|-- B".into();
+        write_design_docs(dir.path(), &a).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("class_diagram.md")).unwrap();
+        assert_eq!(text, "```mermaid\nclassDiagram\n  A <|-- B\n```\n");
+        assert_eq!(read_design_docs(dir.path()).unwrap(), a);
+        a.class_diagram = "```mermaid\nclassDiagram\n```".into();
+        assert_eq!(
+            file_body(Section::ClassDiagram, &a.class_diagram),
+            "```mermaid\nclassDiagram\n```\n"
+        );
     }
 
     #[test]

@@ -122,7 +122,7 @@ fn load(args: &SourceArgs) -> anyhow::Result<Loaded> {
     })
 }
 
-fn colour(choice: ColorChoice, terminal: bool) -> Colour {
+pub(crate) fn colour(choice: ColorChoice, terminal: bool) -> Colour {
     let wanted = match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,

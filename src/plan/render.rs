@@ -5,7 +5,80 @@ use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, Config, termcolor};
 
+use std::ops::Range;
+
 use super::diagnostic::{Diagnostic, Severity};
+
+/// What a checker's finding must tell to be drawn as a snippet. The plan compiler and
+/// the design compiler (`crate::design::lint`) both report through it, so `volk plan
+/// check` and `volk lint` look alike.
+pub trait Finding {
+    fn severity(&self) -> Severity;
+    /// The stable code (`P015`, `D011`).
+    fn code_id(&self) -> &'static str;
+    /// What the rule demands, in a few words.
+    fn rule(&self) -> &'static str;
+    fn message(&self) -> &str;
+    /// Byte range in the source the snippet is drawn from.
+    fn primary(&self) -> Range<usize>;
+    /// Other places in the same source, each with a message.
+    fn secondary(&self) -> Vec<(String, Range<usize>)> {
+        Vec::new()
+    }
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The form used when the snippet cannot be drawn.
+    fn one_line(&self) -> String;
+
+    fn is_error(&self) -> bool {
+        self.severity() == Severity::Error
+    }
+}
+
+impl Finding for Diagnostic {
+    fn severity(&self) -> Severity {
+        self.severity
+    }
+
+    fn code_id(&self) -> &'static str {
+        self.code.id()
+    }
+
+    fn rule(&self) -> &'static str {
+        self.code.title()
+    }
+
+    fn message(&self) -> &str {
+        &self.message
+    }
+
+    fn primary(&self) -> Range<usize> {
+        self.span()
+    }
+
+    fn secondary(&self) -> Vec<(String, Range<usize>)> {
+        self.related
+            .iter()
+            .map(|r| (r.message.clone(), r.location.start..r.location.end))
+            .collect()
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.location.path.is_empty() {
+            notes.push(format!("at {}", self.location.path));
+        }
+        if let Some(help) = &self.help {
+            notes.push(format!("help: {help}"));
+        }
+        notes
+    }
+
+    fn one_line(&self) -> String {
+        Diagnostic::one_line(self)
+    }
+}
 
 /// Whether to colour human output (ANSI escapes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,10 +92,10 @@ pub fn render_human(name: &str, source: &str, diags: &[Diagnostic]) -> String {
     render_human_styled(name, source, diags, Colour::Never)
 }
 
-pub fn render_human_styled(
+pub fn render_human_styled<F: Finding>(
     name: &str,
     source: &str,
-    diags: &[Diagnostic],
+    diags: &[F],
     colour: Colour,
 ) -> String {
     let file = SimpleFile::new(name, source);
@@ -46,35 +119,27 @@ pub fn render_human_styled(
     out
 }
 
-fn to_report(d: &Diagnostic, len: usize) -> Report<()> {
-    let clamp = |start: usize, end: usize| start.min(len)..end.min(len).max(start.min(len));
-    let base = match d.severity {
+fn to_report<F: Finding>(d: &F, len: usize) -> Report<()> {
+    let clamp = |r: Range<usize>| r.start.min(len)..r.end.min(len).max(r.start.min(len));
+    let base = match d.severity() {
         Severity::Error => Report::error(),
         Severity::Warning => Report::warning(),
     };
-    let mut labels = vec![
-        Label::primary((), clamp(d.location.start, d.location.end))
-            .with_message(format!("rule: {}", d.code.title())),
-    ];
-    labels.extend(d.related.iter().map(|r| {
-        Label::secondary((), clamp(r.location.start, r.location.end))
-            .with_message(r.message.clone())
-    }));
-    let mut notes = Vec::new();
-    if !d.location.path.is_empty() {
-        notes.push(format!("at {}", d.location.path));
-    }
-    if let Some(help) = &d.help {
-        notes.push(format!("help: {help}"));
-    }
-    base.with_code(d.code.id())
-        .with_message(d.message.clone())
+    let mut labels =
+        vec![Label::primary((), clamp(d.primary())).with_message(format!("rule: {}", d.rule()))];
+    labels.extend(
+        d.secondary()
+            .into_iter()
+            .map(|(message, span)| Label::secondary((), clamp(span)).with_message(message)),
+    );
+    base.with_code(d.code_id())
+        .with_message(d.message().to_string())
         .with_labels(labels)
-        .with_notes(notes)
+        .with_notes(d.notes())
 }
 
 /// `plan.json: 2 errors, 1 warning` or `plan.json: ok, 4 stages, 5 edges`.
-pub fn summary(name: &str, diags: &[Diagnostic], stages: Option<(usize, usize)>) -> String {
+pub fn summary<F: Finding>(name: &str, diags: &[F], stages: Option<(usize, usize)>) -> String {
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags.len() - errors;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });

@@ -74,7 +74,8 @@ pub fn commit_all_by(dir: &Path, message: &str, fallback: &str) -> Result<Option
         Err(_) => None,
     };
     let parents: Vec<&git2::Commit> = parent.iter().collect();
-    let oid = repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)?;
+    let message = crate::reasoner::redact::scrub_text(message);
+    let oid = repo.commit(Some("HEAD"), &sig, &sig, &message, &tree, &parents)?;
     Ok(Some(oid))
 }
 

@@ -8,6 +8,7 @@ pub mod http;
 pub mod metrics;
 pub mod offline;
 pub mod openai;
+pub mod redact;
 pub mod retry;
 pub mod secret;
 pub mod select;
@@ -64,6 +65,9 @@ pub struct Brief {
     pub reflection_questions: Vec<String>,
     /// Steering from the person and compiler diagnostics for a plan attempt.
     pub plan_feedback: Vec<String>,
+    /// The design compiler's findings on the current design (update calls).
+    #[serde(default)]
+    pub lint_feedback: Vec<String>,
     /// The cycle this call produces.
     pub cycle: u32,
     /// The review's binding parts for an update: the reviewer's hand edits and the
@@ -211,6 +215,10 @@ pub trait Reasoner: Send + Sync {
     fn name(&self) -> &str;
     /// The model that answers, as shown in the header.
     fn model(&self) -> &str;
+    /// Where an HTTP provider is reached (recorded in the session; never a key).
+    fn base_url(&self) -> Option<&str> {
+        None
+    }
     /// Starts the call. Errors before the first event arrive as the first item.
     fn stream(&self, request: ReasonerRequest) -> EventStream;
 }

@@ -267,6 +267,20 @@ fn draft_design(brief: &Brief) -> String {
         out,
         "Cli -> handler -> Store -> handler -> Cli (printed result).\n"
     );
+    let _ = writeln!(out, "## Traceability\n");
+    for (i, c) in comps.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "- FR-{:02}: served by {} (`{package}.{}`).",
+            i + 1,
+            c.name,
+            c.module
+        );
+    }
+    let _ = writeln!(
+        out,
+        "- Store (`{package}.store`) follows ADR-001 and ADR-002.\n"
+    );
     if let Some(ux) = &brief.ux_design {
         let _ = writeln!(
             out,
@@ -310,7 +324,7 @@ fn draft_design(brief: &Brief) -> String {
             };
             let _ = writeln!(
                 out,
-                "{}. {} (recorded by the offline drafter{thread}; a model-backed reasoner would answer it)",
+                "{}. {} Assumed: the current design stands until the reviewer answers (recorded by the offline drafter{thread}; a model-backed reasoner would answer it).",
                 i + 1,
                 question.trim()
             );
@@ -381,7 +395,6 @@ fn draft_design(brief: &Brief) -> String {
     // CLASS_DIAGRAM
     let _ = writeln!(out, "CLASS_DIAGRAM:");
     let _ = writeln!(out, "classDiagram");
-    let _ = writeln!(out, "  class Cli {{\n    +main(argv) int\n  }}");
     for c in &comps {
         let _ = writeln!(out, "  class {} {{\n    +run(args) str\n  }}", c.name);
     }
@@ -390,7 +403,6 @@ fn draft_design(brief: &Brief) -> String {
         "  class Store {{\n    +save(record) int\n    +load_all() list\n  }}"
     );
     for c in &comps {
-        let _ = writeln!(out, "  Cli --> {}", c.name);
         let _ = writeln!(out, "  {} --> Store", c.name);
     }
     // An update accounts for its changes, one line per review thread (`Q1.2: …`).

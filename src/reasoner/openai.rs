@@ -48,6 +48,10 @@ impl Reasoner for OpenAi {
         &self.inner.endpoint.model
     }
 
+    fn base_url(&self) -> Option<&str> {
+        Some(&self.inner.endpoint.base_url)
+    }
+
     fn stream(&self, request: ReasonerRequest) -> EventStream {
         http::stream(self.inner.clone(), request)
     }

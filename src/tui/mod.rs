@@ -16,6 +16,7 @@ pub mod highlight;
 pub mod keys;
 pub mod runloop;
 pub mod session;
+pub mod signals;
 pub mod terminal;
 pub mod theme;
 pub mod threads;

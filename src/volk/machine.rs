@@ -13,6 +13,8 @@ use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
 use crate::reasoner::{Purpose, ReasonerRequest};
 use crate::volk::journal::JournalEntry;
+use crate::volk::lint_step;
+use crate::volk::loop_args::Limits;
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
 use crate::volk::review;
@@ -207,6 +209,9 @@ pub struct Architect {
     in_flight: Option<u64>,
     max_tokens: u32,
     plan_repairs: u32,
+    /// Automatic repair passes a cycle with design errors gets, and those used.
+    lint_repairs: u32,
+    lint_repairs_used: u32,
 }
 
 impl Architect {
@@ -216,14 +221,22 @@ impl Architect {
             mode,
             next_call: 1,
             in_flight: None,
-            max_tokens: 16_000,
-            plan_repairs: 2,
+            max_tokens: Limits::DEFAULT.max_tokens,
+            plan_repairs: Limits::DEFAULT.plan_repairs,
+            lint_repairs: Limits::DEFAULT.lint_repairs,
+            lint_repairs_used: 0,
         }
     }
 
     pub fn with_limits(mut self, max_tokens: u32, plan_repairs: u32) -> Architect {
         self.max_tokens = max_tokens;
         self.plan_repairs = plan_repairs;
+        self
+    }
+
+    /// `--lint-repairs N`: 0 shows every cycle to the person as it came.
+    pub fn with_lint_repairs(mut self, repairs: u32) -> Architect {
+        self.lint_repairs = repairs;
         self
     }
 
@@ -556,6 +569,11 @@ impl Architect {
             );
             return;
         }
+        if self.lint_repair(cycle, &artifacts, fx) {
+            review::hold_changes(&mut self.session.review, reply.changes);
+            return;
+        }
+        let changes = review::take_changes(&mut self.session.review, reply.changes);
         self.session.pending = None;
         let missing: Vec<&str> = artifacts
             .iter()
@@ -574,7 +592,7 @@ impl Architect {
                 &mut self.session.review,
                 &self.session.artifacts,
                 artifacts,
-                reply.changes.as_deref(),
+                changes.as_deref(),
             );
             for warning in after.warnings {
                 fx.push(Effect::Warn(warning));
@@ -623,6 +641,35 @@ impl Architect {
         fx.push(Effect::Emit(self.review_packet()));
     }
 
+    /// Journals the cycle's findings; with errors and a repair pass left, asks the
+    /// architect to fix them (the person's questions still stand) and returns true.
+    fn lint_repair(&mut self, cycle: u32, artifacts: &Artifacts, fx: &mut Vec<Effect>) -> bool {
+        let linted = lint_step::check(artifacts);
+        let detail = lint_step::journal_detail(&linted, self.lint_repairs_used);
+        self.journal(fx, "design_linted", detail);
+        if !linted.has_errors() || self.lint_repairs_used >= self.lint_repairs {
+            self.lint_repairs_used = 0;
+            return false;
+        }
+        self.lint_repairs_used += 1;
+        self.log(
+            fx,
+            format!(
+                "cycle {cycle} has {} design error(s); asking for a repair before the review",
+                linted.error_count()
+            ),
+        );
+        let mut brief = match self.session.pending.take() {
+            Some(p) => p.brief,
+            None => self.session.brief(Purpose::Update),
+        };
+        brief.cycle = cycle;
+        brief.current = Some(artifacts.clone());
+        brief.lint_feedback = lint_step::notes(&linted);
+        self.call(Purpose::Update, brief, fx);
+        true
+    }
+
     fn review_packet(&self) -> Packet {
         let s = &self.session;
         let mut payload = artifacts_payload(&s.artifacts);
@@ -637,6 +684,10 @@ impl Architect {
             json!(open_questions(&s.artifacts.architecture)),
         );
         payload.insert("max_cycles".into(), json!(s.max_cycles));
+        payload.insert(
+            "diagnostics".into(),
+            lint_step::payload(&lint_step::check(&s.artifacts)),
+        );
         review::payload_into(&s.review, &mut payload);
         Packet::outbound(JUNIOR, "design_review", &s.thread_id, &s.trace_id, payload)
     }
@@ -715,6 +766,7 @@ impl Architect {
                 let mut brief = self.session.brief(Purpose::Update);
                 (brief.questions, brief.review) =
                     review::prompt(&self.session.review, &self.session.artifacts, cycle);
+                brief.lint_feedback = lint_step::notes(&lint_step::check(&self.session.artifacts));
                 self.call(Purpose::Update, brief, fx);
             }
         }
@@ -1165,7 +1217,7 @@ mod tests {
 
     #[test]
     fn empty_sections_are_still_in_the_implement_packet() {
-        let mut a = architect(Mode::Headless, 99);
+        let mut a = architect(Mode::Headless, 99).with_lint_repairs(0);
         a.handle(Input::Begin).unwrap();
         let fx = a
             .handle(Input::ContextReady {

@@ -2,7 +2,10 @@
 //! performs its effects.
 
 pub mod cli;
+pub mod designed_with;
 pub mod journal;
+pub mod lint_step;
+pub mod loop_args;
 pub mod machine;
 pub mod plan_step;
 pub mod prompts;

@@ -167,12 +167,18 @@ pub fn update(brief: &Brief, context: &str) -> String {
         render(ANSWERS, &[("answers", &lines)])
     };
     let current = brief.current.as_ref().map(design_text).unwrap_or_default();
+    let questions = if brief.questions.is_empty() {
+        "(none: this pass fixes the design compiler's findings below)\n".to_string()
+    } else {
+        list(&brief.questions)
+    };
     render(
         UPDATE,
         &[
             ("cycle", &brief.cycle.saturating_sub(1).max(1).to_string()),
-            ("questions", &list(&brief.questions)),
+            ("questions", &questions),
             ("answers_section", &answers_section),
+            ("lint_section", &lint_section(brief)),
             ("review_section", &brief.review),
             ("task_summary", &brief.task_summary),
             ("requirements", requirements(brief)),
@@ -180,6 +186,17 @@ pub fn update(brief: &Brief, context: &str) -> String {
             ("context_section", &context_section(context)),
             ("current_design", &current),
         ],
+    )
+}
+
+/// The design compiler's findings on the current design, if any (`volk lint` codes).
+fn lint_section(brief: &Brief) -> String {
+    if brief.lint_feedback.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n# Problems the design compiler found in the current design\nFix every error; fix the warnings where the fix is right. Lines are those of `design/<artifact>.md`.\n{}",
+        list(&brief.lint_feedback)
     )
 }
 

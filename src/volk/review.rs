@@ -32,6 +32,24 @@ pub struct ReviewState {
     /// What the last cycle's check found, for its `design_review` packet.
     #[serde(default)]
     pub last: CycleReport,
+    /// The `CHANGES:` of an answer sent back for a lint repair: the repaired answer
+    /// may leave them out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_changes: Option<String>,
+}
+
+/// Keeps an answer's `CHANGES:` while the design compiler has it repaired.
+pub fn hold_changes(state: &mut ReviewState, changes: Option<String>) {
+    if changes.is_some() {
+        state.held_changes = changes;
+    }
+}
+
+/// The `CHANGES:` that account for this cycle: the answer's own, else those held
+/// from before its repair.
+pub fn take_changes(state: &mut ReviewState, changes: Option<String>) -> Option<String> {
+    let held = state.held_changes.take();
+    changes.or(held)
 }
 
 /// A hand edit: the artifacts before it; the edited text is the session's design.
@@ -245,7 +263,9 @@ pub fn after_cycle(
     if let Some(edit) = state.edit.take() {
         for s in &edit.sections {
             let merged = merge_edit(edit.base.get(*s), shown.get(*s), artifacts.get(*s));
-            for line in &merged.conflicts {
+            // Lines as the file has them (the class diagram gains a fence line).
+            let on_disk = crate::design::write::file_body(*s, &merged.text);
+            for line in &crate::design::merge::conflict_lines(&on_disk) {
                 report.conflicts.push(Conflict {
                     artifact: s.key().to_string(),
                     line: *line,
@@ -317,28 +337,7 @@ pub fn payload_into(state: &ReviewState, payload: &mut Map<String, Value>) {
     payload.insert("restored".into(), json!(state.last.restored));
     payload.insert("conflicts".into(), json!(state.last.conflicts));
     payload.insert("settled".into(), json!(state.settled));
-    if state.last.conflicts.is_empty() {
-        return;
-    }
-    let diagnostics = payload
-        .entry("diagnostics")
-        .or_insert_with(|| Value::Array(Vec::new()));
-    if let Value::Array(list) = diagnostics {
-        for c in &state.last.conflicts {
-            let file = Section::from_key(&c.artifact)
-                .map(|s| format!("design/{}", s.file_name()))
-                .unwrap_or_default();
-            list.push(json!({
-                "severity": "error",
-                "code": UNRESOLVED_CONFLICT,
-                "message": "unresolved edit conflict: the reviewer's edit and the architect's revision differ here; resolve it in the editor",
-                "artifact": c.artifact,
-                "file": file,
-                "line": c.line,
-                "column": 1,
-            }));
-        }
-    }
+    // D050 itself is in `diagnostics`: the design compiler reports every conflict left.
 }
 
 /// The hand edits waiting in `design/` when a feedback arrives for the cycle under
@@ -359,9 +358,24 @@ pub fn detect_hand_edit(
     if feedback.design_cycle.is_some_and(|c| c != cycle) {
         return None;
     }
-    let on_disk =
-        crate::design::write::read_design_docs(&session.project_dir.join("design")).ok()?;
-    (on_disk != session.artifacts).then_some(on_disk)
+    // Compared in the files' own form, so a fence volk added is no edit.
+    let dir = session.project_dir.join("design");
+    let written = crate::design::write::as_written(&session.artifacts);
+    let read_back = crate::design::write::read_design_docs(&dir).ok()?;
+    let mut edited = session.artifacts.clone();
+    let mut any = false;
+    for s in Section::ALL {
+        let raw = match std::fs::read_to_string(dir.join(s.file_name())) {
+            Ok(text) => text.trim_end().to_string(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(_) => return None,
+        };
+        if raw != written.get(s) {
+            any = true;
+            edited.set(s, read_back.get(s).to_string());
+        }
+    }
+    any.then_some(edited)
 }
 
 #[cfg(test)]

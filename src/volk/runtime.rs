@@ -21,7 +21,9 @@ pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
 use crate::reasoner::{Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::volk::designed_with::DesignedWith;
 use crate::volk::journal::JournalEntry;
+use crate::volk::loop_args::Limits;
 pub use crate::volk::machine::{Action, Notice};
 use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
 use crate::volk::plan_step::PlanCheck;
@@ -122,6 +124,8 @@ pub struct RunOptions {
     pub reflection_config: Option<PathBuf>,
     pub max_tokens: Option<u32>,
     pub plan_repairs: Option<u32>,
+    /// `--lint-repairs`: repair passes for a cycle with design errors (default 1).
+    pub lint_repairs: Option<u32>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -713,9 +717,12 @@ pub async fn run_packet(
         session.max_cycles = limit.max(1);
     }
     let project_dir = session.project_dir.clone();
-    let repairs = options.plan_repairs.unwrap_or(2);
-    let tokens = options.max_tokens.unwrap_or(16_000);
-    let mut architect = Architect::new(session, Mode::Headless).with_limits(tokens, repairs);
+    let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
+    let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
+    session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
+    let mut architect = Architect::new(session, Mode::Headless)
+        .with_limits(tokens, repairs)
+        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
     let mut exec = Executor {
         reasoner,
         options,
@@ -774,9 +781,12 @@ pub fn start(
     let first = resume_input(&mut session);
     let (command_tx, command_rx) = unbounded_channel();
     let (event_tx, event_rx) = unbounded_channel();
-    let repairs = options.plan_repairs.unwrap_or(2);
-    let tokens = options.max_tokens.unwrap_or(16_000);
-    let mut architect = Architect::new(session, Mode::Interactive).with_limits(tokens, repairs);
+    let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
+    let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
+    session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
+    let mut architect = Architect::new(session, Mode::Interactive)
+        .with_limits(tokens, repairs)
+        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
     let queries = Queries::new(project_dir, event_tx.clone());
     let mut exec = Executor {
         reasoner,

@@ -14,7 +14,7 @@ use crate::project::slug::slugify;
 use crate::reasoner::{Brief, Purpose};
 
 pub const SESSION_VERSION: u32 = 1;
-pub const DEFAULT_MAX_CYCLES: u32 = 99;
+pub const DEFAULT_MAX_CYCLES: u32 = crate::volk::loop_args::Limits::DEFAULT.max_cycles;
 
 /// Where the loop stands. Persisted, so it names what the thread waits for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -173,6 +173,9 @@ pub struct Session {
     pub plan: PlanState,
     #[serde(default)]
     pub outbox_seq: u32,
+    /// The reasoner that designed it, for `volk open` (never a key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoner: Option<crate::volk::designed_with::DesignedWith>,
     /// Question threads, settled parts and a pending hand edit.
     #[serde(default)]
     pub review: crate::volk::review::ReviewState,
@@ -215,6 +218,7 @@ impl Session {
             forced: false,
             plan: PlanState::default(),
             outbox_seq: 0,
+            reasoner: None,
             review: Default::default(),
         }
     }
@@ -290,6 +294,7 @@ impl Session {
             answers: self.answers.clone(),
             reflection_questions: Vec::new(),
             plan_feedback: self.plan.notes.clone(),
+            lint_feedback: Vec::new(),
             cycle: match purpose {
                 Purpose::Design => 1,
                 Purpose::Update => self.cycle + 1,

@@ -1,0 +1,62 @@
+//! The design compiler on a large design: the model plus every rule, as run after
+//! each streamed frame.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use volk::design::Artifacts;
+use volk::design::lint::lint;
+
+/// About `lines` lines over the five artifacts, consistent except for a few
+/// findings, so every rule does its full work.
+fn design(lines: usize) -> Artifacts {
+    let modules = lines / 20;
+    let mut a = Artifacts::default();
+    a.architecture.push_str("# big\n\n## Components\n\n");
+    a.requirements.push_str("FUNCTIONAL:\n");
+    a.file_tree.push_str("src/\n└── big/\n");
+    let mut tests = String::from("tests/\n");
+    a.class_diagram.push_str("```mermaid\nclassDiagram\n");
+    for m in 0..modules {
+        let _ = writeln!(
+            a.architecture,
+            "{m}. **C{m}** (`big.m{m}`): serves FR-{m:03}, ADR-001."
+        );
+        let _ = writeln!(a.requirements, "{m}. FR-{m:03}: requirement number {m}.");
+        let _ = writeln!(a.file_tree, "    ├── m{m}.py");
+        let _ = writeln!(tests, "├── test_m{m}.py");
+        let _ = writeln!(a.api_spec, "Module: src/big/m{m}.py\n  class C{m}(Base):");
+        for k in 0..4 {
+            let _ = writeln!(a.api_spec, "    op{k}(self, x: int) -> int   # FR-{m}");
+        }
+        let _ = writeln!(a.api_spec, "  helper{m}(a: str) -> str\n");
+        let _ = writeln!(
+            a.class_diagram,
+            "  class C{m} {{\n    +op0(x) int\n    +op1(x) int\n  }}\n  Base <|-- C{m}"
+        );
+    }
+    a.file_tree.push_str(&tests);
+    a.architecture.push_str(
+        "\n## Decisions\n\n- ADR-001: one.\n\n## Open questions\n\n1. Why? Assumed: because.\n",
+    );
+    a.class_diagram.push_str("```\n");
+    a
+}
+
+fn bench(c: &mut Criterion) {
+    let a = design(20_000);
+    let total: usize = a.iter().map(|(_, t)| t.lines().count()).sum();
+    assert!(total >= 20_000, "{total} lines");
+    let linted = lint(&a);
+    assert!(
+        !linted.has_errors(),
+        "{:?}",
+        &linted.diagnostics[..3.min(linted.diagnostics.len())]
+    );
+    c.bench_function("lint_20000_line_design", |b| b.iter(|| lint(black_box(&a))));
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
