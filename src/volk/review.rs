@@ -455,4 +455,39 @@ mod tests {
         assert_eq!(payload["restored"][0]["artifact"], "file_tree");
         assert!(payload.get("diagnostics").is_none());
     }
+
+    #[test]
+    fn only_a_real_edit_of_the_files_is_a_hand_edit() {
+        use crate::cxp::{Feedback, Scope};
+        use crate::volk::machine::{Action, Input};
+        use crate::volk::session::{Phase, Session};
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = Session::new("t", "r", dir.path().to_path_buf(), Scope::default(), 9);
+        session.phase = Phase::AwaitingReview { cycle: 1 };
+        session.artifacts = design();
+        // The architect fenced the diagram itself: the file reads back unfenced, and
+        // that is still no edit.
+        session.artifacts.class_diagram = "```mermaid\nclassDiagram\n```".into();
+        let design_dir = dir.path().join("design");
+        crate::design::write::write_design_docs(&design_dir, &session.artifacts).unwrap();
+        let feedback = Input::Act(Action::Review(Feedback::questions(
+            1,
+            vec!["q?".into()],
+            vec![],
+        )));
+        assert_eq!(detect_hand_edit(&session, &feedback), None);
+        std::fs::write(design_dir.join("api_spec.md"), "run() -> int\n").unwrap();
+        let edited = detect_hand_edit(&session, &feedback).unwrap();
+        assert_eq!(edited.api_spec, "run() -> int");
+        assert_eq!(edited.class_diagram, session.artifacts.class_diagram);
+        // Not while the architect writes, and not for another cycle's feedback.
+        let stale = Input::Act(Action::Review(Feedback::questions(
+            2,
+            vec!["q?".into()],
+            vec![],
+        )));
+        assert_eq!(detect_hand_edit(&session, &stale), None);
+        session.phase = Phase::Designing { cycle: 2 };
+        assert_eq!(detect_hand_edit(&session, &feedback), None);
+    }
 }
