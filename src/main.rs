@@ -82,8 +82,10 @@ fn main() -> ExitCode {
             } else {
                 1
             };
+            // Messages quote packet fields: never let one drive the terminal.
             let line = format!("volk: {error:#}");
-            eprintln!("{}", volk::reasoner::redact::scrub_text(&line));
+            let line = volk::reasoner::redact::scrub_text(&line);
+            eprintln!("{}", volk::volk::echo::escape_controls(&line));
             ExitCode::from(code)
         }
     }

@@ -271,10 +271,19 @@ fn examples_1_2_3_design_questions_ready() {
         assert!(!entry["trace_id"].as_str().unwrap().is_empty());
     }
 
-    // The thread is closed: more feedback is refused, nothing changes.
+    // Resent, the same packet answers with the same implement packet and changes
+    // nothing; a different one for the closed thread is refused.
+    let outbox_before = entries(&project.join(".volk/outbox"));
+    let journal_before = journal(&project).len();
     let again = send(ws, EXAMPLE_3, &[]);
-    assert_eq!(again.code(), 2);
-    assert!(again.stdout().is_empty());
+    assert_eq!(again.code(), 0, "{}", again.stderr());
+    assert_eq!(again.stdout(), r3.stdout());
+    assert_eq!(commits(&project).len(), log.len());
+    assert_eq!(entries(&project.join(".volk/outbox")), outbox_before);
+    assert_eq!(journal(&project).len(), journal_before);
+    let other = send(ws, &EXAMPLE_3.replace("\"READY\"", "\"QUESTIONS\""), &[]);
+    assert_eq!(other.code(), 2, "{}", other.stderr());
+    assert!(other.stdout().is_empty());
     assert_eq!(commits(&project).len(), log.len());
 }
 
@@ -587,6 +596,52 @@ mod interactive {
             .expect("implement packet written");
         assert!(path.starts_with(dir.join(".volk/outbox")));
         assert!(dir.join("design/execution_plan.json").is_file());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_commit_is_an_error_the_workbench_retries() {
+        let ws = tempfile::tempdir().unwrap();
+        let dir = project(ws.path());
+        // Another process's git lock: the first cycle's commit cannot be made.
+        std::fs::write(dir.join(".git/index.lock"), "").unwrap();
+        let (handle, mut events) = start(
+            dir.clone(),
+            Arc::new(OfflineDrafter::default()),
+            RunOptions::default(),
+        )
+        .unwrap();
+        let seen = until(&mut events, "the commit error", |e| {
+            matches!(e, Event::Error { .. })
+        })
+        .await;
+        let Some(Event::Error { message, retryable }) = seen.last() else {
+            unreachable!()
+        };
+        assert!(message.contains("index.lock") && *retryable, "{message}");
+        assert!(
+            !seen
+                .iter()
+                .any(|e| matches!(e, Event::Notice(n) if n.contains("committed"))),
+            "{seen:?}"
+        );
+        until(&mut events, "the failed phase", |e| {
+            matches!(e, Event::Phase(Phase::Failed { .. }))
+        })
+        .await;
+        std::fs::remove_file(dir.join(".git/index.lock")).unwrap();
+        handle.act(Action::Retry);
+        until(&mut events, "the commit", |e| {
+            matches!(e, Event::Committed { cycle: 1, .. })
+        })
+        .await;
+        until(&mut events, "cycle 1", |e| {
+            matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 1 }))
+        })
+        .await;
+        let repo = git2::Repository::open(&dir).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_head().unwrap();
+        assert_eq!(walk.count(), 1);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,6 +1,7 @@
 //! The project a design lives in: its directory layout and name, scaffold and git
 //! history.
 
+pub mod claim;
 pub mod git;
 pub mod history;
 pub mod layout;

@@ -70,6 +70,9 @@ pub struct Brief {
     pub lint_feedback: Vec<String>,
     /// The cycle this call produces.
     pub cycle: u32,
+    /// Set on the follow-up of an update whose edit blocks failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<crate::design::edit::repair::RepairRequest>,
     /// The review's binding parts for an update: the reviewer's hand edits and the
     /// settled text (rendered by `volk::review`).
     #[serde(default)]

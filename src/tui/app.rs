@@ -22,6 +22,7 @@ use crate::tui::document::Document;
 use crate::tui::draft::{Anchor, Draft, DraftQuestion};
 use crate::tui::event::{Action, AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
+use crate::tui::patch_view::{CostMeter, LivePatch, Synced};
 use crate::tui::theme::Theme;
 use crate::volk::plan_step::PlanCheck;
 use crate::volk::review::ReviewState;
@@ -202,6 +203,17 @@ struct LiveCall {
     touched: [bool; 5],
     started: Instant,
     chars: usize,
+    /// An update answer: edit blocks drawn on top of the current design.
+    patch: Option<LivePatch>,
+}
+
+impl LiveCall {
+    fn parser(&self) -> &SectionParser {
+        match &self.patch {
+            Some(patch) => patch.parser(),
+            None => &self.parser,
+        }
+    }
 }
 
 pub struct App {
@@ -249,11 +261,16 @@ pub struct App {
     pub verdict: Verdict,
     pub spinner: usize,
     pub areas: HitAreas,
+    /// Another process holds the thread (named here): this workbench only reads.
+    pub read_only: Option<String>,
     /// Set by a draw that could not finish highlighting what it shows.
     pub redraw_soon: bool,
     live: Option<LiveCall>,
     last_call: u64,
     intents: Vec<Intent>,
+    /// Per section, the lines an edit block of the running update wrote.
+    pub marks: [Vec<bool>; 5],
+    pub cost: CostMeter,
 }
 
 fn new_docs(theme: &Theme) -> Vec<Document> {
@@ -307,10 +324,13 @@ impl App {
             verdict: Verdict::None,
             spinner: 0,
             areas: HitAreas::default(),
+            read_only: None,
             redraw_soon: false,
             live: None,
             last_call: 0,
             intents: Vec::new(),
+            marks: Default::default(),
+            cost: CostMeter::default(),
         }
     }
 
@@ -345,9 +365,37 @@ impl App {
         self.clamp_views();
     }
 
+    /// What the running update did to `section` so far (tab title), when it patches it.
+    pub fn patch_label(&self, section: Section) -> Option<String> {
+        self.live.as_ref()?.patch.as_ref()?.label(section)
+    }
+
+    /// True when the tab shows a section being patched: the view follows the block
+    /// being written rather than the end of the text.
+    pub fn follows_edit(&self, tab: usize) -> bool {
+        Section::ALL
+            .get(tab)
+            .is_some_and(|s| self.patch_label(*s).is_some())
+    }
+
     /// Intents produced since the last call.
     pub fn take_intents(&mut self) -> Vec<Intent> {
-        std::mem::take(&mut self.intents)
+        let mut intents = std::mem::take(&mut self.intents);
+        if let Some(holder) = &self.read_only {
+            let before = intents.len();
+            intents.retain(|i| {
+                matches!(
+                    i,
+                    Intent::LoadHistory | Intent::LoadCommit { .. } | Intent::Quit
+                )
+            });
+            if intents.len() < before {
+                self.notice = Some(format!(
+                    "read-only: {holder} holds this thread; nothing was sent"
+                ));
+            }
+        }
+        intents
     }
 
     /// The section being written by the running call, if any.
@@ -355,7 +403,7 @@ impl App {
         self.live
             .as_ref()
             .filter(|l| matches!(l.purpose, Purpose::Design | Purpose::Update))
-            .and_then(|l| l.parser.growing())
+            .and_then(|l| l.parser().growing())
     }
 
     pub fn is_streaming(&self) -> bool {
@@ -400,6 +448,7 @@ impl App {
             }) => {
                 self.sync_stream();
                 self.live = None;
+                self.marks = Default::default();
                 if !self.artifacts.is_empty() && self.artifacts != artifacts {
                     self.previous = Some(self.artifacts.clone());
                 }
@@ -453,6 +502,7 @@ impl App {
                 self.popup = Some(Popup::Error { message, retryable });
             }
             AppEvent::Loop(LoopEvent::Journal(value)) => {
+                self.cost.on_journal(&value);
                 let line = serde_json::to_string(&value).unwrap_or_default();
                 self.journal.append_lines(&format!("{line}\n"));
             }
@@ -560,10 +610,14 @@ impl App {
                 live.chars += text.len();
                 match live.purpose {
                     Purpose::Design | Purpose::Update => {
-                        if let Some(s) = live.parser.growing() {
+                        if let Some(s) = live.parser().growing() {
                             live.touched[s.index()] = true;
                         }
-                        if let Some(s) = live.parser.feed(&text) {
+                        let growing = match &mut live.patch {
+                            Some(patch) => patch.feed(&text),
+                            None => live.parser.feed(&text),
+                        };
+                        if let Some(s) = growing {
                             live.touched[s.index()] = true;
                         }
                     }
@@ -583,10 +637,22 @@ impl App {
     fn begin_call(&mut self, call: u64, purpose: Purpose) {
         self.last_call = call;
         self.thinking.clear();
+        // An update is drawn on the design it revises: after a first answer whose
+        // blocks failed, that is the design the answer left (the repair's base).
+        let patch = (purpose == Purpose::Update).then(|| {
+            let current = match self.live.as_ref().and_then(|l| l.patch.as_ref()) {
+                Some(previous) => previous.design(),
+                None => self.artifacts.clone(),
+            };
+            LivePatch::new(current)
+        });
         if matches!(purpose, Purpose::Design | Purpose::Update) {
-            for doc in &mut self.docs {
-                doc.clear();
+            if patch.is_none() {
+                for doc in &mut self.docs {
+                    doc.clear();
+                }
             }
+            self.marks = Default::default();
             for view in &mut self.views[..5] {
                 *view = ViewState::default();
             }
@@ -600,6 +666,7 @@ impl App {
             touched: [false; 5],
             started: Instant::now(),
             chars: 0,
+            patch,
         });
     }
 
@@ -609,14 +676,28 @@ impl App {
         let Some(live) = self.live.as_mut() else {
             return;
         };
-        let growing = live.parser.growing();
+        let growing = live.parser().growing();
         for section in Section::ALL {
             let i = section.index();
             if !live.touched[i] {
                 continue;
             }
             live.touched[i] = false;
-            let committed = live.parser.committed(section);
+            if let Some(patch) = live.patch.as_mut() {
+                let doc = &mut self.docs[i];
+                let synced = patch.sync(section, doc, &mut self.marks[i], &mut live.consumed[i]);
+                if synced == Synced::Done {
+                    if Some(section) == growing {
+                        live.touched[i] = true; // the pending block keeps changing
+                    }
+                    continue;
+                }
+            }
+            let parser = match &live.patch {
+                Some(patch) => patch.parser(),
+                None => &live.parser,
+            };
+            let committed = parser.committed(section);
             let doc = &mut self.docs[i];
             if committed.len() > live.consumed[i] {
                 let mut fresh = &committed[live.consumed[i]..];
@@ -631,7 +712,7 @@ impl App {
                 live.consumed[i] = committed.len();
             }
             if Some(section) == growing {
-                doc.set_tail(live.parser.tail());
+                doc.set_tail(parser.tail());
                 live.touched[i] = true; // the tail keeps changing
             } else {
                 doc.set_tail("");
@@ -647,9 +728,10 @@ impl App {
         for section in Section::ALL {
             let i = section.index();
             let len = self.docs[i].len();
+            let focus = live.patch.as_ref().and_then(|p| p.focus(section));
             let view = &mut self.views[i];
             if view.follow == Follow::Stream {
-                view.cursor = len.saturating_sub(1);
+                view.cursor = focus.unwrap_or(usize::MAX).min(len.saturating_sub(1));
             }
         }
     }

@@ -225,13 +225,15 @@ fn workbench(
         );
         guard.terminal.draw(|f| view::draw(f, &mut app))?;
         tracing::info!("first frame {:?} after start", launched.elapsed());
-        let connected = tokio::select! {
+        let mut connected = tokio::select! {
             connected = session::connect(start, reasoner, options) => connected?,
             stop = signals.recv() => {
                 drop(guard);
                 return Ok(stopped(stop, None));
             }
         };
+        let _lock = connected.lock.take();
+        app.read_only = connected.read_only.clone();
         let project_dir = connected.project_dir.clone();
         app.info = SessionInfo {
             project_name: connected.project_name.clone(),
@@ -255,11 +257,17 @@ fn workbench(
             }));
         }
         let draft_path = draft::draft_path(&project_dir);
-        let saved = draft::load(&draft_path).map_err(|e| BadInput::err(e.to_string()))?;
+        let (saved, notice) = draft::load_or_set_aside(&draft_path, app.read_only.is_none());
+        if notice.is_some() {
+            app.notice = notice;
+        }
         app.restore_draft(saved.clone());
         let (notice_tx, notice_rx) = tokio::sync::mpsc::unbounded_channel::<AppEvent>();
-        let store = DraftStore::start(draft_path.clone(), saved, move |message| {
-            let _ = notice_tx.send(AppEvent::JobFailed(message));
+        // A read-only workbench must not write the holder's draft.
+        let store = app.read_only.is_none().then(|| {
+            DraftStore::start(draft_path.clone(), saved, move |message| {
+                let _ = notice_tx.send(AppEvent::JobFailed(message));
+            })
         });
         let events = session::merge(connected.events, notice_rx);
 
@@ -270,11 +278,14 @@ fn workbench(
             commands: connected.commands,
         };
         let result = tokio::select! {
-            result = runloop::run(&mut guard.terminal, &mut app, channels, Some(&store)) => result,
+            result = runloop::run(&mut guard.terminal, &mut app, channels, store.as_ref()) => result,
             stop = signals.recv() => Err(anyhow::Error::new(Stopped(stop))),
         };
         drop(guard);
-        let flushed = store.flush();
+        let flushed = match store {
+            Some(store) => store.flush(),
+            None => Ok(()),
+        };
         if let Err(e) = &result
             && let Some(Stopped(stop)) = e.downcast_ref::<Stopped>()
         {

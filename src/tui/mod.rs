@@ -14,6 +14,7 @@ pub mod event;
 pub mod frame;
 pub mod highlight;
 pub mod keys;
+pub mod patch_view;
 pub mod runloop;
 pub mod session;
 pub mod signals;

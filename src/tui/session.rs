@@ -11,7 +11,9 @@ use crate::cxp::{Inbound, Packet, Scope};
 use crate::design::Artifacts;
 use crate::reasoner::SharedReasoner;
 use crate::tui::event::{AppEvent, Intent};
-use crate::volk::runtime::{self, Action, Query, RunOptions};
+use crate::volk::lock::{self, LockError, ThreadLock};
+use crate::volk::runtime::{self, Action, Event, Query, RunOptions};
+use crate::volk::session::Session;
 
 /// How a workbench session begins.
 #[derive(Debug, Clone)]
@@ -42,6 +44,10 @@ pub struct Connected {
     pub implement_packet: Option<PathBuf>,
     pub events: UnboundedReceiver<AppEvent>,
     pub commands: UnboundedSender<Intent>,
+    /// The thread lock, held while the workbench runs; `None` when read-only.
+    pub lock: Option<ThreadLock>,
+    /// Who holds the thread when this workbench may only read it.
+    pub read_only: Option<String>,
 }
 
 /// Reads a packet held in memory (the bundled demo scope) as a design start.
@@ -93,7 +99,7 @@ pub async fn connect(
     reasoner: SharedReasoner,
     options: RunOptions,
 ) -> anyhow::Result<Connected> {
-    let project_dir = match start {
+    let (project_dir, lock) = match start {
         Start::Scope {
             scope,
             thread_id,
@@ -102,13 +108,24 @@ pub async fn connect(
             max_cycles,
         } => {
             let limit = max_cycles.unwrap_or(runtime::DEFAULT_MAX_CYCLES);
-            let (session, _created) = tokio::task::spawn_blocking(move || {
-                runtime::prepare_project(&workspace, *scope, &thread_id, &trace_id, limit)
+            tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+                let slug = runtime::project_slug(&scope);
+                let dir = crate::project::claim::claim(&workspace, &slug, &thread_id)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", workspace.display()))?
+                    .dir()
+                    .to_path_buf();
+                let lock = take_lock(&dir, "volk design")?;
+                if lock.is_ok() {
+                    runtime::prepare_in(&dir, *scope, &thread_id, &trace_id, limit)?;
+                }
+                Ok((dir.canonicalize().unwrap_or(dir), lock))
             })
-            .await??;
-            session.project_dir
+            .await??
         }
-        Start::Open(dir) => dir,
+        Start::Open(dir) => {
+            let lock = take_lock(&dir, "volk open")?;
+            (dir, lock)
+        }
     };
     let dir = project_dir.clone();
     let overview = tokio::task::spawn_blocking(move || runtime::overview(&dir))
@@ -118,30 +135,61 @@ pub async fn connect(
     let implement_packet = overview.implement_packet;
     let reasoner_name = reasoner.name().to_string();
     let model = reasoner.model().to_string();
-    let (handle, mut runtime_events) = runtime::start(project_dir.clone(), reasoner, options)?;
-
+    let (lock, read_only) = match lock {
+        Ok(lock) => (Some(lock), None),
+        Err(holder) => (None, Some(holder)),
+    };
     let (event_tx, events) = unbounded_channel();
-    tokio::spawn(async move {
-        while let Some(event) = runtime_events.recv().await {
-            if event_tx.send(AppEvent::Loop(event)).is_err() {
-                return;
-            }
-        }
-    });
-    if restored.is_some() {
-        // The diff view of a resumed session compares with the cycle before.
-        handle.query(Query::PreviousCycle);
-    }
     let (commands, mut intents) = unbounded_channel::<Intent>();
-    tokio::spawn(async move {
-        while let Some(intent) = intents.recv().await {
-            match request(intent) {
-                Some(Request::Act(action)) => handle.act(action),
-                Some(Request::Query(query)) => handle.query(query),
-                None => {}
+    if read_only.is_none() {
+        let (handle, mut runtime_events) = runtime::start(project_dir.clone(), reasoner, options)?;
+        tokio::spawn(async move {
+            while let Some(event) = runtime_events.recv().await {
+                if event_tx.send(AppEvent::Loop(event)).is_err() {
+                    return;
+                }
             }
+        });
+        if restored.is_some() {
+            // The diff view of a resumed session compares with the cycle before.
+            handle.query(Query::PreviousCycle);
         }
-    });
+        tokio::spawn(async move {
+            while let Some(intent) = intents.recv().await {
+                match request(intent) {
+                    Some(Request::Act(action)) => handle.act(action),
+                    Some(Request::Query(query)) => handle.query(query),
+                    None => {}
+                }
+            }
+        });
+    } else {
+        // Nothing may change the thread: actions are dropped (the app refuses them
+        // first, with a notice); reading the history still works.
+        let (query_tx, mut answers) = unbounded_channel::<Event>();
+        let queries = crate::volk::queries::Queries::new(project_dir.clone(), query_tx);
+        if restored.is_some() {
+            queries.ask(Query::PreviousCycle);
+        }
+        tokio::spawn(async move {
+            while let Some(intent) = intents.recv().await {
+                if let Some(Request::Query(query)) = request(intent) {
+                    queries.ask(query);
+                }
+            }
+        });
+        // Show where the thread stands, as the runtime would on start.
+        if let Ok(Some(session)) = Session::load(&project_dir) {
+            let _ = event_tx.send(AppEvent::Loop(Event::Phase(session.phase)));
+        }
+        tokio::spawn(async move {
+            while let Some(event) = answers.recv().await {
+                if event_tx.send(AppEvent::Loop(event)).is_err() {
+                    return;
+                }
+            }
+        });
+    }
     Ok(Connected {
         project_dir,
         project_name: overview.project_name,
@@ -153,7 +201,30 @@ pub async fn connect(
         implement_packet,
         events,
         commands,
+        lock,
+        read_only,
     })
+}
+
+/// The thread lock for a workbench: `Ok(lock)` to write, `Err(holder)` to open
+/// read-only because another process holds it. With the lock, what a dead process left
+/// behind is swept first.
+fn take_lock(dir: &std::path::Path, command: &str) -> anyhow::Result<Result<ThreadLock, String>> {
+    match lock::try_acquire(dir, command)? {
+        Ok(lock) => {
+            crate::volk::recover::sweep(dir)
+                .map_err(|e| anyhow::anyhow!("{}: cannot clear temp files: {e}", dir.display()))?;
+            if let Ok(Some(session)) = Session::load(dir) {
+                crate::volk::recover::trim_journal(&session)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", session.journal_path().display()))?;
+            }
+            Ok(Ok(lock))
+        }
+        Err(LockError::Held { holder, .. }) => Ok(Err(
+            holder.map_or_else(|| "another volk process".to_string(), |h| h.to_string())
+        )),
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// Joins two event sources into one channel.

@@ -161,6 +161,12 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         sep,
         Span::styled(app.phase.short_label(), state_style),
     ];
+    if let Some(holder) = &app.read_only {
+        spans.push(Span::styled(
+            format!("  [READ-ONLY: held by {holder}]"),
+            Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+        ));
+    }
     if let Some(old) = &app.old_cycle {
         spans.push(Span::styled(
             format!("  [read-only: {}]", old.short_id),
@@ -238,7 +244,10 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             tab_title(tab),
             old.summary
         ),
-        None => format!(" {} ", tab_title(tab)),
+        None => match Section::ALL.get(tab).and_then(|s| app.patch_label(*s)) {
+            Some(label) => format!(" {} — {label} ", tab_title(tab)),
+            None => format!(" {} ", tab_title(tab)),
+        },
     };
     let position = if len == 0 {
         String::new()
@@ -292,7 +301,7 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     // Keep the cursor (and, when following a stream, the tail) on screen.
     let has_tail = is_live && !doc.tail().is_empty();
     let mut top = view.top.min(len.saturating_sub(1));
-    if is_live && view.follow == Follow::Stream {
+    if is_live && view.follow == Follow::Stream && !app.follows_edit(tab) {
         let tail_rows = if has_tail {
             wrap::rows(doc.tail(), text_width.saturating_sub(1))
         } else {
@@ -378,6 +387,17 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             };
             let number = format!("{:>w$}{mark}", index + 1, w = (gutter_width - 1) as usize);
             buf.set_string(inner.x, y, number, style);
+            // A line an edit block of the running update wrote, marked as in a diff.
+            if app.old_cycle.is_none()
+                && app.marks.get(tab).and_then(|m| m.get(index)) == Some(&true)
+            {
+                buf.set_string(
+                    inner.x + gutter_width - 1,
+                    y,
+                    "+",
+                    Style::default().fg(p.added).add_modifier(Modifier::BOLD),
+                );
+            }
         }
         for row in rows.iter() {
             if y >= bottom {
@@ -667,6 +687,11 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
             left.push_str(&format!(" · first token {ttft} ms"));
         }
     }
+    if !app.is_streaming()
+        && let Some(cost) = app.cost.latest()
+    {
+        left.push_str(&format!(" · {}", cost.status()));
+    }
     if app.committing {
         left.push_str(" · committing…");
     }
@@ -746,6 +771,12 @@ fn draw_summary(frame: &mut Frame, area: Rect, app: &App) {
         lines.push(Line::from(vec![
             Span::styled("  subject   ", label),
             Span::raw(format!("{} → U:Cd", outcome.subject)),
+        ]));
+    }
+    if let Some(saved) = app.cost.summary() {
+        lines.push(Line::from(vec![
+            Span::styled("  saved     ", label),
+            Span::raw(saved),
         ]));
     }
     if let Some(warning) = &app.warning {

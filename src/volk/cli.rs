@@ -1,6 +1,5 @@
 //! `volk run`: one packet in, one packet out.
 
-use std::io::Read as _;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -10,7 +9,7 @@ use crate::BadInput;
 use crate::cxp::Packet;
 use crate::reasoner::select::build;
 use crate::volk::loop_args::LoopArgs;
-use crate::volk::runtime::{RunOptions, run_packet};
+use crate::volk::runtime::RunOptions;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -19,20 +18,17 @@ pub struct RunArgs {
     pub packet: String,
     #[command(flatten)]
     pub design: LoopArgs,
+    /// Seconds to wait for another process that holds the thread, then exit 2.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub lock_wait: u64,
+    /// The largest inbound packet accepted, in bytes (default 8 MiB).
+    #[arg(long, env = "VOLK_MAX_PACKET_BYTES", default_value_t = crate::volk::intake::DEFAULT_MAX_PACKET_BYTES)]
+    pub max_packet_bytes: u64,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let (source_name, text) = if args.packet == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| BadInput::err(format!("<stdin>: cannot read: {e}")))?;
-        ("<stdin>".to_string(), text)
-    } else {
-        let text = std::fs::read_to_string(&args.packet)
-            .map_err(|e| BadInput::err(format!("{}: cannot read: {e}", args.packet)))?;
-        (args.packet.clone(), text)
-    };
+    let (source_name, text) =
+        crate::volk::intake::read_packet(&args.packet, args.max_packet_bytes)?;
     let packet = Packet::parse(&source_name, &text).map_err(|e| BadInput::err(e.to_string()))?;
     // Refuse a bad sender before anything is created on disk.
     packet
@@ -65,13 +61,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let outcome = runtime.block_on(run_packet(
-        packet,
-        &source_name,
-        &workspace,
-        reasoner,
+    let request = crate::volk::headless::Request {
+        source_name,
+        workspace,
         max_cycles,
-        options,
+        lock_wait: std::time::Duration::from_secs(args.lock_wait),
+    };
+    let outcome = runtime.block_on(crate::volk::headless::handle(
+        packet, &request, reasoner, options,
     ))?;
     if let Some(outcome) = outcome
         && let Some((packet, _)) = outcome.emitted.last()

@@ -74,8 +74,11 @@ mod tests {
     }
 
     /// The offline design with a class the API spec lacks (D030).
+    /// A whole design whose class diagram draws a class no signature defines. Whole
+    /// sections, also for an update request: the offline drafter answers those with
+    /// edit blocks, which a text replacement would break.
     fn broken(request: &ReasonerRequest) -> String {
-        draft(request.purpose, &request.brief)
+        draft(Purpose::Design, &request.brief)
             .replace("classDiagram\n", "classDiagram\n  class Phantom\n")
     }
 

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::cxp::{CODE_DIRECTOR, Feedback, JUNIOR, Packet, Verdict};
-use crate::design::parser::parse_reply;
+use crate::design::parser::parse;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
 use crate::reasoner::{Purpose, ReasonerRequest};
 use crate::volk::journal::JournalEntry;
 use crate::volk::lint_step;
 use crate::volk::loop_args::Limits;
+use crate::volk::patch_cycle::{self, Next};
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
 use crate::volk::review;
@@ -171,6 +172,8 @@ pub enum Effect {
     /// A moment with meaning for a screen (the cycle limit), printed as a warning too.
     Notice(Notice),
     SaveSession,
+    /// Record progress in `context.json` for the pipeline.
+    Progress(crate::volk::progress::ContextUpdate),
     /// A call failed: say so; `retryable` offers the retry key.
     Failed {
         message: String,
@@ -232,6 +235,13 @@ impl Architect {
         self.max_tokens = max_tokens;
         self.plan_repairs = plan_repairs;
         self
+    }
+
+    /// Goes back to `session` (the last one saved) after a step could not finish; the
+    /// call the step had started, if any, is forgotten.
+    pub fn restore(&mut self, session: Session) {
+        self.session = session;
+        self.in_flight = None;
     }
 
     /// `--lint-repairs N`: 0 shows every cycle to the person as it came.
@@ -373,9 +383,15 @@ impl Architect {
                     return Err(self.wrong_phase("a retry"));
                 };
                 self.session.phase = (**resume).clone();
-                match self.session.pending.clone() {
-                    Some(pending) => self.call(pending.purpose, pending.brief, fx),
-                    None => self.begin_design(fx),
+                match (self.session.pending.clone(), &self.session.phase) {
+                    (Some(pending), _) => self.call(pending.purpose, pending.brief, fx),
+                    // Interrupted between READY and the reflection call: reflect again,
+                    // never rewind an accepted design to cycle 1.
+                    (None, Phase::Reflecting) => fx.push(Effect::LoadReflection),
+                    (None, Phase::Planning { .. }) => {
+                        self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx)
+                    }
+                    (None, _) => self.begin_design(fx),
                 }
             }
             Action::Cancel => {
@@ -430,6 +446,13 @@ impl Architect {
     }
 
     fn begin(&mut self, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        if matches!(self.session.phase, Phase::GatheringContext) {
+            // Interrupted while gathering: the start is journaled already; gather again.
+            fx.push(Effect::GatherContext {
+                text: self.context_query(),
+            });
+            return Ok(());
+        }
         self.expect(matches!(self.session.phase, Phase::New), "a new design")?;
         let scope = &self.session.scope;
         self.journal(
@@ -453,6 +476,15 @@ impl Architect {
             self.journal(fx, "impact_report", report.clone());
         }
         self.session.phase = Phase::GatheringContext;
+        fx.push(Effect::GatherContext {
+            text: self.context_query(),
+        });
+        fx.push(Effect::SaveSession);
+        Ok(())
+    }
+
+    /// The text whose words are looked up in the monorepo.
+    fn context_query(&self) -> String {
         let scope = &self.session.scope;
         let mut text = format!(
             "{}\n{}\n{}",
@@ -466,9 +498,7 @@ impl Architect {
             text.push('\n');
             text.push_str(ux);
         }
-        fx.push(Effect::GatherContext { text });
-        fx.push(Effect::SaveSession);
-        Ok(())
+        text
     }
 
     fn context_ready(&mut self, section: String, symbols: Vec<String>, fx: &mut Vec<Effect>) {
@@ -555,9 +585,70 @@ impl Architect {
         }
     }
 
+    /// An update answer: edit blocks and whole sections against the current design.
+    /// `None` when a follow-up request (a repair, or sections in full) went out.
+    fn read_update(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) -> Option<Artifacts> {
+        let brief = self
+            .session
+            .pending
+            .as_ref()
+            .map(|p| p.brief.clone())
+            .unwrap_or_default();
+        // Blocks apply to the design the model was shown: the current cycle, or the
+        // candidate a repair pass (of the design compiler) sent back to it.
+        let shown = brief
+            .current
+            .clone()
+            .unwrap_or_else(|| self.session.artifacts.clone());
+        let reading = patch_cycle::read_answer(
+            &mut self.session.patch,
+            &shown,
+            cycle,
+            &brief,
+            text,
+            review::settled_byte_ranges(&self.session.review, &shown),
+        );
+        for (event, detail) in reading.journal {
+            self.journal(fx, event, detail);
+        }
+        for line in reading.notices {
+            self.log(fx, line);
+        }
+        match reading.next {
+            Next::Ask(brief) => {
+                self.call(Purpose::Update, *brief, fx);
+                None
+            }
+            Next::Done { artifacts, .. } => Some(artifacts),
+            // No marker at all: failed below like any unreadable answer.
+            Next::Unreadable => Some(Artifacts::default()),
+        }
+    }
+
     fn design_written(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
-        let reply = parse_reply(text);
-        let mut artifacts = reply.artifacts;
+        // The architect's account of the cycle, however its sections came (whole or
+        // as edit blocks): the list is a part of the answer of its own.
+        let changes = crate::design::parser::sections(text)
+            .changes()
+            .map(str::to_string);
+        let update = matches!(&self.session.pending, Some(p) if p.purpose == Purpose::Update);
+        let mut artifacts = if update {
+            match self.read_update(cycle, text, fx) {
+                Some(artifacts) => artifacts,
+                None => {
+                    review::hold_changes(&mut self.session.review, changes);
+                    return;
+                }
+            }
+        } else {
+            let artifacts = parse(text);
+            if !artifacts.is_empty() {
+                let cost = self.session.patch.first_cycle(text, &artifacts);
+                self.journal(fx, "cycle_cost", json!({ "cycle": cycle, "cost": cost }));
+                self.log(fx, cost.status());
+            }
+            artifacts
+        };
         if artifacts.is_empty() {
             self.fail(
                 format!(
@@ -570,10 +661,10 @@ impl Architect {
             return;
         }
         if self.lint_repair(cycle, &artifacts, fx) {
-            review::hold_changes(&mut self.session.review, reply.changes);
+            review::hold_changes(&mut self.session.review, changes);
             return;
         }
-        let changes = review::take_changes(&mut self.session.review, reply.changes);
+        let changes = review::take_changes(&mut self.session.review, changes);
         self.session.pending = None;
         let missing: Vec<&str> = artifacts
             .iter()
@@ -688,6 +779,9 @@ impl Architect {
             "diagnostics".into(),
             lint_step::payload(&lint_step::check(&s.artifacts)),
         );
+        if let Some(cost) = s.patch.cost(s.cycle) {
+            payload.insert("cost".into(), json!(cost));
+        }
         review::payload_into(&s.review, &mut payload);
         Packet::outbound(JUNIOR, "design_review", &s.thread_id, &s.trace_id, payload)
     }
@@ -707,6 +801,7 @@ impl Architect {
                 expected: cycle,
             });
         }
+        let mut commit = None;
         if let Some(record) = self
             .session
             .history
@@ -715,12 +810,20 @@ impl Architect {
             .find(|r| r.cycle == cycle)
         {
             record.feedback = Some(feedback.clone());
+            commit = record.commit.clone();
         }
         let marks = review::apply_marks(&mut self.session.review, &feedback.marks)
             .map_err(Refusal::Review)?;
         for (event, detail) in marks {
             self.journal(fx, event, detail);
         }
+        fx.push(Effect::Progress(
+            crate::volk::progress::ContextUpdate::CycleFinished {
+                cycle,
+                verdict: feedback.verdict,
+                commit,
+            },
+        ));
         self.session
             .answers
             .extend(feedback.answers.iter().cloned());
@@ -910,6 +1013,12 @@ impl Architect {
             (Some(source), true) => serde_json::from_str::<Value>(source).ok(),
             _ => None,
         };
+        // Before the plan commit, so the state the pipeline reads is committed with it.
+        fx.push(Effect::Progress(
+            crate::volk::progress::ContextUpdate::Escalated {
+                cycles: self.session.cycle,
+            },
+        ));
         if let Some(plan) = &plan {
             fx.push(Effect::WritePlan {
                 json: serde_json::to_string_pretty(plan).unwrap_or_default(),
@@ -1268,6 +1377,23 @@ mod tests {
         let (_, request) = call_of(&fx);
         assert_eq!(request.purpose, Purpose::Design);
         assert_eq!(a.phase(), &Phase::Designing { cycle: 1 });
+    }
+
+    #[test]
+    fn a_retry_after_ready_reflects_again_instead_of_rewinding() {
+        let mut a = architect(Mode::Headless, 5);
+        a.session.cycle = 2;
+        a.session.pending = None;
+        a.session.phase = Phase::Failed {
+            resume: Box::new(Phase::Reflecting),
+            message: "interrupted".into(),
+            retryable: true,
+        };
+        let fx = a.handle(Input::Act(Action::Retry)).unwrap();
+        assert!(fx.iter().any(|e| matches!(e, Effect::LoadReflection)));
+        assert!(!fx.iter().any(|e| matches!(e, Effect::CallReasoner { .. })));
+        assert_eq!(a.session.phase, Phase::Reflecting);
+        assert_eq!(a.session.cycle, 2);
     }
 
     #[test]

@@ -127,6 +127,12 @@ pub fn apply_marks(state: &mut ReviewState, marks: &ReviewMarks) -> Result<Vec<N
     Ok(notes)
 }
 
+/// Whether [`apply_marks`] would take `marks`, changing nothing: a packet with a mark
+/// that names nothing is refused before it is recorded as taken.
+pub fn check_marks(state: &ReviewState, marks: &ReviewMarks) -> Result<(), String> {
+    apply_marks(&mut state.clone(), marks).map(|_| ())
+}
+
 /// Opens the threads of the questions sent after `cycle`.
 pub fn open_threads(state: &mut ReviewState, cycle: u32, questions: &[String]) -> Vec<Note> {
     let opened = threads::open(&mut state.threads, cycle, questions);
@@ -151,6 +157,16 @@ fn marks(state: &ReviewState) -> Vec<Mark> {
         .iter()
         .filter_map(|s| Mark::parse(s))
         .collect()
+}
+
+/// The settled byte ranges of each section of `design`, in section order: the text
+/// the edit-block applier refuses to touch.
+pub fn settled_byte_ranges(
+    state: &ReviewState,
+    design: &Artifacts,
+) -> [Vec<std::ops::Range<usize>>; 5] {
+    let marks = marks(state);
+    Section::ALL.map(|s| crate::design::settled::settled_ranges(s, design.get(s), &marks))
 }
 
 /// What the update prompt carries for the review: the question lines (ids, anchors,

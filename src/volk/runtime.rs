@@ -30,7 +30,7 @@ use crate::volk::plan_step::PlanCheck;
 use crate::volk::queries::Queries;
 pub use crate::volk::queries::Query;
 pub use crate::volk::session::DEFAULT_MAX_CYCLES;
-use crate::volk::session::{Phase, Session, SessionError, project_dir_for};
+use crate::volk::session::{Phase, Session, SessionError};
 
 /// What the runtime reports to the workbench.
 #[derive(Debug, Clone)]
@@ -141,6 +141,8 @@ pub enum RuntimeError {
     CallFailed(String),
     #[error("{0}")]
     Refused(#[from] crate::volk::machine::Refusal),
+    #[error(transparent)]
+    Git(#[from] crate::volk::recover::GitTrouble),
 }
 
 struct CallOutcome {
@@ -166,7 +168,7 @@ impl Executor {
 
     fn say(&self, line: &str) {
         if self.options.echo_stderr {
-            eprintln!("{line}");
+            eprintln!("{}", crate::volk::echo::escape_controls(line));
         }
         self.send(Event::Notice(line.to_string()));
     }
@@ -220,26 +222,19 @@ impl Executor {
             }
             Effect::Commit { cycle, message } => {
                 let dir = session.project_dir.clone();
-                let result = tokio::task::spawn_blocking(move || {
-                    crate::project::git::commit_all(&dir, &message)
+                let had_commits = session.history.iter().any(|r| r.commit.is_some());
+                let committed = tokio::task::spawn_blocking(move || {
+                    crate::volk::recover::commit_step(&dir, &message, had_commits)
                 })
-                .await;
-                match result {
-                    Ok(Ok(Some(oid))) => {
-                        let short_id: String = oid.to_string().chars().take(7).collect();
-                        self.send(Event::Committed {
-                            cycle,
-                            short_id: short_id.clone(),
-                        });
-                        queue.push_back(Input::Committed { cycle, short_id });
-                    }
-                    Ok(Ok(None)) => {}
-                    Ok(Err(e)) => self.say(&format!(
-                        "[U:Ar] commit failed (design files are written): {e}"
-                    )),
-                    Err(e) => self.say(&format!(
-                        "[U:Ar] commit failed (design files are written): {e}"
-                    )),
+                .await
+                .map_err(|e| RuntimeError::CallFailed(e.to_string()))??;
+                if let Some(committed) = committed {
+                    let short_id: String = committed.id().to_string().chars().take(7).collect();
+                    self.send(Event::Committed {
+                        cycle,
+                        short_id: short_id.clone(),
+                    });
+                    queue.push_back(Input::Committed { cycle, short_id });
                 }
             }
             Effect::CommitReviewerEdit {
@@ -288,12 +283,16 @@ impl Executor {
                     "{:03}-{}.json",
                     session.outbox_seq, packet.header.subject
                 ));
-                atomic_write(&path, packet.to_json_pretty().as_bytes()).map_err(|source| {
-                    RuntimeError::Io {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
+                // Written once under its number: a step redone after a crash keeps the
+                // packet that may already have been read.
+                if !path.exists() {
+                    atomic_write(&path, packet.to_json_pretty().as_bytes()).map_err(|source| {
+                        RuntimeError::Io {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?;
+                }
                 self.send(Event::PacketWritten {
                     path: path.clone(),
                     subject: packet.header.subject.clone(),
@@ -317,6 +316,17 @@ impl Executor {
                 self.send(Event::Noticed(notice));
             }
             Effect::SaveSession => session.save()?,
+            Effect::Progress(update) => {
+                let packet = format!(".volk/outbox/{:03}-implement.json", session.outbox_seq + 1);
+                if let Err(e) = crate::volk::progress::apply(
+                    &session.project_dir,
+                    &session.thread_id,
+                    &update,
+                    &packet,
+                ) {
+                    self.say(&format!("[U:Ar] context.json not updated: {e}"));
+                }
+            }
             Effect::Failed { message, retryable } => {
                 self.failure = Some(message.clone());
                 self.send(Event::Error { message, retryable });
@@ -489,6 +499,7 @@ async fn drive(
             };
             // One session write per transition, however many effects asked for it.
             let mut save = false;
+            let mut rolled_back = false;
             for effect in effects {
                 if matches!(effect, Effect::SaveSession) {
                     save = true;
@@ -498,12 +509,36 @@ async fn drive(
                     .perform(effect, &mut architect.session, &mut queue, &mut call)
                     .await
                 {
+                    // The workbench carries on from the last saved state; `r` redoes
+                    // the step whose commit failed.
+                    if commands.is_some()
+                        && matches!(e, RuntimeError::Git(_))
+                        && let Some(saved) = crate::volk::recover::roll_back(
+                            &architect.session.project_dir,
+                            &e.to_string(),
+                        )?
+                    {
+                        let retryable = matches!(saved.phase, Phase::Failed { .. });
+                        architect.restore(saved);
+                        queue.clear();
+                        call = None;
+                        exec.send(Event::Error {
+                            message: e.to_string(),
+                            retryable,
+                        });
+                        rolled_back = true;
+                        break;
+                    }
                     exec.send(Event::Error {
                         message: e.to_string(),
                         retryable: false,
                     });
                     return Err(e);
                 }
+            }
+            if rolled_back {
+                exec.send(Event::Phase(architect.phase().clone()));
+                continue;
             }
             if save {
                 architect.session.save()?;
@@ -539,7 +574,8 @@ async fn drive(
     }
 }
 
-/// Creates (or finds) the project and session of a new design thread.
+/// Creates (or finds) the project and session of a new design thread: the thread's
+/// own directory, or a new one claimed atomically (see [`crate::project::claim`]).
 pub fn prepare_project(
     workspace: &Path,
     scope: Scope,
@@ -547,7 +583,33 @@ pub fn prepare_project(
     trace_id: &str,
     max_cycles: u32,
 ) -> Result<(Session, bool), RuntimeError> {
-    let dir = project_dir_for(workspace, &scope, thread_id)?;
+    let claimed = crate::project::claim::claim(workspace, &project_slug(&scope), thread_id)
+        .map_err(|source| RuntimeError::Io {
+            path: workspace.to_path_buf(),
+            source,
+        })?;
+    prepare_in(claimed.dir(), scope, thread_id, trace_id, max_cycles)
+}
+
+/// The directory name a scope asks for.
+pub fn project_slug(scope: &Scope) -> String {
+    if scope.project_name.trim().is_empty() {
+        crate::project::slug::slugify(&scope.task_summary)
+    } else {
+        crate::project::slug::slugify(&scope.project_name)
+    }
+}
+
+/// The session in `dir`, a directory claimed for `thread_id`: loaded, or scaffolded
+/// and created (`true`).
+pub fn prepare_in(
+    dir: &Path,
+    scope: Scope,
+    thread_id: &str,
+    trace_id: &str,
+    max_cycles: u32,
+) -> Result<(Session, bool), RuntimeError> {
+    let dir = dir.to_path_buf();
     if let Some(existing) = Session::load(&dir)? {
         return Ok((existing, false));
     }
@@ -617,10 +679,7 @@ pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
 pub fn resume_input(session: &mut Session) -> Option<Input> {
     match &session.phase {
         Phase::New => Some(Input::Begin),
-        Phase::GatheringContext => {
-            session.phase = Phase::New;
-            Some(Input::Begin)
-        }
+        Phase::GatheringContext => Some(Input::Begin),
         Phase::Designing { .. } | Phase::Reflecting | Phase::Planning { .. } => {
             session.phase = Phase::Failed {
                 resume: Box::new(session.phase.clone()),
@@ -642,77 +701,35 @@ pub struct HeadlessOutcome {
 }
 
 /// Handles one inbound packet headless: the thread advances until it waits for the next
-/// packet. `Ok(None)` when the packet is not for the architect.
+/// packet. `Ok(None)` when the packet is not for the architect. Holds the thread lock
+/// (waiting up to 10 s) and honours the processed-packet ledger; see
+/// [`crate::volk::headless`].
 pub async fn run_packet(
-    mut packet: Packet,
+    packet: Packet,
     source_name: &str,
     workspace: &Path,
     reasoner: SharedReasoner,
     max_cycles: Option<u32>,
     options: RunOptions,
 ) -> anyhow::Result<Option<HeadlessOutcome>> {
-    let inbound = packet
-        .classify(source_name)
-        .map_err(|e| BadInput::err(e.to_string()))?;
-    let trace_id = packet.ensure_trace_id();
-    let thread_id = packet.header.thread_id.clone();
-    let (mut session, first) = match inbound {
-        Inbound::Ignored { reason } => {
-            eprintln!(
-                "[U:Ar] ignored packet from {}: {reason}",
-                packet.header.from_agent
-            );
-            return Ok(None);
-        }
-        Inbound::Design(scope) => {
-            let (mut session, created) = prepare_project(
-                workspace,
-                *scope,
-                &thread_id,
-                &trace_id,
-                max_cycles.unwrap_or(crate::volk::session::DEFAULT_MAX_CYCLES),
-            )?;
-            session.trace_id = trace_id;
-            let first = if created {
-                Some(Input::Begin)
-            } else if matches!(session.phase, Phase::Failed { .. }) {
-                Some(Input::Act(Action::Retry))
-            } else if let Some(input) = resume_input(&mut session) {
-                Some(input)
-            } else {
-                return Err(BadInput::err(format!(
-                    "{source_name}: header.thread_id: thread {thread_id} already has a design ({}) in {}",
-                    session.phase.label(),
-                    session.project_dir.display()
-                )));
-            };
-            (session, first)
-        }
-        Inbound::Feedback(feedback) => {
-            let dir = match crate::volk::session::find_thread(workspace, &thread_id)? {
-                Some(dir) => dir,
-                None => {
-                    return Err(BadInput::err(format!(
-                        "{source_name}: header.thread_id: no design session for thread {thread_id} in {}",
-                        workspace.display()
-                    )));
-                }
-            };
-            let Some(mut session) = Session::load(&dir)? else {
-                return Err(BadInput::err(format!(
-                    "{}: session vanished",
-                    dir.display()
-                )));
-            };
-            session.trace_id = trace_id;
-            let first = Input::Act(if matches!(session.phase, Phase::Failed { .. }) {
-                Action::Retry
-            } else {
-                Action::Review(feedback)
-            });
-            (session, Some(first))
-        }
+    let request = crate::volk::headless::Request {
+        source_name: source_name.to_string(),
+        workspace: workspace.to_path_buf(),
+        max_cycles,
+        lock_wait: std::time::Duration::from_secs(10),
     };
+    crate::volk::headless::handle(packet, &request, reasoner, options).await
+}
+
+/// Drives a prepared headless session from `first` until it waits.
+pub async fn drive_headless(
+    mut session: Session,
+    first: Option<Input>,
+    reasoner: SharedReasoner,
+    max_cycles: Option<u32>,
+    options: RunOptions,
+    source_name: &str,
+) -> anyhow::Result<HeadlessOutcome> {
     if let Some(limit) = max_cycles {
         session.max_cycles = limit.max(1);
     }
@@ -740,10 +757,10 @@ pub async fn run_packet(
     if let Some(message) = exec.failure {
         return Err(RuntimeError::CallFailed(message).into());
     }
-    Ok(Some(HeadlessOutcome {
+    Ok(HeadlessOutcome {
         emitted: exec.emitted,
         project_dir,
-    }))
+    })
 }
 
 /// A cloneable way to send the person's actions to a running session and to ask

@@ -173,9 +173,16 @@ pub struct Session {
     pub plan: PlanState,
     #[serde(default)]
     pub outbox_seq: u32,
+    /// The journal's length when this session was saved: lines past it belong to a
+    /// step that never finished (see `volk::recover::trim_journal`).
+    #[serde(default)]
+    pub journal_bytes: std::cell::Cell<Option<u64>>,
     /// The reasoner that designed it, for `volk open` (never a key).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoner: Option<crate::volk::designed_with::DesignedWith>,
+    /// Edit blocks: the update cycle in progress, the raw answers, each cycle's cost.
+    #[serde(default)]
+    pub patch: crate::volk::patch_cycle::PatchLedger,
     /// Question threads, settled parts and a pending hand edit.
     #[serde(default)]
     pub review: crate::volk::review::ReviewState,
@@ -218,7 +225,9 @@ impl Session {
             forced: false,
             plan: PlanState::default(),
             outbox_seq: 0,
+            journal_bytes: std::cell::Cell::new(None),
             reasoner: None,
+            patch: Default::default(),
             review: Default::default(),
         }
     }
@@ -247,6 +256,8 @@ impl Session {
             source,
         })?;
         let path = Self::path(&self.project_dir);
+        self.journal_bytes
+            .set(Some(crate::volk::recover::journal_len(self)));
         let text = serde_json::to_string_pretty(self).map_err(|e| SessionError::Corrupt {
             path: path.clone(),
             message: e.to_string(),
@@ -262,6 +273,19 @@ impl Session {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(SessionError::Io { path, source }),
         };
+        let version = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
+        if let Some(version) = version
+            && version != u64::from(SESSION_VERSION)
+        {
+            return Err(SessionError::Corrupt {
+                path,
+                message: format!(
+                    "version {version} is not one this volk reads (it reads {SESSION_VERSION})"
+                ),
+            });
+        }
         let mut session: Session =
             serde_json::from_str(&text).map_err(|e| SessionError::Corrupt {
                 path: path.clone(),
@@ -300,6 +324,7 @@ impl Session {
                 Purpose::Update => self.cycle + 1,
                 Purpose::Reflect | Purpose::Plan => self.cycle,
             },
+            repair: None,
             review: String::new(),
         }
     }
