@@ -432,9 +432,10 @@ fn draft_design(brief: &Brief) -> String {
 /// for the rest. A repair request gets blocks, or whole sections, for the sections it
 /// names.
 fn draft_update(brief: &Brief) -> String {
-    let target = crate::design::parser::parse(&draft_design(brief));
+    let full = draft_design(brief);
+    let target = crate::design::parser::parse(&full);
     let current = brief.current.clone().unwrap_or_default();
-    match &brief.repair {
+    let mut out = match &brief.repair {
         None => update_answer(&current, &target, &Section::ALL, false),
         Some(repair) => {
             let sections: Vec<Section> = repair.sections.iter().map(|s| s.section).collect();
@@ -445,7 +446,14 @@ fn draft_update(brief: &Brief) -> String {
                 repair.kind == RepairKind::Full,
             )
         }
+    };
+    // The account of the changes goes with the blocks, as a model's would.
+    if let Some(changes) = crate::design::parser::sections(&full).changes() {
+        out.push_str("\nCHANGES:\n");
+        out.push_str(changes);
+        out.push('\n');
     }
+    out
 }
 
 fn draft_reflection(brief: &Brief) -> String {
@@ -610,6 +618,23 @@ mod tests {
         assert_eq!(names("Add tasks with name and due date"), "add_tasks");
         assert_eq!(names("List all tasks"), "list_tasks");
         assert_eq!(names("Search books and notes by a word"), "search_books");
+    }
+
+    #[test]
+    fn an_update_accounts_for_each_thread() {
+        let mut b = brief();
+        b.cycle = 2;
+        b.current = Some(parse(&draft(Purpose::Design, &b)));
+        b.questions = vec!["Q1.1: What is the schema?".into()];
+        let text = draft(Purpose::Update, &b);
+        let changes = crate::design::parser::sections(&text)
+            .changes()
+            .map(str::to_string);
+        assert_eq!(
+            changes.as_deref(),
+            Some("- Q1.1 architecture: recorded the question under Open questions"),
+            "{text}"
+        );
     }
 
     #[test]
