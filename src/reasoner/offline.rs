@@ -447,8 +447,12 @@ fn draft_update(brief: &Brief) -> String {
             )
         }
     };
-    // The account of the changes goes with the blocks, as a model's would.
-    if let Some(changes) = crate::design::parser::sections(&full).changes() {
+    // The account of the changes goes with the blocks, as a model's would (a repair
+    // answer adds none: the first answer's account is kept).
+    if let Some(changes) = crate::design::parser::sections(&full)
+        .changes()
+        .filter(|_| brief.repair.is_none())
+    {
         out.push_str("\nCHANGES:\n");
         out.push_str(changes);
         out.push('\n');

@@ -639,6 +639,8 @@ pub struct Overview {
     pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
     /// The newest implement packet in the outbox, for a finalized session.
     pub implement_packet: Option<PathBuf>,
+    /// What each cycle so far cost (the workbench's cost meter).
+    pub costs: Vec<crate::volk::patch_cycle::CycleCost>,
 }
 
 /// Reads the session of `project_dir` for display; an error when there is none.
@@ -671,6 +673,7 @@ pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
         max_cycles: session.max_cycles,
         restored,
         implement_packet: layout.newest_implement_packet(),
+        costs: session.patch.costs.clone(),
     })
 }
 
