@@ -64,7 +64,9 @@ fn loaded_app(artifacts: Artifacts) -> App {
         artifacts,
         changed: Section::ALL.to_vec(),
     }));
-    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
+        cycle: 1,
+    })));
     app
 }
 
@@ -172,7 +174,9 @@ fn benches(c: &mut Criterion) {
         v
     };
     let mut app = App::new(info(), Theme::dark());
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
     app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
         call: 1,
         purpose: Purpose::Design,
@@ -226,7 +230,9 @@ fn keystrokes_during_a_stream() -> volk::tui::runloop::LoopStats {
         let (command_tx, _command_rx) = unbounded_channel();
         let text = markdown(4_000);
         tokio::spawn(async move {
-            let _ = event_tx.send(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+            let _ = event_tx.send(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+                cycle: 1,
+            })));
             let mut tick = tokio::time::interval(Duration::from_millis(2));
             let mut rest = format!("ARCHITECTURE:\n{text}");
             while !rest.is_empty() {
@@ -273,10 +279,7 @@ fn keystrokes_during_a_stream() -> volk::tui::runloop::LoopStats {
             events: event_rx,
             commands: command_tx,
         };
-        let dir = std::env::temp_dir();
-        let (_, stats) = run(&mut terminal, &mut app, channels, dir, None)
-            .await
-            .unwrap();
+        let (_, stats) = run(&mut terminal, &mut app, channels, None).await.unwrap();
         stats
     })
 }

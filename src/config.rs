@@ -1,12 +1,18 @@
 //! `volk.toml`: settings read from the project directory, then from the user's config
 //! directory (`~/.config/volk/volk.toml`). Flags and environment variables win over
 //! both; that precedence is applied where each setting is used.
+//!
+//! A file found in a workspace, project or the current directory may come from a cloned
+//! repository: its `reasoner` and `base_url` (which decide where the key is sent) are
+//! held back unless `volk trust` recorded that file with its content (see
+//! [`crate::trust`]); the user's own file is always trusted.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::BadInput;
+use crate::trust::UntrustedAsk;
 
 /// Every key `volk.toml` may hold. Unknown keys are refused so that a typo is seen.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -24,14 +30,24 @@ pub struct Settings {
     pub idle_timeout_secs: Option<u64>,
     pub request_timeout_secs: Option<u64>,
     pub plan_repairs: Option<u32>,
+    /// The `reasoner`/`base_url` of an untrusted file, held back; refused if used.
+    #[serde(skip)]
+    pub untrusted: Option<UntrustedAsk>,
 }
 
 impl Settings {
     /// Parses one `volk.toml`; the error names the file and the offending key.
     pub fn from_file(path: &Path) -> Result<Settings, BadInput> {
-        let text = std::fs::read_to_string(path)
+        let bytes = std::fs::read(path)
             .map_err(|e| BadInput::new(format!("{}: cannot read: {e}", path.display())))?;
-        toml::from_str(&text).map_err(|e| {
+        Settings::parse(path, &bytes)
+    }
+
+    /// Parses the content of the `volk.toml` at `path` (named in errors).
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<Settings, BadInput> {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| BadInput::new(format!("{}: not UTF-8: {e}", path.display())))?;
+        toml::from_str(text).map_err(|e| {
             let message = e.message().to_string();
             BadInput::new(format!("{}: {message}", path.display()))
         })
@@ -51,17 +67,42 @@ impl Settings {
             idle_timeout_secs: self.idle_timeout_secs.or(fallback.idle_timeout_secs),
             request_timeout_secs: self.request_timeout_secs.or(fallback.request_timeout_secs),
             plan_repairs: self.plan_repairs.or(fallback.plan_repairs),
+            untrusted: self.untrusted.or(fallback.untrusted),
         }
     }
 
     /// Loads `DIR/volk.toml` for each of `dirs` (first wins), then the user's file.
-    /// Missing files are fine; a present but invalid one is an error.
+    /// Missing files are fine; a present but invalid one is an error. The files in
+    /// `dirs` are untrusted unless `volk trust` recorded them as they are.
     pub fn load(dirs: &[&Path]) -> Result<Settings, BadInput> {
         let mut settings = Settings::default();
         for dir in dirs {
             let path = dir.join("volk.toml");
             if path.is_file() {
-                settings = settings.or(Settings::from_file(&path)?);
+                let bytes = std::fs::read(&path)
+                    .map_err(|e| BadInput::new(format!("{}: cannot read: {e}", path.display())))?;
+                let mut found = Settings::parse(&path, &bytes)?;
+                let asks = found.reasoner.is_some() || found.base_url.is_some();
+                if asks && !crate::trust::is_trusted(&path, &bytes) {
+                    // Held back whole: which of the two wins is decided at use.
+                    let ask = UntrustedAsk {
+                        path: path.clone(),
+                        reasoner: found
+                            .reasoner
+                            .take()
+                            .filter(|_| settings.reasoner.is_none()),
+                        base_url: found
+                            .base_url
+                            .take()
+                            .filter(|_| settings.base_url.is_none()),
+                    };
+                    if settings.untrusted.is_none()
+                        && (ask.reasoner.is_some() || ask.base_url.is_some())
+                    {
+                        settings.untrusted = Some(ask);
+                    }
+                }
+                settings = settings.or(found);
             }
         }
         if let Some(user) = user_config_file()

@@ -105,6 +105,30 @@ pub struct Feedback {
     pub project_dir: Option<String>,
 }
 
+impl Feedback {
+    /// Verdict QUESTIONS on `cycle`, as the workbench sends it.
+    pub fn questions(cycle: u32, questions: Vec<String>, answers: Vec<Answer>) -> Feedback {
+        Feedback {
+            verdict: Verdict::Questions,
+            questions,
+            design_cycle: Some(cycle),
+            answers,
+            project_dir: None,
+        }
+    }
+
+    /// Verdict READY on `cycle`, as the workbench sends it.
+    pub fn ready(cycle: u32) -> Feedback {
+        Feedback {
+            verdict: Verdict::Ready,
+            questions: Vec::new(),
+            design_cycle: Some(cycle),
+            answers: Vec::new(),
+            project_dir: None,
+        }
+    }
+}
+
 impl Packet {
     /// Parses packet JSON. `source_name` (a file name or `<stdin>`) prefixes every error.
     pub fn parse(source_name: &str, text: &str) -> Result<Packet, CxpError> {
@@ -127,6 +151,14 @@ impl Packet {
         let Value::Object(mut object) = value else {
             return Err(field("(root)", "expected a JSON object".into()));
         };
+        if let Some((pointer, line, column)) = crate::volk::intake::duplicate_key(text) {
+            return Err(CxpError::Syntax {
+                source_name: source_name.to_string(),
+                line,
+                column,
+                message: format!("duplicate key {pointer} (a packet states each field once)"),
+            });
+        }
         let header = object
             .remove("header")
             .ok_or_else(|| field("header", "missing".into()))?;
@@ -198,6 +230,19 @@ impl Packet {
         if self.header.thread_id.trim().is_empty() {
             return Err(field("header.thread_id", "must not be empty".into()));
         }
+        if let Some(allowed) = senders_of(&self.header.subject)
+            && !allowed.contains(&self.header.from_agent.as_str())
+        {
+            return Err(field(
+                "header.from_agent",
+                format!(
+                    "'{}' may not send '{}' (only {})",
+                    self.header.from_agent,
+                    self.header.subject,
+                    allowed.join(", ")
+                ),
+            ));
+        }
         match self.header.subject.as_str() {
             "scope_validated" | "ux_complete" | "implement" => {
                 let mut scope = scope_from(&self.payload).map_err(|(f, m)| field(&f, m))?;
@@ -216,6 +261,16 @@ impl Packet {
 
     pub fn to_json_pretty(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+/// Who may send a subject the architect handles: design subjects come from the
+/// product or UX side, feedback from the reviewer.
+fn senders_of(subject: &str) -> Option<&'static [&'static str]> {
+    match subject {
+        "scope_validated" | "ux_complete" | "implement" => Some(&["U:PM", "U:Ux"]),
+        "design_feedback" => Some(&[JUNIOR]),
+        _ => None,
     }
 }
 

@@ -21,6 +21,9 @@ pub fn atomic_write_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
+    // The last line of defence: no file volk writes holds a key of this process.
+    let bytes = crate::reasoner::redact::scrub_bytes(bytes);
+    let bytes = bytes.as_ref();
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
@@ -28,13 +31,32 @@ fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
     fs::create_dir_all(dir)?;
     let mut temp = tempfile::Builder::new()
         .prefix(".volk-tmp-")
-        .tempfile_in(dir)?;
+        .tempfile_in(temp_dir_for(dir))?;
     temp.write_all(bytes)?;
     if durable {
         temp.as_file().sync_all()?;
     }
     temp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Where the temp file for a write into `dir` goes: the project's `.volk/tmp/` when
+/// `dir` is inside a project that has one (so a crash mid-write leaves its temp file
+/// where git never looks and the next start sweeps it), else `dir` itself.
+fn temp_dir_for(dir: &Path) -> std::path::PathBuf {
+    for ancestor in dir.ancestors().take(3) {
+        if ancestor.file_name().is_some_and(|n| n == ".volk") {
+            let tmp = ancestor.join("tmp");
+            if tmp.is_dir() {
+                return tmp;
+            }
+        }
+        let tmp = ancestor.join(".volk").join("tmp");
+        if tmp.is_dir() {
+            return tmp;
+        }
+    }
+    dir.to_path_buf()
 }
 
 /// Creates `dir` (and its parents) and restricts it to its owner, because a design
@@ -58,8 +80,9 @@ pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
         .create(true)
         .append(true)
         .open(path)?;
+    let line = crate::reasoner::redact::scrub_text(line);
     let mut buf = String::with_capacity(line.len() + 1);
-    buf.push_str(line);
+    buf.push_str(&line);
     buf.push('\n');
     file.write_all(buf.as_bytes())
 }
@@ -77,5 +100,22 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), "two");
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn project_writes_use_the_volk_tmp_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join(".volk/tmp")).unwrap();
+        fs::create_dir_all(dir.path().join("design")).unwrap();
+        assert_eq!(
+            temp_dir_for(&dir.path().join("design")),
+            dir.path().join(".volk/tmp")
+        );
+        assert_eq!(
+            temp_dir_for(&dir.path().join(".volk/outbox")),
+            dir.path().join(".volk/tmp")
+        );
+        atomic_write(&dir.path().join("design/a.md"), b"x").unwrap();
+        assert_eq!(fs::read_dir(dir.path().join("design")).unwrap().count(), 1);
     }
 }

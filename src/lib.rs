@@ -15,6 +15,7 @@ pub mod plan;
 pub mod project;
 pub mod reasoner;
 pub mod reflection;
+pub mod trust;
 pub mod tui;
 pub mod volk;
 

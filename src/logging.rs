@@ -28,7 +28,22 @@ pub fn init() -> Option<()> {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)
-        .with_writer(std::sync::Mutex::new(file))
+        .with_writer(std::sync::Mutex::new(Scrubbing(file)))
         .try_init()
         .ok()
+}
+
+/// The log file, scrubbed of every registered key (each event arrives in one write).
+struct Scrubbing<W>(W);
+
+impl<W: std::io::Write> std::io::Write for Scrubbing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .write_all(&crate::reasoner::redact::scrub_bytes(buf))
+            .map(|()| buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }

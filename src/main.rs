@@ -39,10 +39,26 @@ enum Command {
     Trace(volk::design::lint::cli::TraceArgs),
     /// Show the monorepo context that would be injected into a design prompt.
     Context(volk::context::cli::ContextArgs),
+    /// Trust a volk.toml found in a workspace or repository to pick the reasoner and base URL.
+    Trust(volk::trust::TrustArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        // The Stop hook fails open even on its own command line.
+        Err(e) if volk::reflection::cli::is_stop_hook(&args) && e.use_stderr() => {
+            let text = e.to_string();
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            eprintln!(
+                "volk hook stop: {}; letting the agent stop",
+                line.trim_start_matches("error: ")
+            );
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => e.exit(),
+    };
     let _log = volk::logging::init();
     let result = match cli.command {
         Command::Demo(args) => volk::tui::cli::demo(args),
@@ -56,6 +72,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => volk::design::lint::cli::lint_command(args),
         Command::Trace(args) => volk::design::lint::cli::trace_command(args),
         Command::Context(args) => volk::context::cli::context(args),
+        Command::Trust(args) => volk::trust::run(args),
     };
     match result {
         Ok(code) => code,
@@ -65,7 +82,10 @@ fn main() -> ExitCode {
             } else {
                 1
             };
-            eprintln!("volk: {error:#}");
+            // Messages quote packet fields: never let one drive the terminal.
+            let line = format!("volk: {error:#}");
+            let line = volk::reasoner::redact::scrub_text(&line);
+            eprintln!("{}", volk::volk::echo::escape_controls(&line));
             ExitCode::from(code)
         }
     }

@@ -271,10 +271,19 @@ fn examples_1_2_3_design_questions_ready() {
         assert!(!entry["trace_id"].as_str().unwrap().is_empty());
     }
 
-    // The thread is closed: more feedback is refused, nothing changes.
+    // Resent, the same packet answers with the same implement packet and changes
+    // nothing; a different one for the closed thread is refused.
+    let outbox_before = entries(&project.join(".volk/outbox"));
+    let journal_before = journal(&project).len();
     let again = send(ws, EXAMPLE_3, &[]);
-    assert_eq!(again.code(), 2);
-    assert!(again.stdout().is_empty());
+    assert_eq!(again.code(), 0, "{}", again.stderr());
+    assert_eq!(again.stdout(), r3.stdout());
+    assert_eq!(commits(&project).len(), log.len());
+    assert_eq!(entries(&project.join(".volk/outbox")), outbox_before);
+    assert_eq!(journal(&project).len(), journal_before);
+    let other = send(ws, &EXAMPLE_3.replace("\"READY\"", "\"QUESTIONS\""), &[]);
+    assert_eq!(other.code(), 2, "{}", other.stderr());
+    assert!(other.stdout().is_empty());
     assert_eq!(commits(&project).len(), log.len());
 }
 
@@ -465,9 +474,10 @@ mod interactive {
     use std::time::Duration;
 
     use tokio::sync::mpsc::UnboundedReceiver;
+    use volk::cxp::Feedback;
     use volk::reasoner::offline::OfflineDrafter;
     use volk::volk::runtime::{
-        Command, Event, RunOptions, load_design_input, prepare_project, start,
+        Action, Event, RunOptions, load_design_input, prepare_project, start,
     };
     use volk::volk::session::Phase;
 
@@ -521,10 +531,11 @@ mod interactive {
             seen.iter()
                 .any(|e| matches!(e, Event::CycleReady { cycle: 1, .. }))
         );
-        handle.send(Command::SendQuestions {
-            questions: vec!["Which schema?".into()],
-            answers: vec![],
-        });
+        handle.act(Action::Review(Feedback::questions(
+            1,
+            vec!["Which schema?".into()],
+            vec![],
+        )));
         let seen = until(&mut events, "cycle 2", |e| {
             matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 2 }))
         })
@@ -533,7 +544,21 @@ mod interactive {
             seen.iter()
                 .any(|e| matches!(e, Event::Committed { cycle: 2, .. }))
         );
-        handle.send(Command::Ready);
+        // A verdict on a cycle that is no longer current (a second window, a late key)
+        // is refused and changes nothing.
+        handle.act(Action::Review(Feedback::ready(1)));
+        let seen = until(&mut events, "stale refusal", |e| {
+            matches!(e, Event::Error { .. })
+        })
+        .await;
+        assert!(
+            seen.iter().any(|e| matches!(
+                e,
+                Event::Error { message, retryable: false } if message.contains("cycle 1")
+            )),
+            "{seen:?}"
+        );
+        handle.act(Action::Review(Feedback::ready(2)));
         // The default reflection questions apply: the answers are shown, the person finalizes.
         let seen = until(&mut events, "reflection", |e| {
             matches!(e, Event::Phase(Phase::AwaitingFinalize))
@@ -543,12 +568,19 @@ mod interactive {
             seen.iter()
                 .any(|e| matches!(e, Event::Reflection { questions, .. } if !questions.is_empty()))
         );
-        handle.send(Command::Finalize);
-        until(&mut events, "plan approval", |e| {
+        handle.act(Action::Finalize);
+        let seen = until(&mut events, "plan approval", |e| {
             matches!(e, Event::Phase(Phase::AwaitingPlanApproval))
         })
         .await;
-        handle.send(Command::ApprovePlan);
+        // Finalizing writes the same text again: it says so, and does not present itself
+        // as a new cycle (which would reset every tab's scroll position).
+        assert!(!seen.iter().any(|e| matches!(e, Event::CycleReady { .. })));
+        assert!(
+            seen.iter()
+                .any(|e| matches!(e, Event::DesignFinalized { cycle: 2 }))
+        );
+        handle.act(Action::ApprovePlan);
         let seen = until(&mut events, "finalized", |e| {
             matches!(e, Event::Phase(Phase::Finalized))
         })
@@ -567,6 +599,52 @@ mod interactive {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_commit_is_an_error_the_workbench_retries() {
+        let ws = tempfile::tempdir().unwrap();
+        let dir = project(ws.path());
+        // Another process's git lock: the first cycle's commit cannot be made.
+        std::fs::write(dir.join(".git/index.lock"), "").unwrap();
+        let (handle, mut events) = start(
+            dir.clone(),
+            Arc::new(OfflineDrafter::default()),
+            RunOptions::default(),
+        )
+        .unwrap();
+        let seen = until(&mut events, "the commit error", |e| {
+            matches!(e, Event::Error { .. })
+        })
+        .await;
+        let Some(Event::Error { message, retryable }) = seen.last() else {
+            unreachable!()
+        };
+        assert!(message.contains("index.lock") && *retryable, "{message}");
+        assert!(
+            !seen
+                .iter()
+                .any(|e| matches!(e, Event::Notice(n) if n.contains("committed"))),
+            "{seen:?}"
+        );
+        until(&mut events, "the failed phase", |e| {
+            matches!(e, Event::Phase(Phase::Failed { .. }))
+        })
+        .await;
+        std::fs::remove_file(dir.join(".git/index.lock")).unwrap();
+        handle.act(Action::Retry);
+        until(&mut events, "the commit", |e| {
+            matches!(e, Event::Committed { cycle: 1, .. })
+        })
+        .await;
+        until(&mut events, "cycle 1", |e| {
+            matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 1 }))
+        })
+        .await;
+        let repo = git2::Repository::open(&dir).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_head().unwrap();
+        assert_eq!(walk.count(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cancel_stops_the_call_and_retry_resumes_it() {
         let ws = tempfile::tempdir().unwrap();
         let dir = project(ws.path());
@@ -577,7 +655,7 @@ mod interactive {
             matches!(e, Event::Delta { .. })
         })
         .await;
-        handle.send(Command::Cancel);
+        handle.act(Action::Cancel);
         let seen = until(&mut events, "failure", |e| {
             matches!(e, Event::Phase(Phase::Failed { .. }))
         })
@@ -609,7 +687,7 @@ mod interactive {
             matches!(e, Event::Phase(Phase::Failed { .. }))
         })
         .await;
-        handle.send(Command::Retry);
+        handle.act(Action::Retry);
         until(&mut events, "cycle 1", |e| {
             matches!(e, Event::Phase(Phase::AwaitingReview { cycle: 1 }))
         })

@@ -92,7 +92,9 @@ fn stream(app: &mut App, call: u64, purpose: Purpose, text: &str) {
 fn reviewing() -> (App, Artifacts) {
     let mut app = App::new(info(), Theme::dark());
     let text = draft(Purpose::Design, &brief());
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
     stream(&mut app, 1, Purpose::Design, &text);
     let artifacts = parse(&text);
     app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
@@ -104,14 +106,18 @@ fn reviewing() -> (App, Artifacts) {
         cycle: 1,
         short_id: "c0ffee1".into(),
     }));
-    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
+        cycle: 1,
+    })));
     (app, artifacts)
 }
 
 #[test]
 fn streaming_in_progress() {
     let mut app = App::new(info(), Theme::dark());
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 1 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
     app.on_app_event(AppEvent::Loop(LoopEvent::Metrics {
         ttft_ms: Some(420),
         tokens_per_sec: Some(85.0),
@@ -198,7 +204,9 @@ fn diff_view() {
     b.cycle = 2;
     b.questions = vec!["Which table holds the reading sessions?".into()];
     let text = draft(Purpose::Update, &b);
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 2 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 2,
+    })));
     stream(&mut app, 2, Purpose::Update, &text);
     let second = parse(&text);
     let changed = second.changed_since(&first);
@@ -207,7 +215,9 @@ fn diff_view() {
         artifacts: second,
         changed,
     }));
-    app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 2 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
+        cycle: 2,
+    })));
     app.on_key(key(KeyCode::Char('d')));
     let shot = screen(&mut app, 100, 30);
     assert!(shot.contains("changes since the previous cycle"), "{shot}");
@@ -224,7 +234,9 @@ fn help() {
 #[test]
 fn error_popup() {
     let (mut app, _) = reviewing();
-    app.on_app_event(AppEvent::Phase(Phase::Designing { cycle: 2 }));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 2,
+    })));
     app.on_app_event(AppEvent::Loop(LoopEvent::Error {
         message: "HTTP 503 from http://127.0.0.1:8080/v1/chat/completions: overloaded".into(),
         retryable: true,
@@ -243,7 +255,7 @@ fn summary() {
         path: PathBuf::from("/work/space/bookshelf/.volk/outbox/implement-0001.json"),
         subject: "implement".into(),
     }));
-    app.on_app_event(AppEvent::Phase(Phase::Finalized));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Finalized)));
     let shot = screen(&mut app, 100, 24);
     assert!(shot.contains("implement-0001.json"), "{shot}");
     insta::assert_snapshot!("summary", shot);
@@ -541,12 +553,12 @@ fn composer_open() {
 
 #[test]
 fn history_opens_an_older_cycle_read_only() {
-    use volk::project::git::CommitInfo;
-    use volk::tui::event::Intent;
+    use volk::tui::event::{Intent, LoopEvent};
+    use volk::volk::runtime::CommitInfo;
     let (mut app, first) = reviewing();
     app.on_key(key(KeyCode::Char('h')));
     assert_eq!(app.take_intents(), vec![Intent::LoadHistory]);
-    app.on_app_event(AppEvent::History(vec![
+    app.on_app_event(AppEvent::Loop(LoopEvent::History(vec![
         CommitInfo {
             id: "b".repeat(40),
             short_id: "bbbbbbb".into(),
@@ -559,7 +571,7 @@ fn history_opens_an_older_cycle_read_only() {
             summary: "design cycle 1".into(),
             time: 0,
         },
-    ]));
+    ])));
     assert!(screen(&mut app, 100, 30).contains("design cycle 1"));
     app.on_key(key(KeyCode::Down));
     app.on_key(key(KeyCode::Enter));
@@ -570,11 +582,11 @@ fn history_opens_an_older_cycle_read_only() {
     );
     let mut old = first.clone();
     old.architecture = "the first draft".into();
-    app.on_app_event(AppEvent::OldCycle {
+    app.on_app_event(AppEvent::Loop(LoopEvent::OldCycle {
         short_id: "aaaaaaa".into(),
         summary: "design cycle 1".into(),
         artifacts: old,
-    });
+    }));
     let shot = screen(&mut app, 100, 30);
     assert!(shot.contains("read-only"), "{shot}");
     assert!(shot.contains("the first draft"), "{shot}");
@@ -624,4 +636,197 @@ fn search_moves_to_the_match_and_paints_it() {
     let warning = app.theme.palette.warning;
     let painted = buffer.content().iter().filter(|c| c.bg == warning).count();
     assert_eq!(painted, "data flow".len());
+}
+
+/// An update answered with edit blocks: the tab shows the current section with the
+/// applied block's line marked, names the half-written block in its title, and keeps
+/// the place being edited in view.
+#[test]
+fn an_update_streams_as_blocks_on_the_current_design() {
+    let (mut app, artifacts) = reviewing();
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 2,
+    })));
+    let spec = &artifacts.api_spec;
+    let line = spec
+        .lines()
+        .find(|l| l.contains("class RegisterBook"))
+        .unwrap()
+        .to_string();
+    let last = spec.lines().last().unwrap().to_string();
+    let answer = format!(
+        "API_SPEC:\n<<<<<<< SEARCH\n{line}\n=======\n{}\n>>>>>>> REPLACE\n<<<<<<< SEARCH\n{last}\n=====",
+        line.replace(':', "(Handler):")
+    );
+    stream(&mut app, 2, Purpose::Update, &answer);
+    app.sync_stream();
+    app.select_tab(Section::ApiSpec.index());
+    let doc = &app.docs[Section::ApiSpec.index()];
+    assert_eq!(
+        doc.text(),
+        spec.replacen("class RegisterBook:", "class RegisterBook(Handler):", 1),
+        "the applied block is in place, the pending one is not"
+    );
+    let marked: Vec<usize> = app.marks[Section::ApiSpec.index()]
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| m.then_some(i))
+        .collect();
+    let at = spec.lines().position(|l| l == line).unwrap();
+    assert_eq!(marked, [at]);
+    // Other tabs keep the current design while the answer leaves them out.
+    assert_eq!(
+        app.docs[Section::Architecture.index()].text(),
+        artifacts.architecture
+    );
+    let shot = screen(&mut app, 110, 30);
+    assert!(
+        shot.contains("1 block applied · block 2 pending (SEARCH 1 line, REPLACE …)"),
+        "{shot}"
+    );
+    assert!(shot.contains("RegisterBook(Handler):"), "{shot}");
+    let mark_row = shot
+        .lines()
+        .find(|l| l.contains("RegisterBook(Handler):"))
+        .unwrap()
+        .to_string();
+    assert!(mark_row.contains("+"), "{mark_row}");
+}
+
+/// Whatever the chunking, the live update view ends on the design the loop writes.
+#[test]
+fn a_streamed_update_ends_on_the_patched_design() {
+    use volk::design::edit::stream::{PatchStream, Settled};
+    let (_, artifacts) = reviewing();
+    let mut update = brief();
+    update.cycle = 2;
+    update.questions = vec!["Where do notes live?".into()];
+    update.current = Some(artifacts.clone());
+    let answer = draft(Purpose::Update, &update);
+    assert!(answer.contains("<<<<<<< SEARCH"), "{answer}");
+    let expected =
+        PatchStream::read(artifacts.clone(), Settled::default(), &answer).artifacts(&artifacts);
+    for size in [1usize, 9, 64] {
+        let (mut app, _) = reviewing();
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+            cycle: 2,
+        })));
+        for (i, piece) in pieces(&answer, size).into_iter().enumerate() {
+            app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
+                call: 2,
+                purpose: Purpose::Update,
+                event: StreamEvent::Text { text: piece.into() },
+            }));
+            if i % 3 == 0 {
+                app.sync_stream();
+            }
+        }
+        app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
+            call: 2,
+            purpose: Purpose::Update,
+            event: StreamEvent::Finished { stop_reason: None },
+        }));
+        for section in Section::ALL {
+            assert_eq!(
+                app.docs[section.index()].text(),
+                expected.get(section),
+                "{section:?} in pieces of {size}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_second_workbench_on_one_project_opens_read_only() {
+    if !tmux_available() {
+        eprintln!("SKIPPED a_second_workbench_on_one_project_opens_read_only: no tmux");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::create_dir_all(&config).unwrap();
+    let scope = include_str!("fixtures/packets/example1_scope.json");
+    let mut child = volk()
+        .args(["run", "--workspace"])
+        .arg(&workspace)
+        .env("VOLK_LOG", dir.path().join("run.log"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), scope.as_bytes()).unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+    let project = workspace.join("taskman");
+    let commits = || {
+        let repo = git2::Repository::open(&project).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        walk.push_head().unwrap();
+        walk.count()
+    };
+    assert_eq!(commits(), 1);
+
+    let tmux = Tmux {
+        socket: dir.path().join("tmux.sock"),
+        session: "volk-first".into(),
+    };
+    let open = |name: &str| {
+        format!(
+            "VOLK_CONFIG_DIR={} VOLK_LOG={} {} open {}; echo VOLK-{name}-EXITED-$?; sleep 30",
+            config.display(),
+            dir.path().join(format!("{name}.log")).display(),
+            env!("CARGO_BIN_EXE_volk"),
+            project.display()
+        )
+    };
+    let started = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "volk-first",
+        "-x",
+        "140",
+        "-y",
+        "40",
+        &open("first"),
+    ]);
+    assert!(started.status.success());
+    tmux.wait_for("cycle 1/", Duration::from_secs(30));
+    let second = Tmux {
+        socket: dir.path().join("tmux.sock"),
+        session: "volk-second".into(),
+    };
+    let started = second.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "volk-second",
+        "-x",
+        "140",
+        "-y",
+        "40",
+        &open("second"),
+    ]);
+    assert!(started.status.success());
+    let screen = second.wait_for("READ-ONLY: held by volk open (pid", Duration::from_secs(30));
+    assert!(screen.contains("cycle 1/"), "{screen}");
+    assert!(!tmux.screen().contains("READ-ONLY"), "the first one writes");
+
+    // READY from the read-only one is refused on the spot; nothing changes on disk.
+    second.keys(&["C-r"]);
+    second.wait_for("READY?", Duration::from_secs(15));
+    second.keys(&["y"]);
+    second.wait_for("nothing was sent", Duration::from_secs(15));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(commits(), 1);
+    assert_eq!(outbox_packets(&project).len(), 1);
+    // Reading the history still works.
+    second.keys(&["Escape"]);
+    second.keys(&["h"]);
+    second.wait_for("Design cycle 1: all artifacts", Duration::from_secs(15));
+    second.keys(&["Escape"]);
+    second.keys(&["q"]);
+    second.wait_for("VOLK-second-EXITED-0", Duration::from_secs(15));
+    eprintln!("two `volk open` of one project: 1 tried / 0 went wrong");
 }

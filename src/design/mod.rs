@@ -1,6 +1,7 @@
 //! The five design artifacts: what they are called, how they are parsed out of a
 //! reasoner's response, and how they are written to `design/`.
 
+pub mod edit;
 pub mod lint;
 pub mod model;
 pub mod parser;

@@ -29,16 +29,48 @@ pub struct CommitInfo {
 }
 
 /// Initialises a repository in `dir` unless one exists; returns whether it created one.
+///
+/// The repository is made in `.volk/tmp/` and renamed into place, so a crash never
+/// leaves a half-made `.git`. An existing `.gitignore` gets volk's `.volk/` line
+/// appended when it lacks one.
 pub fn init(dir: &Path) -> Result<bool, GitError> {
-    let ignore = dir.join(".gitignore");
-    if !ignore.exists() {
-        crate::fsutil::atomic_write(&ignore, GITIGNORE.as_bytes())?;
-    }
+    ensure_ignored(dir)?;
     if dir.join(".git").exists() {
         return Ok(false);
     }
-    Repository::init(dir)?;
+    let tmp = dir.join(".volk").join("tmp");
+    std::fs::create_dir_all(&tmp)?;
+    let staging = tempfile::Builder::new()
+        .prefix("git-init-")
+        .tempdir_in(&tmp)?;
+    Repository::init(staging.path())?;
+    std::fs::rename(staging.path().join(".git"), dir.join(".git"))?;
     Ok(true)
+}
+
+/// Makes sure `.gitignore` keeps the session out of commits.
+fn ensure_ignored(dir: &Path) -> Result<(), GitError> {
+    let ignore = dir.join(".gitignore");
+    match std::fs::read_to_string(&ignore) {
+        Ok(text) => {
+            let has = text
+                .lines()
+                .any(|l| matches!(l.trim(), ".volk" | ".volk/" | "/.volk" | "/.volk/"));
+            if !has {
+                let mut body = text;
+                if !body.is_empty() && !body.ends_with('\n') {
+                    body.push('\n');
+                }
+                body.push_str(".volk/\n");
+                crate::fsutil::atomic_write(&ignore, body.as_bytes())?;
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            crate::fsutil::atomic_write(&ignore, GITIGNORE.as_bytes())?;
+        }
+        Err(e) => return Err(e.into()),
+    }
+    Ok(())
 }
 
 fn signature(repo: &Repository) -> Result<Signature<'static>, git2::Error> {
@@ -67,8 +99,75 @@ pub fn commit_all(dir: &Path, message: &str) -> Result<Option<Oid>, GitError> {
         Err(_) => None,
     };
     let parents: Vec<&git2::Commit> = parent.iter().collect();
-    let oid = repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)?;
+    let message = crate::reasoner::redact::scrub_text(message);
+    let oid = repo.commit(Some("HEAD"), &sig, &sig, &message, &tree, &parents)?;
     Ok(Some(oid))
+}
+
+/// What [`commit_once`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Committed {
+    /// A new commit.
+    New(Oid),
+    /// HEAD already is this commit (same tree, same message): a resent step.
+    Already(Oid),
+}
+
+impl Committed {
+    pub fn id(self) -> Oid {
+        match self {
+            Committed::New(oid) | Committed::Already(oid) => oid,
+        }
+    }
+}
+
+/// [`commit_all`] that is safe to repeat: when HEAD already has the tree and the
+/// message, nothing new is made, so a step redone after a crash commits once.
+pub fn commit_once(dir: &Path, message: &str) -> Result<Committed, GitError> {
+    let repo = Repository::open(dir)?;
+    let mut index = repo.index()?;
+    index.add_all(["*"], IndexAddOption::DEFAULT, None)?;
+    index.update_all(["*"], None)?;
+    index.write()?;
+    let tree_id = index.write_tree()?;
+    let parent = match repo.head() {
+        Ok(head) => Some(head.peel_to_commit()?),
+        Err(_) => None,
+    };
+    let mut parent = parent;
+    if let Some(head) = parent.clone()
+        && head.message().ok().map(str::trim_end) == Some(message.trim_end())
+    {
+        if head.tree_id() == tree_id {
+            return Ok(Committed::Already(head.id()));
+        }
+        // The step was committed, then redone with other content (a model answers
+        // differently the second time): replace that commit, never add a second one.
+        parent = head.parents().next();
+    }
+    let tree = repo.find_tree(tree_id)?;
+    let sig = signature(&repo)?;
+    let parents: Vec<&git2::Commit> = parent.iter().collect();
+    if parents.is_empty()
+        && let Ok(head) = repo.head()
+        && let Ok(name) = head.name()
+    {
+        // Replacing a root commit: point the branch at a new root.
+        let oid = repo.commit(None, &sig, &sig, message, &tree, &[])?;
+        repo.reference(name, oid, true, "volk: redo of the same step")?;
+        return Ok(Committed::New(oid));
+    }
+    if let Some(p) = &parent
+        && repo.head().ok().and_then(|h| h.target()) != Some(p.id())
+    {
+        let oid = repo.commit(None, &sig, &sig, message, &tree, &parents)?;
+        let head = repo.head()?;
+        let name = head.name().unwrap_or("HEAD").to_string();
+        repo.reference(&name, oid, true, "volk: redo of the same step")?;
+        return Ok(Committed::New(oid));
+    }
+    let oid = repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)?;
+    Ok(Committed::New(oid))
 }
 
 /// The history, newest first. An empty or missing repository has none.
@@ -114,6 +213,49 @@ pub fn file_at(dir: &Path, id: &str, path: &str) -> Result<Option<String>, GitEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_redone_step_commits_once() {
+        let dir = tempfile::tempdir().unwrap();
+        init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.md"), "one").unwrap();
+        let first = commit_once(dir.path(), "Design cycle 1").unwrap();
+        assert!(matches!(first, Committed::New(_)));
+        assert_eq!(
+            commit_once(dir.path(), "Design cycle 1").unwrap(),
+            Committed::Already(first.id())
+        );
+        std::fs::write(dir.path().join("a.md"), "one, redone").unwrap();
+        assert!(matches!(
+            commit_once(dir.path(), "Design cycle 1").unwrap(),
+            Committed::New(_)
+        ));
+        assert_eq!(log(dir.path()).unwrap().len(), 1);
+        std::fs::write(dir.path().join("a.md"), "two").unwrap();
+        commit_once(dir.path(), "Design cycle 2").unwrap();
+        std::fs::write(dir.path().join("a.md"), "two, redone").unwrap();
+        commit_once(dir.path(), "Design cycle 2").unwrap();
+        let log = log(dir.path()).unwrap();
+        assert_eq!(log.len(), 2);
+        assert_eq!(
+            file_at(dir.path(), &log[0].id, "a.md").unwrap().as_deref(),
+            Some("two, redone")
+        );
+    }
+
+    #[test]
+    fn an_existing_gitignore_gets_the_volk_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "target").unwrap();
+        init(dir.path()).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(".gitignore")).unwrap();
+        assert_eq!(text, "target\n.volk/\n");
+        init(dir.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".gitignore")).unwrap(),
+            text
+        );
+    }
 
     #[test]
     fn commit_is_noop_without_git() {

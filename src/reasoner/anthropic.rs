@@ -44,6 +44,10 @@ impl Reasoner for Anthropic {
         &self.inner.endpoint.model
     }
 
+    fn base_url(&self) -> Option<&str> {
+        Some(&self.inner.endpoint.base_url)
+    }
+
     fn stream(&self, request: ReasonerRequest) -> EventStream {
         http::stream(self.inner.clone(), request)
     }

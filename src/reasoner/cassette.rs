@@ -252,6 +252,10 @@ impl Reasoner for Recorder {
         self.inner.model()
     }
 
+    fn base_url(&self) -> Option<&str> {
+        self.inner.base_url()
+    }
+
     fn stream(&self, request: ReasonerRequest) -> EventStream {
         self.tape.push(&Line::Call {
             call: CallHeader {

@@ -4,11 +4,11 @@
 
 pub mod anthropic;
 pub mod cassette;
-mod chunk_scan;
 pub mod http;
 pub mod metrics;
 pub mod offline;
 pub mod openai;
+pub mod redact;
 pub mod retry;
 pub mod secret;
 pub mod select;
@@ -70,6 +70,9 @@ pub struct Brief {
     pub lint_feedback: Vec<String>,
     /// The cycle this call produces.
     pub cycle: u32,
+    /// Set on the follow-up of an update whose edit blocks failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<crate::design::edit::repair::RepairRequest>,
 }
 
 /// One call to a reasoner.
@@ -211,6 +214,10 @@ pub trait Reasoner: Send + Sync {
     fn name(&self) -> &str;
     /// The model that answers, as shown in the header.
     fn model(&self) -> &str;
+    /// Where an HTTP provider is reached (recorded in the session; never a key).
+    fn base_url(&self) -> Option<&str> {
+        None
+    }
     /// Starts the call. Errors before the first event arrive as the first item.
     fn stream(&self, request: ReasonerRequest) -> EventStream;
 }

@@ -9,6 +9,9 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
+use crate::design::Section;
+use crate::design::edit::repair::RepairKind;
+use crate::design::edit::write::update_answer;
 use crate::project::slug::slugify;
 use crate::reasoner::{Brief, EventStream, Purpose, Reasoner, ReasonerRequest, StreamEvent, Usage};
 
@@ -85,7 +88,8 @@ fn split_chunks(text: &str, size: usize) -> Vec<String> {
 /// The full response text for one call.
 pub fn draft(purpose: Purpose, brief: &Brief) -> String {
     match purpose {
-        Purpose::Design | Purpose::Update => draft_design(brief),
+        Purpose::Design => draft_design(brief),
+        Purpose::Update => draft_update(brief),
         Purpose::Reflect => draft_reflection(brief),
         Purpose::Plan => draft_plan(brief),
     }
@@ -402,6 +406,27 @@ fn draft_design(brief: &Brief) -> String {
         let _ = writeln!(out, "  {} --> Store", c.name);
     }
     out
+}
+
+/// An update answered as a model is asked to: edit blocks for the sections that
+/// change (the cycle heading, the recorded questions, the decisions added), nothing
+/// for the rest. A repair request gets blocks, or whole sections, for the sections it
+/// names.
+fn draft_update(brief: &Brief) -> String {
+    let target = crate::design::parser::parse(&draft_design(brief));
+    let current = brief.current.clone().unwrap_or_default();
+    match &brief.repair {
+        None => update_answer(&current, &target, &Section::ALL, false),
+        Some(repair) => {
+            let sections: Vec<Section> = repair.sections.iter().map(|s| s.section).collect();
+            update_answer(
+                &current,
+                &target,
+                &sections,
+                repair.kind == RepairKind::Full,
+            )
+        }
+    }
 }
 
 fn draft_reflection(brief: &Brief) -> String {

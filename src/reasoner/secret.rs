@@ -4,6 +4,9 @@
 //! sometimes echo (part of) the key they refused.
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use crate::reasoner::redact::Redactor;
 
 /// A provider credential.
 #[derive(Clone)]
@@ -11,6 +14,8 @@ pub struct ApiKey {
     value: String,
     /// The environment variable it came from, named in messages instead of the key.
     variable: String,
+    /// Every recognisable form of the key, built on first use.
+    redactor: OnceLock<Arc<Redactor>>,
 }
 
 impl fmt::Debug for ApiKey {
@@ -27,10 +32,7 @@ impl ApiKey {
         if value.is_empty() {
             return None;
         }
-        Some(ApiKey {
-            value,
-            variable: variable.to_string(),
-        })
+        Some(ApiKey::new(variable, value))
     }
 
     /// A key given directly (tests and embedding programs).
@@ -38,6 +40,7 @@ impl ApiKey {
         ApiKey {
             value: value.into(),
             variable: variable.into(),
+            redactor: OnceLock::new(),
         }
     }
 
@@ -53,9 +56,23 @@ impl ApiKey {
         Some(value)
     }
 
-    /// `text` with the key, and any word that looks like a masked copy of it, replaced.
+    /// Finds the key literally, in base64 (also of `Bearer KEY`), percent-encoded and
+    /// hex; shared by the stream wrapper, the cassette and error messages.
+    pub fn redactor(&self) -> Arc<Redactor> {
+        self.redactor
+            .get_or_init(|| Arc::new(Redactor::for_keys(&[self.value.as_str()])))
+            .clone()
+    }
+
+    /// Makes every file writer, the log and the error line of this process scrub it.
+    pub fn register(&self) {
+        crate::reasoner::redact::register(&self.value);
+    }
+
+    /// `text` with every form of the key, and any word that looks like a masked copy
+    /// of it, replaced.
     pub fn scrub(&self, text: &str) -> String {
-        scrub(text, &self.value)
+        scrub(&self.redactor().scrub(text), &self.value)
     }
 }
 
@@ -120,6 +137,14 @@ mod tests {
             out.contains("Incorrect API key provided: [redacted]."),
             "{out}"
         );
+    }
+
+    #[test]
+    fn scrub_removes_encoded_copies() {
+        let key = ApiKey::new("K", "sk-proj-ABCDEFGHIJKLMNOP");
+        let text = "echo c2stcHJvai1BQkNERUZHSElKS0xNTk9Q and sk%2Dproj%2DABCDEFGHIJKLMNOP";
+        let out = key.scrub(text);
+        assert_eq!(out, "echo [redacted] and [redacted]");
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::reasoner::cassette::{Recorder, Replay};
 use crate::reasoner::http::{Endpoint, Timeouts};
 use crate::reasoner::offline::OfflineDrafter;
 use crate::reasoner::openai::OpenAi;
+use crate::reasoner::redact::Redacting;
 use crate::reasoner::retry::RetryPolicy;
 use crate::reasoner::secret::ApiKey;
 
@@ -127,6 +128,7 @@ impl Choice {
 
 /// Builds the reasoner the user asked for.
 pub fn build(args: &ReasonerArgs, settings: &Settings) -> Result<SharedReasoner, BadInput> {
+    refuse_untrusted(args, settings)?;
     let (name, origin) = match (&args.reasoner, &settings.reasoner) {
         (Some(name), _) => (name.clone(), "--reasoner (or VOLK_REASONER)"),
         (None, Some(name)) => (name.clone(), "volk.toml: reasoner"),
@@ -160,7 +162,15 @@ pub fn build(args: &ReasonerArgs, settings: &Settings) -> Result<SharedReasoner,
                     Anthropic::new(endpoint).map(|r| Arc::new(r) as SharedReasoner)
                 }
             };
-            (built.map_err(|e| BadInput::new(e.to_string()))?, key)
+            let built = built.map_err(|e| BadInput::new(e.to_string()))?;
+            match &key {
+                // Nothing the server sends back reaches volk's files with the key in it.
+                Some(key) => {
+                    key.register();
+                    (Redacting::wrap(built, key.redactor()), Some(key.clone()))
+                }
+                None => (built, None),
+            }
         }
     };
     match &args.record {
@@ -169,6 +179,27 @@ pub fn build(args: &ReasonerArgs, settings: &Settings) -> Result<SharedReasoner,
             .map(|r| Arc::new(r) as SharedReasoner)
             .map_err(|e| BadInput::new(format!("--record: {e}"))),
     }
+}
+
+/// Exits 2 when an untrusted `volk.toml` would pick the reasoner or the base URL, that
+/// is when no flag or environment variable overrides what it asks for.
+fn refuse_untrusted(args: &ReasonerArgs, settings: &Settings) -> Result<(), BadInput> {
+    let Some(ask) = &settings.untrusted else {
+        return Ok(());
+    };
+    let reasoner_used = ask.reasoner.is_some() && args.reasoner.is_none();
+    let provider = match args.reasoner.as_deref().or(ask.reasoner.as_deref()) {
+        Some(name) => matches!(Choice::parse(name), Some(Choice::Provider(_))),
+        None => settings
+            .reasoner
+            .as_deref()
+            .is_some_and(|name| matches!(Choice::parse(name), Some(Choice::Provider(_)))),
+    };
+    let base_url_used = ask.base_url.is_some() && args.base_url.is_none() && provider;
+    if reasoner_used || base_url_used {
+        return Err(BadInput::new(ask.refusal()));
+    }
+    Ok(())
 }
 
 /// Resolves URL, model, key and limits for a provider preset.

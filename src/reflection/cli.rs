@@ -16,6 +16,73 @@ use crate::BadInput;
 
 /// The hook reads at most this much stdin; hosts send a few kilobytes.
 const MAX_HOOK_INPUT: u64 = 16 * 1024 * 1024;
+/// How long the hook waits for a stdin that is never closed before it lets the agent
+/// stop; hosts write their few kilobytes at once.
+const HOOK_STDIN_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Reads stdin until it closes, `limit` bytes, or a complete JSON object arrived; gives
+/// up after `wait`. The read runs on its own thread, which is left blocked if the host
+/// never closes the pipe (the process exits without it).
+fn read_hook_input(limit: u64, wait: std::time::Duration) -> Result<Vec<u8>, String> {
+    let (tx, rx) = std::sync::mpsc::channel::<std::io::Result<Option<Vec<u8>>>>();
+    let spawned = std::thread::Builder::new()
+        .name("volk-hook-stdin".into())
+        .spawn(move || {
+            let mut stdin = std::io::stdin().lock().take(limit);
+            let mut buf = [0u8; 8192];
+            loop {
+                match stdin.read(&mut buf) {
+                    Ok(0) => {
+                        let _ = tx.send(Ok(None));
+                        return;
+                    }
+                    Ok(n) => {
+                        if tx.send(Ok(Some(buf[..n].to_vec()))).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+        });
+    spawned.map_err(|e| format!("cannot read stdin: {e}"))?;
+    let deadline = std::time::Instant::now() + wait;
+    let mut input = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(Ok(Some(piece))) => {
+                input.extend_from_slice(&piece);
+                // A host that keeps the pipe open after a whole object need not wait.
+                let ends_an_object = input.trim_ascii_end().ends_with(b"}");
+                if ends_an_object && serde_json::from_slice::<serde_json::Value>(&input).is_ok() {
+                    return Ok(input);
+                }
+            }
+            Ok(Ok(None)) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Ok(input);
+            }
+            Ok(Err(e)) => return Err(format!("cannot read stdin: {e}")),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                return Err(format!(
+                    "stdin was not closed within {} s; letting the agent stop",
+                    wait.as_secs()
+                ));
+            }
+        }
+    }
+}
+
+/// True when the command line is `volk hook stop …` (or any `volk hook` other than
+/// `install`): a parse error there must not exit 2, which tells Claude Code to block
+/// the stop, so a typo in a hook's flags would trap the agent.
+pub fn is_stop_hook(args: &[std::ffi::OsString]) -> bool {
+    args.get(1).is_some_and(|a| a == "hook") && args.get(2).is_none_or(|a| a != "install")
+}
 
 #[derive(Debug, Args)]
 pub struct ReflectArgs {
@@ -392,12 +459,7 @@ fn stop_hook(host: Option<Host>, config: Option<PathBuf>) -> ExitCode {
         eprintln!("volk hook stop: internal error: {message}");
     }));
     let outcome = std::panic::catch_unwind(|| {
-        let mut input = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(MAX_HOOK_INPUT)
-            .read_to_end(&mut input)
-            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        let input = read_hook_input(MAX_HOOK_INPUT, HOOK_STDIN_WAIT)?;
         hook::decide(&input, &HookContext::from_env(host, config))
     });
     match outcome {

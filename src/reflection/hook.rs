@@ -70,6 +70,8 @@ pub enum Allow {
     Reflected,
     /// No enabled question in an enabled category.
     NothingToAsk,
+    /// No `.prd_plugin/` where the input's `cwd` leads: the hook never creates one.
+    NoConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,8 +162,18 @@ pub fn decide(input: &[u8], ctx: &HookContext) -> Result<Decision, String> {
         .map(|c| ctx.cwd.join(c))
         .filter(|c| c.is_dir())
         .unwrap_or_else(|| ctx.cwd.clone());
-    let config_path = ctx.config.clone().unwrap_or_else(|| locate_config(&cwd));
+    let config_path = match &ctx.config {
+        Some(path) => path.clone(),
+        None => {
+            let found = locate_config(&cwd);
+            if !found.parent().is_some_and(Path::is_dir) {
+                return Ok(Decision::Allow(Allow::NoConfig));
+            }
+            found
+        }
+    };
     let marker = marker_path(&config_path, session);
+    refuse_symlinks(&config_path)?;
 
     match fs::remove_file(&marker) {
         Ok(()) => return Ok(Decision::Allow(Allow::Reflected)),
@@ -187,6 +199,24 @@ pub fn decide(input: &[u8], ctx: &HookContext) -> Result<Decision, String> {
     Ok(Decision::Block {
         reason: reason(&questions),
     })
+}
+
+/// Refuses a config directory, `local/` or `local/reflection/` that is a symbolic link:
+/// a repository could point one anywhere, and the hook would remove and write markers
+/// there.
+fn refuse_symlinks(config_path: &Path) -> Result<(), String> {
+    let dir = marker_dir(config_path);
+    let local = dir.parent().map(Path::to_path_buf).unwrap_or_default();
+    let base = local.parent().map(Path::to_path_buf).unwrap_or_default();
+    for path in [&base, &local, &dir] {
+        if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(format!(
+                "{}: is a symbolic link; the hook does not write through it",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `<config dir>/local/reflection/`: ephemeral state next to the config it belongs to.
@@ -236,6 +266,14 @@ fn write_marker(
     let dir = marker.parent().unwrap_or(Path::new("."));
     let fail = |e: std::io::Error| format!("{}: cannot write marker: {e}", marker.display());
     fs::create_dir_all(dir).map_err(fail)?;
+    // Checked again now that the directories exist; the marker itself is renamed into
+    // place, which replaces a symbolic link instead of following it.
+    if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(format!(
+            "{}: is a symbolic link; the hook does not write through it",
+            dir.display()
+        ));
+    }
     remove_stale_markers(dir);
     let created = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
@@ -248,7 +286,7 @@ fn write_marker(
         created,
     })
     .map_err(|e| fail(std::io::Error::other(e)))?;
-    fs::write(marker, body).map_err(fail)
+    crate::fsutil::atomic_write(marker, &body).map_err(fail)
 }
 
 /// Markers of sessions that ended right after being asked would otherwise pile up.
@@ -314,8 +352,17 @@ mod tests {
     }
 
     #[test]
+    fn no_plugin_directory_means_allow_and_nothing_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let decision = decide(&stop("s1"), &ctx(dir.path())).unwrap();
+        assert_eq!(decision, Decision::Allow(Allow::NoConfig));
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
     fn block_then_allow_then_block() {
         let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join(".prd_plugin")).unwrap();
         let ctx = ctx(dir.path());
         let first = decide(&stop("s1"), &ctx).unwrap();
         let Decision::Block { reason } = &first else {

@@ -12,17 +12,21 @@ use ratatui::crossterm::event::{
 use ratatui::layout::{Position, Rect};
 use ratatui_textarea::{TextArea, WrapMode};
 
+use crate::cxp::Feedback;
 use crate::design::parser::SectionParser;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
-use crate::project::git::CommitInfo;
 use crate::reasoner::{Answer, Purpose, StreamEvent};
 use crate::tui::diff::{DiffLine, diff_lines};
 use crate::tui::document::Document;
 use crate::tui::draft::{Anchor, Draft, DraftQuestion};
-use crate::tui::event::{AppEvent, Intent, Phase};
+use crate::tui::event::{Action, AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
+use crate::tui::patch_view::{CostMeter, LivePatch, Synced};
 use crate::tui::theme::Theme;
+use crate::volk::plan_step::PlanCheck;
+use crate::volk::runtime::CommitInfo;
+use crate::volk::runtime::Notice;
 
 /// The six tabs: five artifacts and the decision journal.
 pub const TAB_COUNT: usize = 6;
@@ -145,14 +149,6 @@ pub struct ReflectionView {
     pub answers: String,
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct PlanView {
-    pub source: String,
-    pub diagnostics: String,
-    pub graph: Vec<String>,
-    pub ok: bool,
-}
-
 /// The finalized design: shown on the summary screen.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -200,6 +196,17 @@ struct LiveCall {
     touched: [bool; 5],
     started: Instant,
     chars: usize,
+    /// An update answer: edit blocks drawn on top of the current design.
+    patch: Option<LivePatch>,
+}
+
+impl LiveCall {
+    fn parser(&self) -> &SectionParser {
+        match &self.patch {
+            Some(patch) => patch.parser(),
+            None => &self.parser,
+        }
+    }
 }
 
 pub struct App {
@@ -235,19 +242,26 @@ pub struct App {
     /// A warning the summary repeats (the cycle limit forced finalization).
     pub warning: Option<String>,
     pub reflection: Option<ReflectionView>,
-    pub plan: Option<PlanView>,
+    pub plan: Option<PlanCheck>,
     pub outcome: Option<Outcome>,
     pub screen: Screen,
     pub old_cycle: Option<OldCycle>,
+    /// The older commit last asked for: a slower answer to an earlier Enter is dropped.
+    pub wanted_commit: Option<String>,
     pub last_search: String,
     pub verdict: Verdict,
     pub spinner: usize,
     pub areas: HitAreas,
+    /// Another process holds the thread (named here): this workbench only reads.
+    pub read_only: Option<String>,
     /// Set by a draw that could not finish highlighting what it shows.
     pub redraw_soon: bool,
     live: Option<LiveCall>,
     last_call: u64,
     intents: Vec<Intent>,
+    /// Per section, the lines an edit block of the running update wrote.
+    pub marks: [Vec<bool>; 5],
+    pub cost: CostMeter,
 }
 
 fn new_docs(theme: &Theme) -> Vec<Document> {
@@ -264,7 +278,7 @@ impl App {
         App {
             info,
             theme,
-            phase: Phase::Starting,
+            phase: Phase::New,
             cycle: 0,
             docs,
             journal,
@@ -295,14 +309,18 @@ impl App {
             outcome: None,
             screen: Screen::Workbench,
             old_cycle: None,
+            wanted_commit: None,
             last_search: String::new(),
             verdict: Verdict::None,
             spinner: 0,
             areas: HitAreas::default(),
+            read_only: None,
             redraw_soon: false,
             live: None,
             last_call: 0,
             intents: Vec::new(),
+            marks: Default::default(),
+            cost: CostMeter::default(),
         }
     }
 
@@ -321,9 +339,37 @@ impl App {
         self.cycle = cycle;
     }
 
+    /// What the running update did to `section` so far (tab title), when it patches it.
+    pub fn patch_label(&self, section: Section) -> Option<String> {
+        self.live.as_ref()?.patch.as_ref()?.label(section)
+    }
+
+    /// True when the tab shows a section being patched: the view follows the block
+    /// being written rather than the end of the text.
+    pub fn follows_edit(&self, tab: usize) -> bool {
+        Section::ALL
+            .get(tab)
+            .is_some_and(|s| self.patch_label(*s).is_some())
+    }
+
     /// Intents produced since the last call.
     pub fn take_intents(&mut self) -> Vec<Intent> {
-        std::mem::take(&mut self.intents)
+        let mut intents = std::mem::take(&mut self.intents);
+        if let Some(holder) = &self.read_only {
+            let before = intents.len();
+            intents.retain(|i| {
+                matches!(
+                    i,
+                    Intent::LoadHistory | Intent::LoadCommit { .. } | Intent::Quit
+                )
+            });
+            if intents.len() < before {
+                self.notice = Some(format!(
+                    "read-only: {holder} holds this thread; nothing was sent"
+                ));
+            }
+        }
+        intents
     }
 
     /// The section being written by the running call, if any.
@@ -331,7 +377,7 @@ impl App {
         self.live
             .as_ref()
             .filter(|l| matches!(l.purpose, Purpose::Design | Purpose::Update))
-            .and_then(|l| l.parser.growing())
+            .and_then(|l| l.parser().growing())
     }
 
     pub fn is_streaming(&self) -> bool {
@@ -363,8 +409,7 @@ impl App {
 
     pub fn on_app_event(&mut self, event: AppEvent) {
         match event {
-            AppEvent::Phase(phase) => self.on_phase(phase),
-            AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(Phase::from(&phase)),
+            AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
             AppEvent::Loop(LoopEvent::Delta {
                 call,
                 purpose,
@@ -377,6 +422,7 @@ impl App {
             }) => {
                 self.sync_stream();
                 self.live = None;
+                self.marks = Default::default();
                 if !self.artifacts.is_empty() && self.artifacts != artifacts {
                     self.previous = Some(self.artifacts.clone());
                 }
@@ -392,6 +438,7 @@ impl App {
                 }
                 self.clamp_views();
             }
+            AppEvent::Loop(LoopEvent::DesignFinalized { .. }) => self.committing = true,
             AppEvent::Loop(LoopEvent::Committed { short_id, .. }) => {
                 self.committing = false;
                 self.last_commit = Some(short_id);
@@ -400,19 +447,9 @@ impl App {
                 self.live = None;
                 self.reflection = Some(ReflectionView { questions, answers });
             }
-            AppEvent::Loop(LoopEvent::Plan {
-                source,
-                diagnostics_human,
-                graph,
-                ok,
-            }) => {
+            AppEvent::Loop(LoopEvent::Plan(check)) => {
                 self.live = None;
-                self.plan = Some(PlanView {
-                    source,
-                    diagnostics: diagnostics_human,
-                    graph,
-                    ok,
-                });
+                self.plan = Some(check);
             }
             AppEvent::Loop(LoopEvent::PacketWritten { path, subject }) => {
                 if subject == "implement" {
@@ -439,19 +476,24 @@ impl App {
                 self.popup = Some(Popup::Error { message, retryable });
             }
             AppEvent::Loop(LoopEvent::Journal(value)) => {
+                self.cost.on_journal(&value);
                 let line = serde_json::to_string(&value).unwrap_or_default();
                 self.journal.append_lines(&format!("{line}\n"));
             }
-            AppEvent::History(commits) => {
+            AppEvent::Loop(LoopEvent::History(commits)) => {
                 if let Some(Popup::History { commits: slot, .. }) = &mut self.popup {
                     *slot = Some(commits);
                 }
             }
-            AppEvent::OldCycle {
+            AppEvent::Loop(LoopEvent::OldCycle {
                 short_id,
                 summary,
                 artifacts,
-            } => {
+            }) => {
+                if self.wanted_commit.as_deref() != Some(short_id.as_str()) {
+                    return; // superseded by a later Enter, or the popup was closed
+                }
+                self.wanted_commit = None;
                 let mut docs = new_docs(&self.theme);
                 for section in Section::ALL {
                     docs[section.index()].set_text(artifacts.get(section));
@@ -464,16 +506,22 @@ impl App {
                 self.popup = None;
                 self.clamp_views();
             }
-            AppEvent::PreviousCycle(artifacts) => {
+            AppEvent::Loop(LoopEvent::PreviousCycle(artifacts)) => {
                 if self.previous.is_none() {
                     self.previous = Some(artifacts);
                 }
             }
-            AppEvent::JobFailed(message) => self.notice = Some(message),
+            AppEvent::JobFailed(message) | AppEvent::Loop(LoopEvent::QueryFailed(message)) => {
+                self.notice = Some(message)
+            }
             AppEvent::Loop(LoopEvent::Notice(line)) => {
+                self.notice = Some(line.trim_start_matches("[U:Ar]").trim().to_string());
+            }
+            AppEvent::Loop(LoopEvent::Noticed(notice)) => {
+                let line = notice.to_string();
                 let line = line.trim_start_matches("[U:Ar]").trim().to_string();
-                if line.starts_with("Max design cycles reached") {
-                    self.warning = Some(line.clone());
+                match notice {
+                    Notice::CycleLimit { .. } => self.warning = Some(line.clone()),
                 }
                 self.notice = Some(line);
             }
@@ -497,11 +545,13 @@ impl App {
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
-            Phase::Failed { message } => {
+            Phase::Failed {
+                message, retryable, ..
+            } => {
                 self.live = None;
                 self.popup = Some(Popup::Error {
                     message: message.clone(),
-                    retryable: true,
+                    retryable: *retryable,
                 });
             }
             _ => {}
@@ -533,10 +583,14 @@ impl App {
                 live.chars += text.len();
                 match live.purpose {
                     Purpose::Design | Purpose::Update => {
-                        if let Some(s) = live.parser.growing() {
+                        if let Some(s) = live.parser().growing() {
                             live.touched[s.index()] = true;
                         }
-                        if let Some(s) = live.parser.feed(&text) {
+                        let growing = match &mut live.patch {
+                            Some(patch) => patch.feed(&text),
+                            None => live.parser.feed(&text),
+                        };
+                        if let Some(s) = growing {
                             live.touched[s.index()] = true;
                         }
                     }
@@ -556,10 +610,22 @@ impl App {
     fn begin_call(&mut self, call: u64, purpose: Purpose) {
         self.last_call = call;
         self.thinking.clear();
+        // An update is drawn on the design it revises: after a first answer whose
+        // blocks failed, that is the design the answer left (the repair's base).
+        let patch = (purpose == Purpose::Update).then(|| {
+            let current = match self.live.as_ref().and_then(|l| l.patch.as_ref()) {
+                Some(previous) => previous.design(),
+                None => self.artifacts.clone(),
+            };
+            LivePatch::new(current)
+        });
         if matches!(purpose, Purpose::Design | Purpose::Update) {
-            for doc in &mut self.docs {
-                doc.clear();
+            if patch.is_none() {
+                for doc in &mut self.docs {
+                    doc.clear();
+                }
             }
+            self.marks = Default::default();
             for view in &mut self.views[..5] {
                 *view = ViewState::default();
             }
@@ -573,6 +639,7 @@ impl App {
             touched: [false; 5],
             started: Instant::now(),
             chars: 0,
+            patch,
         });
     }
 
@@ -582,14 +649,28 @@ impl App {
         let Some(live) = self.live.as_mut() else {
             return;
         };
-        let growing = live.parser.growing();
+        let growing = live.parser().growing();
         for section in Section::ALL {
             let i = section.index();
             if !live.touched[i] {
                 continue;
             }
             live.touched[i] = false;
-            let committed = live.parser.committed(section);
+            if let Some(patch) = live.patch.as_mut() {
+                let doc = &mut self.docs[i];
+                let synced = patch.sync(section, doc, &mut self.marks[i], &mut live.consumed[i]);
+                if synced == Synced::Done {
+                    if Some(section) == growing {
+                        live.touched[i] = true; // the pending block keeps changing
+                    }
+                    continue;
+                }
+            }
+            let parser = match &live.patch {
+                Some(patch) => patch.parser(),
+                None => &live.parser,
+            };
+            let committed = parser.committed(section);
             let doc = &mut self.docs[i];
             if committed.len() > live.consumed[i] {
                 let mut fresh = &committed[live.consumed[i]..];
@@ -604,7 +685,7 @@ impl App {
                 live.consumed[i] = committed.len();
             }
             if Some(section) == growing {
-                doc.set_tail(live.parser.tail());
+                doc.set_tail(parser.tail());
                 live.touched[i] = true; // the tail keeps changing
             } else {
                 doc.set_tail("");
@@ -620,9 +701,10 @@ impl App {
         for section in Section::ALL {
             let i = section.index();
             let len = self.docs[i].len();
+            let focus = live.patch.as_ref().and_then(|p| p.focus(section));
             let view = &mut self.views[i];
             if view.follow == Follow::Stream {
-                view.cursor = len.saturating_sub(1);
+                view.cursor = focus.unwrap_or(usize::MAX).min(len.saturating_sub(1));
             }
         }
     }
@@ -754,21 +836,21 @@ impl App {
             }
             KeyCode::Char('n') => self.search_next(false),
             KeyCode::Char('N') => self.search_next(true),
-            KeyCode::Char('r') if matches!(self.phase, Phase::Failed { .. }) => {
-                self.intents.push(Intent::Retry)
+            KeyCode::Char('r') if self.phase.can_retry() => {
+                self.intents.push(Intent::Act(Action::Retry))
             }
             KeyCode::Char('x')
                 if self.focus == Focus::Viewer && self.phase.is_busy() && self.live.is_some() =>
             {
-                self.intents.push(Intent::Cancel);
+                self.intents.push(Intent::Act(Action::Cancel));
                 self.notice = Some("cancelling the running call".into());
             }
             KeyCode::Enter if self.phase == Phase::AwaitingFinalize => {
-                self.intents.push(Intent::Finalize);
+                self.intents.push(Intent::Act(Action::Finalize));
                 self.verdict = Verdict::Sent;
             }
             KeyCode::Char('y') if self.phase == Phase::AwaitingPlanApproval => {
-                self.intents.push(Intent::ApprovePlan);
+                self.intents.push(Intent::Act(Action::ApprovePlan));
                 self.verdict = Verdict::Sent;
             }
             KeyCode::Char('s') if self.phase == Phase::AwaitingPlanApproval => {
@@ -872,7 +954,8 @@ impl App {
             },
             Popup::ConfirmReady => match key.code {
                 KeyCode::Char('y') | KeyCode::Enter => {
-                    self.intents.push(Intent::Ready);
+                    self.intents
+                        .push(Intent::Act(Action::Review(Feedback::ready(self.cycle))));
                     self.verdict = Verdict::Sent;
                     None
                 }
@@ -881,7 +964,7 @@ impl App {
             Popup::ConfirmQuit { reason } => match key.code {
                 KeyCode::Char('y') | KeyCode::Enter => {
                     if self.phase.is_busy() {
-                        self.intents.push(Intent::Cancel);
+                        self.intents.push(Intent::Act(Action::Cancel));
                     }
                     self.intents.push(Intent::Quit);
                     None
@@ -927,7 +1010,10 @@ impl App {
             Popup::History { commits, selected } => {
                 let count = commits.as_ref().map_or(0, Vec::len);
                 match key.code {
-                    KeyCode::Esc | KeyCode::Char('h') | KeyCode::Char('q') => None,
+                    KeyCode::Esc | KeyCode::Char('h') | KeyCode::Char('q') => {
+                        self.wanted_commit = None;
+                        None
+                    }
                     KeyCode::Down | KeyCode::Char('j') => Some(Popup::History {
                         commits,
                         selected: (selected + 1).min(count.saturating_sub(1)),
@@ -938,6 +1024,7 @@ impl App {
                     }),
                     KeyCode::Enter => {
                         if let Some(c) = commits.as_ref().and_then(|c| c.get(selected)) {
+                            self.wanted_commit = Some(c.short_id.clone());
                             self.intents.push(Intent::LoadCommit {
                                 id: c.id.clone(),
                                 short_id: c.short_id.clone(),
@@ -951,7 +1038,7 @@ impl App {
             }
             Popup::Error { message, retryable } => match key.code {
                 KeyCode::Char('r') if retryable => {
-                    self.intents.push(Intent::Retry);
+                    self.intents.push(Intent::Act(Action::Retry));
                     self.notice = None;
                     None
                 }
@@ -1042,7 +1129,7 @@ impl App {
             ComposerTarget::Answer { question } => self.draft.set_answer(&question, text),
             ComposerTarget::Steer => {
                 if !text.is_empty() {
-                    self.intents.push(Intent::SteerPlan(text));
+                    self.intents.push(Intent::Act(Action::SteerPlan(text)));
                     self.verdict = Verdict::Sent;
                 }
             }
@@ -1117,7 +1204,9 @@ impl App {
             .cloned()
             .collect();
         self.intents
-            .push(Intent::SendQuestions { questions, answers });
+            .push(Intent::Act(Action::Review(Feedback::questions(
+                self.cycle, questions, answers,
+            ))));
         self.verdict = Verdict::Sent;
         self.draft = Draft {
             cycle: self.cycle,
@@ -1321,7 +1410,9 @@ mod tests {
             artifacts,
             changed: Section::ALL.to_vec(),
         }));
-        app.on_app_event(AppEvent::Phase(Phase::AwaitingReview { cycle: 1 }));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
+            cycle: 1,
+        })));
         app
     }
 
@@ -1354,10 +1445,11 @@ mod tests {
         let intents = app.take_intents();
         assert_eq!(
             intents,
-            vec![Intent::SendQuestions {
-                questions: vec!["Why JSON?".into()],
-                answers: vec![]
-            }]
+            vec![Intent::Act(Action::Review(Feedback::questions(
+                1,
+                vec!["Why JSON?".into()],
+                vec![]
+            )))]
         );
         assert!(!app.draft.is_unsent());
         app.on_key(ctrl('s'));
@@ -1380,13 +1472,14 @@ mod tests {
         let intents = app.take_intents();
         assert_eq!(
             intents,
-            vec![Intent::SendQuestions {
-                questions: vec!["[API spec line 1: \"run() -> None\"] Async?".into()],
-                answers: vec![Answer {
+            vec![Intent::Act(Action::Review(Feedback::questions(
+                1,
+                vec!["[API spec line 1: \"run() -> None\"] Async?".into()],
+                vec![Answer {
                     question: "Which database?".into(),
                     answer: "SQLite".into()
                 }]
-            }]
+            )))]
         );
     }
 
@@ -1399,7 +1492,10 @@ mod tests {
         assert!(app.take_intents().is_empty());
         app.on_key(ctrl('r'));
         app.on_key(key(KeyCode::Char('y')));
-        assert_eq!(app.take_intents(), vec![Intent::Ready]);
+        assert_eq!(
+            app.take_intents(),
+            vec![Intent::Act(Action::Review(Feedback::ready(1)))]
+        );
 
         let mut app = reviewing();
         app.on_key(key(KeyCode::Char('a')));
@@ -1440,6 +1536,87 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_that_cannot_be_retried_offers_no_retry() {
+        let mut app = reviewing();
+        // The order the runtime sends them in: the error, then the failed phase.
+        app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+            message: "openai: no API key".into(),
+            retryable: false,
+        }));
+        let failed = Phase::Failed {
+            resume: Box::new(Phase::Designing { cycle: 2 }),
+            message: "openai: no API key".into(),
+            retryable: false,
+        };
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(failed)));
+        assert!(matches!(
+            app.popup,
+            Some(Popup::Error {
+                retryable: false,
+                ..
+            })
+        ));
+        app.on_key(key(KeyCode::Char('r')));
+        app.on_key(key(KeyCode::Esc));
+        app.on_key(key(KeyCode::Char('r')));
+        assert!(app.take_intents().is_empty(), "r must not retry");
+    }
+
+    #[test]
+    fn the_last_commit_asked_for_wins_however_slow() {
+        let mut app = reviewing();
+        app.on_key(key(KeyCode::Char('h')));
+        let commit = |n: u32| CommitInfo {
+            id: format!("{n:040}"),
+            short_id: format!("c{n}"),
+            summary: format!("Design cycle {n}"),
+            time: 0,
+        };
+        app.on_app_event(AppEvent::Loop(LoopEvent::History(vec![
+            commit(2),
+            commit(1),
+        ])));
+        app.on_key(key(KeyCode::Enter));
+        app.on_key(key(KeyCode::Char('j')));
+        app.on_key(key(KeyCode::Enter));
+        let old = |n: u32| {
+            AppEvent::Loop(LoopEvent::OldCycle {
+                short_id: format!("c{n}"),
+                summary: format!("Design cycle {n}"),
+                artifacts: Artifacts {
+                    architecture: format!("cycle {n}"),
+                    ..Artifacts::default()
+                },
+            })
+        };
+        // The second Enter's answer comes first; the first Enter's, slower, comes last.
+        app.on_app_event(old(1));
+        app.on_app_event(old(2));
+        assert_eq!(
+            app.old_cycle.as_ref().map(|o| o.short_id.as_str()),
+            Some("c1")
+        );
+    }
+
+    #[test]
+    fn the_cycle_limit_is_known_by_its_value_not_its_wording() {
+        let mut app = reviewing();
+        app.on_app_event(AppEvent::Loop(LoopEvent::Notice(
+            "[U:Ar] Max design cycles reached in a message that only quotes it".into(),
+        )));
+        assert_eq!(app.warning, None);
+        app.on_app_event(AppEvent::Loop(LoopEvent::Noticed(Notice::CycleLimit {
+            cycle: 2,
+            max: 2,
+            trace_id: "t".into(),
+        })));
+        assert_eq!(
+            app.warning.as_deref(),
+            Some("Max design cycles reached (2): finalizing without READY (trace t)")
+        );
+    }
+
+    #[test]
     fn error_popup_retries() {
         let mut app = reviewing();
         app.on_app_event(AppEvent::Loop(LoopEvent::Error {
@@ -1447,7 +1624,7 @@ mod tests {
             retryable: true,
         }));
         app.on_key(key(KeyCode::Char('r')));
-        assert_eq!(app.take_intents(), vec![Intent::Retry]);
+        assert_eq!(app.take_intents(), vec![Intent::Act(Action::Retry)]);
         assert!(app.popup.is_none());
     }
 }

@@ -15,13 +15,15 @@ use crate::reasoner::SharedReasoner;
 use crate::reasoner::offline::OfflineDrafter;
 use crate::reasoner::select::ReasonerArgs;
 use crate::tui::app::{App, SessionInfo};
-use crate::tui::draft::{self, DraftStore};
+use crate::tui::draft::{self, DraftError, DraftStore};
 use crate::tui::event::AppEvent;
 use crate::tui::runloop::{self, Channels, Exit};
 use crate::tui::session::{self, Start};
+use crate::tui::signals::{Signals, Stop};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::theme::Theme;
 use crate::tui::view;
+use crate::volk::loop_args::LoopArgs;
 use crate::volk::runtime::{ContextRoot, RunOptions};
 
 /// The bundled example scope.
@@ -41,21 +43,11 @@ pub struct DemoArgs {
 pub struct DesignArgs {
     /// A CXP packet (.json) or a requirements file (.md, .txt).
     pub input: PathBuf,
-    #[arg(long, env = "VOLK_WORKSPACE")]
-    pub workspace: Option<PathBuf>,
     #[command(flatten)]
-    pub reasoner: ReasonerArgs,
-    #[arg(long)]
-    pub max_cycles: Option<u32>,
+    pub design: LoopArgs,
+    /// Colour theme (a name from themes/ or a path to a theme file).
     #[arg(long)]
     pub theme: Option<String>,
-    /// Root of the monorepo whose context is injected into the prompt.
-    #[arg(long)]
-    pub context_root: Option<PathBuf>,
-    /// Automatic repair passes for a cycle with design errors before the review
-    /// (default 1; 0 turns them off).
-    #[arg(long, value_name = "N")]
-    pub lint_repairs: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -132,45 +124,42 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
 
 pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
     let launched = Instant::now();
-    let settings = Settings::load(&[Path::new(".")])?;
+    let cwd = std::env::current_dir()?;
+    let design = &args.design;
+    let settings = design.settings(&cwd)?;
     let theme = theme(args.theme.as_deref(), &settings)?;
     let (scope, thread_id, trace_id) = crate::volk::runtime::load_design_input(&args.input)?;
-    let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
-    let workspace = args.workspace.unwrap_or_else(|| PathBuf::from("."));
+    let reasoner = crate::reasoner::select::build(&design.reasoner, &settings)?;
     let start = Start::Scope {
         scope: Box::new(scope),
         thread_id,
         trace_id,
-        workspace,
-        max_cycles: args.max_cycles.or(settings.max_cycles),
+        workspace: design.workspace(&cwd),
+        max_cycles: design.max_cycles(&settings)?,
     };
-    workbench(
-        launched,
-        start,
-        reasoner,
-        theme,
-        RunOptions {
-            lint_repairs: args.lint_repairs,
-            ..options(
-                &settings,
-                ContextRoot::configured(args.context_root.or(settings.context_root.clone())),
-            )
-        },
-    )
+    let mut options = options(&settings, design.context(&settings));
+    options.reflection_config = Some(design.reflection_config(&cwd));
+    options.lint_repairs = design.lint_repairs;
+    workbench(launched, start, reasoner, theme, options)
 }
 
 pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
     let launched = Instant::now();
     let dir = &args.project_dir;
-    if !dir.join(".volk").join("session.json").is_file() {
+    let session_file = crate::project::Layout::new(dir).session();
+    if !session_file.is_file() {
         return Err(BadInput::err(format!(
-            "{}: not a volk project (no .volk/session.json; start one with `volk design`)",
-            dir.display()
+            "{}: not a volk project (no {}; start one with `volk design`)",
+            dir.display(),
+            session_file.display()
         )));
     }
     let settings = Settings::load(&[dir.as_path(), Path::new(".")])?;
     let theme = theme(args.theme.as_deref(), &settings)?;
-    let reasoner = crate::reasoner::select::build(&args.reasoner, &settings)?;
+    // The reasoner it was designed with, unless the flags say otherwise.
+    let resumed =
+        crate::volk::designed_with::resume_args(dir, &args.reasoner, settings.base_url.as_deref())?;
+    let reasoner = crate::reasoner::select::build(&resumed, &settings)?;
     workbench(
         launched,
         Start::Open(dir.clone()),
@@ -186,6 +175,29 @@ pub fn open(args: OpenArgs) -> anyhow::Result<ExitCode> {
     )
 }
 
+/// The loop was ended by a signal.
+#[derive(Debug, thiserror::Error)]
+#[error("stopped by {}", .0.name())]
+struct Stopped(Stop);
+
+/// After a signal, with the terminal already restored: says where the draft is and
+/// exits with 128 + the signal number.
+fn stopped(stop: Stop, draft: Option<(Result<(), DraftError>, &Path)>) -> ExitCode {
+    tracing::info!("workbench stopped by {}", stop.name());
+    match draft {
+        Some((Ok(()), path)) => {
+            eprintln!(
+                "volk: stopped by {}; the draft is saved in {}",
+                stop.name(),
+                path.display()
+            );
+        }
+        Some((Err(e), _)) => eprintln!("volk: stopped by {}; {e}", stop.name()),
+        None => eprintln!("volk: stopped by {}", stop.name()),
+    }
+    stop.exit_code()
+}
+
 /// Starts the loop and the screen; returns when the person quits.
 fn workbench(
     launched: Instant,
@@ -199,6 +211,8 @@ fn workbench(
     rt.block_on(async move {
         // The screen comes first: scaffolding a new project (git init, a virtual
         // environment) can take a moment, and the person should see volk at once.
+        // Caught before the screen changes, so that no signal leaves it changed.
+        let mut signals = Signals::install()?;
         let mut guard = TerminalGuard::enter()?;
         let mut app = App::new(
             SessionInfo {
@@ -211,7 +225,15 @@ fn workbench(
         );
         guard.terminal.draw(|f| view::draw(f, &mut app))?;
         tracing::info!("first frame {:?} after start", launched.elapsed());
-        let connected = session::connect(start, reasoner, options).await?;
+        let mut connected = tokio::select! {
+            connected = session::connect(start, reasoner, options) => connected?,
+            stop = signals.recv() => {
+                drop(guard);
+                return Ok(stopped(stop, None));
+            }
+        };
+        let _lock = connected.lock.take();
+        app.read_only = connected.read_only.clone();
         let project_dir = connected.project_dir.clone();
         app.info = SessionInfo {
             project_name: connected.project_name.clone(),
@@ -235,11 +257,17 @@ fn workbench(
             }));
         }
         let draft_path = draft::draft_path(&project_dir);
-        let saved = draft::load(&draft_path).map_err(|e| BadInput::err(e.to_string()))?;
+        let (saved, notice) = draft::load_or_set_aside(&draft_path, app.read_only.is_none());
+        if notice.is_some() {
+            app.notice = notice;
+        }
         app.restore_draft(saved.clone());
         let (notice_tx, notice_rx) = tokio::sync::mpsc::unbounded_channel::<AppEvent>();
-        let store = DraftStore::start(draft_path, saved, move |message| {
-            let _ = notice_tx.send(AppEvent::JobFailed(message));
+        // A read-only workbench must not write the holder's draft.
+        let store = app.read_only.is_none().then(|| {
+            DraftStore::start(draft_path.clone(), saved, move |message| {
+                let _ = notice_tx.send(AppEvent::JobFailed(message));
+            })
         });
         let events = session::merge(connected.events, notice_rx);
 
@@ -249,16 +277,20 @@ fn workbench(
             events,
             commands: connected.commands,
         };
-        let result = runloop::run(
-            &mut guard.terminal,
-            &mut app,
-            channels,
-            project_dir.clone(),
-            Some(&store),
-        )
-        .await;
+        let result = tokio::select! {
+            result = runloop::run(&mut guard.terminal, &mut app, channels, store.as_ref()) => result,
+            stop = signals.recv() => Err(anyhow::Error::new(Stopped(stop))),
+        };
         drop(guard);
-        let flushed = store.flush();
+        let flushed = match store {
+            Some(store) => store.flush(),
+            None => Ok(()),
+        };
+        if let Err(e) = &result
+            && let Some(Stopped(stop)) = e.downcast_ref::<Stopped>()
+        {
+            return Ok(stopped(*stop, Some((flushed, draft_path.as_path()))));
+        }
         let (exit, stats) = result?;
         tracing::info!(
             "workbench closed: {} frames, {} inputs, worst input-to-frame {:?}",

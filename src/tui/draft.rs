@@ -86,7 +86,7 @@ impl Draft {
 
 /// `PROJECT/.volk/draft.json`.
 pub fn draft_path(project_dir: &Path) -> PathBuf {
-    project_dir.join(".volk").join("draft.json")
+    crate::project::Layout::new(project_dir).draft()
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -125,6 +125,47 @@ pub fn load(path: &Path) -> Result<Draft, DraftError> {
             message: e.to_string(),
         }),
     }
+}
+
+/// The largest draft read back: a person's unsent questions are kilobytes; anything
+/// far larger is not a draft volk wrote.
+pub const MAX_DRAFT_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Reads the saved draft for a workbench that must open whatever the file holds: a
+/// corrupt or oversized draft is moved aside to `draft.json.bad` (kept for the person,
+/// never deleted) and the workbench starts with an empty draft and the returned notice.
+/// With `may_move` false (a read-only workbench) the file is left where it is.
+pub fn load_or_set_aside(path: &Path, may_move: bool) -> (Draft, Option<String>) {
+    let problem = match std::fs::metadata(path) {
+        Ok(meta) if meta.len() > MAX_DRAFT_BYTES => {
+            format!(
+                "{} bytes, over the {MAX_DRAFT_BYTES}-byte limit",
+                meta.len()
+            )
+        }
+        Ok(_) => match load(path) {
+            Ok(draft) => return (draft, None),
+            Err(e) => e.to_string(),
+        },
+        Err(_) => return (Draft::default(), None),
+    };
+    if !may_move {
+        return (
+            Draft::default(),
+            Some(format!("draft not restored: {problem}")),
+        );
+    }
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(".bad");
+    let aside = PathBuf::from(aside);
+    let notice = match std::fs::rename(path, &aside) {
+        Ok(()) => format!(
+            "draft unreadable ({problem}); moved aside to {}",
+            aside.display()
+        ),
+        Err(e) => format!("draft unreadable ({problem}); could not move it aside: {e}"),
+    };
+    (Draft::default(), Some(notice))
 }
 
 /// Saves drafts in the background: `update` never blocks, the task writes the newest
@@ -219,6 +260,30 @@ impl DraftStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_corrupt_or_huge_draft_is_moved_aside_and_the_project_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("draft.json");
+        std::fs::write(&path, "{not json").unwrap();
+        let (draft, notice) = load_or_set_aside(&path, false);
+        assert_eq!(draft, Draft::default());
+        assert!(notice.unwrap().contains("not restored"));
+        assert!(path.exists(), "a read-only workbench leaves the file");
+        let (_, notice) = load_or_set_aside(&path, true);
+        assert!(notice.unwrap().contains("draft.json.bad"));
+        assert!(!path.exists());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("draft.json.bad")).unwrap(),
+            "{not json"
+        );
+        let big = std::fs::File::create(&path).unwrap();
+        big.set_len(MAX_DRAFT_BYTES + 1).unwrap();
+        let (_, notice) = load_or_set_aside(&path, true);
+        assert!(notice.unwrap().contains("limit"));
+        let (draft, notice) = load_or_set_aside(&path, true);
+        assert_eq!((draft, notice), (Draft::default(), None));
+    }
 
     #[test]
     fn rendered_question_quotes_its_anchor() {

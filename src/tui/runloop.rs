@@ -1,9 +1,8 @@
 //! The event loop: one `tokio::select!` over terminal input, events from the design
 //! loop and the workbench's own jobs, the frame scheduler and a spinner tick. Intents
-//! for the design loop go out on a channel; git look-ups run on blocking tasks and come
-//! back as events. Nothing here waits on disk or network.
+//! for the design loop (and its queries about the project) go out on a channel; the
+//! answers come back as events. Nothing here waits on disk or network.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use ratatui::Terminal;
@@ -11,13 +10,11 @@ use ratatui::backend::Backend;
 use ratatui::crossterm::event::Event;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use crate::project::git;
 use crate::tui::app::App;
 use crate::tui::draft::DraftStore;
 use crate::tui::event::{AppEvent, Intent};
 use crate::tui::frame::{FRAME, FrameScheduler};
 use crate::tui::highlight;
-use crate::tui::history;
 use crate::tui::view;
 
 /// How the loop ended.
@@ -43,7 +40,7 @@ pub struct LoopStats {
 pub struct Channels {
     pub terminal: UnboundedReceiver<Event>,
     pub events: UnboundedReceiver<AppEvent>,
-    /// Intents for the design loop (verdicts, retry, cancel, plan decisions).
+    /// Intents for the design loop (verdicts, retry, cancel, plan decisions, queries).
     pub commands: UnboundedSender<Intent>,
 }
 
@@ -52,13 +49,11 @@ pub async fn run<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
     mut channels: Channels,
-    project_dir: PathBuf,
     drafts: Option<&DraftStore>,
 ) -> anyhow::Result<(Exit, LoopStats)>
 where
     B::Error: Send + Sync + 'static,
 {
-    let (jobs_tx, mut jobs_rx) = unbounded_channel::<AppEvent>();
     let mut frames = FrameScheduler::new(FRAME);
     let mut spinner = tokio::time::interval(Duration::from_millis(100));
     spinner.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -67,7 +62,6 @@ where
     let mut stats = LoopStats::default();
     // The oldest terminal event not yet on screen.
     let mut input_since: Option<std::time::Instant> = None;
-    load_previous_cycle(&project_dir, app, &jobs_tx);
     loop {
         let deadline = frames.deadline(tokio::time::Instant::now());
         tokio::select! {
@@ -110,10 +104,6 @@ where
                 }
                 None => events_open = false,
             },
-            Some(event) = jobs_rx.recv() => {
-                app.on_app_event(event);
-                frames.request();
-            }
             _ = spinner.tick(), if app.phase.is_busy() || app.committing || !highlight::is_warm() => {
                 app.tick();
                 frames.request();
@@ -125,12 +115,6 @@ where
                     // Draw once more so the screen is current if the terminal is shared.
                     return Ok((Exit::Quit, stats));
                 }
-                Intent::LoadHistory => spawn_history(&project_dir, &jobs_tx),
-                Intent::LoadCommit {
-                    id,
-                    short_id,
-                    summary,
-                } => spawn_load_commit(&project_dir, id, short_id, summary, &jobs_tx),
                 other => {
                     if channels.commands.send(other).is_err() {
                         app.notice = Some("the design loop has stopped".into());
@@ -152,58 +136,6 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
     }
-}
-
-fn spawn_history(project_dir: &std::path::Path, tx: &UnboundedSender<AppEvent>) {
-    let dir = project_dir.to_path_buf();
-    let tx = tx.clone();
-    tokio::task::spawn_blocking(move || {
-        let event = match git::log(&dir) {
-            Ok(commits) => AppEvent::History(commits),
-            Err(e) => AppEvent::JobFailed(format!("history: {e}")),
-        };
-        let _ = tx.send(event);
-    });
-}
-
-fn spawn_load_commit(
-    project_dir: &std::path::Path,
-    id: String,
-    short_id: String,
-    summary: String,
-    tx: &UnboundedSender<AppEvent>,
-) {
-    let dir = project_dir.to_path_buf();
-    let tx = tx.clone();
-    tokio::task::spawn_blocking(move || {
-        let event = match history::artifacts_at(&dir, &id) {
-            Ok(artifacts) => AppEvent::OldCycle {
-                short_id,
-                summary,
-                artifacts,
-            },
-            Err(e) => AppEvent::JobFailed(format!("commit {short_id}: {e}")),
-        };
-        let _ = tx.send(event);
-    });
-}
-
-/// On `volk open`, the diff view needs the cycle before the newest commit.
-fn load_previous_cycle(project_dir: &std::path::Path, app: &App, tx: &UnboundedSender<AppEvent>) {
-    if app.artifacts.is_empty() {
-        return;
-    }
-    let dir = project_dir.to_path_buf();
-    let tx = tx.clone();
-    tokio::task::spawn_blocking(move || {
-        let Ok(commits) = git::log(&dir) else { return };
-        if let Some(previous) = commits.get(1)
-            && let Ok(artifacts) = history::artifacts_at(&dir, &previous.id)
-            && !artifacts.is_empty()
-        {
-            let _ = tx.send(AppEvent::PreviousCycle(artifacts));
-        }
-    });
 }
 
 /// Reads terminal input on a plain thread (crossterm's reader blocks) and forwards it.

@@ -10,9 +10,10 @@ use crate::BadInput;
 use crate::cxp::{Inbound, Packet, Scope};
 use crate::design::Artifacts;
 use crate::reasoner::SharedReasoner;
-use crate::tui::event::{AppEvent, Intent, Phase};
-use crate::volk::runtime::{self, Command, Event, RunOptions};
-use crate::volk::session::{self as loop_session, Session};
+use crate::tui::event::{AppEvent, Intent};
+use crate::volk::lock::{self, LockError, ThreadLock};
+use crate::volk::runtime::{self, Action, Event, Query, RunOptions};
+use crate::volk::session::Session;
 
 /// How a workbench session begins.
 #[derive(Debug, Clone)]
@@ -43,6 +44,10 @@ pub struct Connected {
     pub implement_packet: Option<PathBuf>,
     pub events: UnboundedReceiver<AppEvent>,
     pub commands: UnboundedSender<Intent>,
+    /// The thread lock, held while the workbench runs; `None` when read-only.
+    pub lock: Option<ThreadLock>,
+    /// Who holds the thread when this workbench may only read it.
+    pub read_only: Option<String>,
 }
 
 /// Reads a packet held in memory (the bundled demo scope) as a design start.
@@ -63,28 +68,28 @@ pub fn scope_from_packet(
     }
 }
 
-/// Maps one runtime event to the workbench's event.
-pub fn app_event(event: Event) -> AppEvent {
-    match event {
-        Event::Phase(phase) => AppEvent::Phase(Phase::from(&phase)),
-        other => AppEvent::Loop(other),
-    }
+/// What an intent asks of the runtime.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    Act(Action),
+    Query(Query),
 }
 
-/// Maps an intent for the design loop to a runtime command; `None` for the
-/// workbench's own intents.
-pub fn command(intent: Intent) -> Option<Command> {
+/// Maps an intent to what it asks of the runtime; `None` for the workbench's own.
+pub fn request(intent: Intent) -> Option<Request> {
     Some(match intent {
-        Intent::SendQuestions { questions, answers } => {
-            Command::SendQuestions { questions, answers }
-        }
-        Intent::Ready => Command::Ready,
-        Intent::Finalize => Command::Finalize,
-        Intent::ApprovePlan => Command::ApprovePlan,
-        Intent::SteerPlan(note) => Command::SteerPlan(note),
-        Intent::Retry => Command::Retry,
-        Intent::Cancel => Command::Cancel,
-        Intent::LoadHistory | Intent::LoadCommit { .. } | Intent::Quit => return None,
+        Intent::Act(action) => Request::Act(action),
+        Intent::LoadHistory => Request::Query(Query::History),
+        Intent::LoadCommit {
+            id,
+            short_id,
+            summary,
+        } => Request::Query(Query::Commit {
+            id,
+            short_id,
+            summary,
+        }),
+        Intent::Quit => return None,
     })
 }
 
@@ -94,7 +99,7 @@ pub async fn connect(
     reasoner: SharedReasoner,
     options: RunOptions,
 ) -> anyhow::Result<Connected> {
-    let project_dir = match start {
+    let (project_dir, lock) = match start {
         Start::Scope {
             scope,
             thread_id,
@@ -102,82 +107,124 @@ pub async fn connect(
             workspace,
             max_cycles,
         } => {
-            let limit = max_cycles.unwrap_or(loop_session::DEFAULT_MAX_CYCLES);
-            let (session, _created) = tokio::task::spawn_blocking(move || {
-                runtime::prepare_project(&workspace, *scope, &thread_id, &trace_id, limit)
+            let limit = max_cycles.unwrap_or(runtime::DEFAULT_MAX_CYCLES);
+            tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+                let slug = runtime::project_slug(&scope);
+                let dir = crate::project::claim::claim(&workspace, &slug, &thread_id)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", workspace.display()))?
+                    .dir()
+                    .to_path_buf();
+                let lock = take_lock(&dir, "volk design")?;
+                if lock.is_ok() {
+                    runtime::prepare_in(&dir, *scope, &thread_id, &trace_id, limit)?;
+                }
+                Ok((dir.canonicalize().unwrap_or(dir), lock))
             })
-            .await??;
-            session.project_dir
+            .await??
         }
-        Start::Open(dir) => dir,
+        Start::Open(dir) => {
+            let lock = take_lock(&dir, "volk open")?;
+            (dir, lock)
+        }
     };
-    let session = Session::load(&project_dir)
-        .map_err(|e| BadInput::err(e.to_string()))?
-        .ok_or_else(|| {
-            BadInput::err(format!(
-                "{}: not a volk project (no .volk/session.json)",
-                project_dir.display()
-            ))
-        })?;
-    let restored = (session.cycle > 0 && !session.artifacts.is_empty()).then(|| {
-        (
-            session.cycle,
-            session.artifacts.clone(),
-            session.previous.clone(),
-        )
-    });
-    let name = if session.scope.project_name.trim().is_empty() {
-        session.scope.task_summary.clone()
-    } else {
-        session.scope.project_name.clone()
-    };
-    let implement_packet = newest_implement_packet(&session.outbox_dir());
+    let dir = project_dir.clone();
+    let overview = tokio::task::spawn_blocking(move || runtime::overview(&dir))
+        .await?
+        .map_err(|e| BadInput::err(e.to_string()))?;
+    let restored = overview.restored;
+    let implement_packet = overview.implement_packet;
     let reasoner_name = reasoner.name().to_string();
     let model = reasoner.model().to_string();
-    let (handle, mut runtime_events) = runtime::start(project_dir.clone(), reasoner, options)?;
-
+    let (lock, read_only) = match lock {
+        Ok(lock) => (Some(lock), None),
+        Err(holder) => (None, Some(holder)),
+    };
     let (event_tx, events) = unbounded_channel();
-    tokio::spawn(async move {
-        while let Some(event) = runtime_events.recv().await {
-            if event_tx.send(app_event(event)).is_err() {
-                return;
-            }
-        }
-    });
     let (commands, mut intents) = unbounded_channel::<Intent>();
-    tokio::spawn(async move {
-        while let Some(intent) = intents.recv().await {
-            if let Some(command) = command(intent) {
-                handle.send(command);
+    if read_only.is_none() {
+        let (handle, mut runtime_events) = runtime::start(project_dir.clone(), reasoner, options)?;
+        tokio::spawn(async move {
+            while let Some(event) = runtime_events.recv().await {
+                if event_tx.send(AppEvent::Loop(event)).is_err() {
+                    return;
+                }
             }
+        });
+        if restored.is_some() {
+            // The diff view of a resumed session compares with the cycle before.
+            handle.query(Query::PreviousCycle);
         }
-    });
+        tokio::spawn(async move {
+            while let Some(intent) = intents.recv().await {
+                match request(intent) {
+                    Some(Request::Act(action)) => handle.act(action),
+                    Some(Request::Query(query)) => handle.query(query),
+                    None => {}
+                }
+            }
+        });
+    } else {
+        // Nothing may change the thread: actions are dropped (the app refuses them
+        // first, with a notice); reading the history still works.
+        let (query_tx, mut answers) = unbounded_channel::<Event>();
+        let queries = crate::volk::queries::Queries::new(project_dir.clone(), query_tx);
+        if restored.is_some() {
+            queries.ask(Query::PreviousCycle);
+        }
+        tokio::spawn(async move {
+            while let Some(intent) = intents.recv().await {
+                if let Some(Request::Query(query)) = request(intent) {
+                    queries.ask(query);
+                }
+            }
+        });
+        // Show where the thread stands, as the runtime would on start.
+        if let Ok(Some(session)) = Session::load(&project_dir) {
+            let _ = event_tx.send(AppEvent::Loop(Event::Phase(session.phase)));
+        }
+        tokio::spawn(async move {
+            while let Some(event) = answers.recv().await {
+                if event_tx.send(AppEvent::Loop(event)).is_err() {
+                    return;
+                }
+            }
+        });
+    }
     Ok(Connected {
         project_dir,
-        project_name: name,
-        thread_id: session.thread_id.clone(),
-        max_cycles: session.max_cycles,
+        project_name: overview.project_name,
+        thread_id: overview.thread_id,
+        max_cycles: overview.max_cycles,
         reasoner_name,
         model,
         restored,
         implement_packet,
         events,
         commands,
+        lock,
+        read_only,
     })
 }
 
-/// The outbox packets are numbered (`NNN-subject.json`), so the greatest name is the
-/// newest.
-fn newest_implement_packet(outbox: &std::path::Path) -> Option<PathBuf> {
-    let entries = std::fs::read_dir(outbox).ok()?;
-    entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.ends_with("-implement.json"))
-        })
-        .max()
+/// The thread lock for a workbench: `Ok(lock)` to write, `Err(holder)` to open
+/// read-only because another process holds it. With the lock, what a dead process left
+/// behind is swept first.
+fn take_lock(dir: &std::path::Path, command: &str) -> anyhow::Result<Result<ThreadLock, String>> {
+    match lock::try_acquire(dir, command)? {
+        Ok(lock) => {
+            crate::volk::recover::sweep(dir)
+                .map_err(|e| anyhow::anyhow!("{}: cannot clear temp files: {e}", dir.display()))?;
+            if let Ok(Some(session)) = Session::load(dir) {
+                crate::volk::recover::trim_journal(&session)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", session.journal_path().display()))?;
+            }
+            Ok(Ok(lock))
+        }
+        Err(LockError::Held { holder, .. }) => Ok(Err(
+            holder.map_or_else(|| "another volk process".to_string(), |h| h.to_string())
+        )),
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// Joins two event sources into one channel.
@@ -218,10 +265,15 @@ mod tests {
     }
 
     #[test]
-    fn every_loop_intent_becomes_a_command() {
-        assert_eq!(command(Intent::Ready), Some(Command::Ready));
-        assert_eq!(command(Intent::Retry), Some(Command::Retry));
-        assert_eq!(command(Intent::LoadHistory), None);
-        assert_eq!(command(Intent::Quit), None);
+    fn intents_become_actions_or_queries() {
+        assert_eq!(
+            request(Intent::Act(Action::Retry)),
+            Some(Request::Act(Action::Retry))
+        );
+        assert_eq!(
+            request(Intent::LoadHistory),
+            Some(Request::Query(Query::History))
+        );
+        assert_eq!(request(Intent::Quit), None);
     }
 }

@@ -159,8 +159,14 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         sep.clone(),
         Span::raw(format!("{}/{}", app.info.reasoner, app.info.model)),
         sep,
-        Span::styled(app.phase.label(), state_style),
+        Span::styled(app.phase.short_label(), state_style),
     ];
+    if let Some(holder) = &app.read_only {
+        spans.push(Span::styled(
+            format!("  [READ-ONLY: held by {holder}]"),
+            Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+        ));
+    }
     if let Some(old) = &app.old_cycle {
         spans.push(Span::styled(
             format!("  [read-only: {}]", old.short_id),
@@ -236,7 +242,10 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             tab_title(tab),
             old.summary
         ),
-        None => format!(" {} ", tab_title(tab)),
+        None => match Section::ALL.get(tab).and_then(|s| app.patch_label(*s)) {
+            Some(label) => format!(" {} — {label} ", tab_title(tab)),
+            None => format!(" {} ", tab_title(tab)),
+        },
     };
     let position = if len == 0 {
         String::new()
@@ -290,7 +299,7 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     // Keep the cursor (and, when following a stream, the tail) on screen.
     let has_tail = is_live && !doc.tail().is_empty();
     let mut top = view.top.min(len.saturating_sub(1));
-    if is_live && view.follow == Follow::Stream {
+    if is_live && view.follow == Follow::Stream && !app.follows_edit(tab) {
         let tail_rows = if has_tail {
             wrap::rows(doc.tail(), text_width.saturating_sub(1))
         } else {
@@ -362,6 +371,17 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             };
             let number = format!("{:>w$} ", index + 1, w = (gutter_width - 1) as usize);
             buf.set_string(inner.x, y, number, style);
+            // A line an edit block of the running update wrote, marked as in a diff.
+            if app.old_cycle.is_none()
+                && app.marks.get(tab).and_then(|m| m.get(index)) == Some(&true)
+            {
+                buf.set_string(
+                    inner.x + gutter_width - 1,
+                    y,
+                    "+",
+                    Style::default().fg(p.added).add_modifier(Modifier::BOLD),
+                );
+            }
         }
         for row in rows.iter() {
             if y >= bottom {
@@ -491,14 +511,16 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                 if plan.graph.is_empty() {
                     lines.extend(
                         plan.source
+                            .as_deref()
+                            .unwrap_or_default()
                             .lines()
                             .map(|l| Line::styled(l.to_string(), Style::default().fg(p.muted))),
                     );
                 }
-                if !plan.diagnostics.is_empty() {
+                if !plan.diagnostics_human.is_empty() {
                     lines.push(Line::raw(""));
                     lines.extend(
-                        plan.diagnostics
+                        plan.diagnostics_human
                             .lines()
                             .map(|l| Line::styled(l.to_string(), Style::default().fg(p.warning))),
                     );
@@ -620,7 +642,7 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(section) = app.streaming_section() {
         left.push_str(&format!(" {spinner} streaming {}", section.title()));
     } else if app.is_streaming() {
-        left.push_str(&format!(" {spinner} {}", app.phase.label()));
+        left.push_str(&format!(" {spinner} {}", app.phase.short_label()));
     } else if app.phase.is_busy() {
         left.push_str(&format!(" {spinner} waiting for the reasoner"));
     } else {
@@ -633,6 +655,11 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         if let Some(ttft) = app.metrics.ttft_ms {
             left.push_str(&format!(" · first token {ttft} ms"));
         }
+    }
+    if !app.is_streaming()
+        && let Some(cost) = app.cost.latest()
+    {
+        left.push_str(&format!(" · {}", cost.status()));
     }
     if app.committing {
         left.push_str(" · committing…");
@@ -713,6 +740,12 @@ fn draw_summary(frame: &mut Frame, area: Rect, app: &App) {
         lines.push(Line::from(vec![
             Span::styled("  subject   ", label),
             Span::raw(format!("{} → U:Cd", outcome.subject)),
+        ]));
+    }
+    if let Some(saved) = app.cost.summary() {
+        lines.push(Line::from(vec![
+            Span::styled("  saved     ", label),
+            Span::raw(saved),
         ]));
     }
     if let Some(warning) = &app.warning {

@@ -38,7 +38,7 @@ mod tests {
     use crate::cxp::{Feedback, Scope, Verdict};
     use crate::reasoner::offline::draft;
     use crate::reasoner::{Purpose, ReasonerRequest};
-    use crate::volk::machine::{Architect, Effect, Input, Mode};
+    use crate::volk::machine::{Action, Architect, Effect, Input, Mode};
     use crate::volk::session::{Phase, Session};
 
     fn started(repairs: u32) -> (Architect, Vec<Effect>) {
@@ -74,8 +74,11 @@ mod tests {
     }
 
     /// The offline design with a class the API spec lacks (D030).
+    /// A whole design whose class diagram draws a class no signature defines. Whole
+    /// sections, also for an update request: the offline drafter answers those with
+    /// edit blocks, which a text replacement would break.
     fn broken(request: &ReasonerRequest) -> String {
-        draft(request.purpose, &request.brief)
+        draft(Purpose::Design, &request.brief)
             .replace("classDiagram\n", "classDiagram\n  class Phantom\n")
     }
 
@@ -140,13 +143,13 @@ mod tests {
         assert_eq!(a.phase(), &Phase::AwaitingReview { cycle: 1 });
         // What remains goes into the next update prompt.
         let fx = a
-            .handle(Input::Feedback(Feedback {
+            .handle(Input::Act(Action::Review(Feedback {
                 verdict: Verdict::Questions,
                 questions: vec!["Why?".into()],
                 design_cycle: None,
                 answers: vec![],
                 project_dir: None,
-            }))
+            })))
             .unwrap();
         let (_, update) = call_of(&fx).unwrap();
         assert!(update.prompt.contains("error[D030]"), "{}", update.prompt);

@@ -14,6 +14,8 @@ use crate::design::{Artifacts, Section};
 use crate::reasoner::{Purpose, ReasonerRequest};
 use crate::volk::journal::JournalEntry;
 use crate::volk::lint_step;
+use crate::volk::loop_args::Limits;
+use crate::volk::patch_cycle::{self, Next};
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
 use crate::volk::session::{CycleRecord, PendingCall, Phase, Session};
@@ -26,6 +28,17 @@ pub enum Mode {
     Headless,
     /// The workbench: the person finalizes after reflection and approves the plan.
     Interactive,
+}
+
+/// Why the artifacts are written: a new cycle changes what the reviewer reads, while
+/// finalization writes the same text again and must leave the reader where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// A new cycle, and the artifacts it changed.
+    Cycle {
+        changed: Vec<Section>,
+    },
+    Final,
 }
 
 /// Everything that can happen to a design thread.
@@ -47,22 +60,56 @@ pub enum Input {
         message: String,
         retryable: bool,
     },
-    /// The reviewer's verdict, from a packet or from the person.
-    Feedback(Feedback),
+    /// What the person (a key in the workbench) or the reviewer (a packet) decided.
+    Act(Action),
     /// The reflection questions to ask (`None`: reflection is off), or why they could
     /// not be read (reflection is then skipped, never fatal).
     ReflectionLoaded(Result<Option<Vec<String>>, String>),
-    /// After reflection: finalize now.
-    Finalize,
-    PlanApproved,
-    PlanSteer(String),
-    Retry,
-    /// The person stopped the running call.
-    Cancelled,
     Committed {
         cycle: u32,
         short_id: String,
     },
+}
+
+/// A decision of the person or of the reviewer. The workbench sends these for keys, and
+/// `volk run` turns a `design_feedback` packet into one: both speak this vocabulary.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// The verdict on a cycle: QUESTIONS (with them) or READY.
+    Review(Feedback),
+    /// After reflection: finalize now.
+    Finalize,
+    ApprovePlan,
+    /// Steer the next plan attempt with a note.
+    SteerPlan(String),
+    /// Run the failed call again.
+    Retry,
+    /// Stop the running call.
+    Cancel,
+}
+
+/// A moment the person must be told about, as a value a screen can act on; its
+/// `Display` is the line `volk run` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// The reviewer asked questions on the last allowed cycle: the design is finalized
+    /// without READY.
+    CycleLimit {
+        cycle: u32,
+        max: u32,
+        trace_id: String,
+    },
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::CycleLimit { max, trace_id, .. } => write!(
+                f,
+                "[U:Ar] Max design cycles reached ({max}): finalizing without READY (trace {trace_id})"
+            ),
+        }
+    }
 }
 
 /// What the runtime must do, in order.
@@ -80,6 +127,7 @@ pub enum Effect {
     /// Write the artifacts to `design/` (before any packet that claims them).
     WriteDocs {
         artifacts: Artifacts,
+        written: Written,
     },
     /// Commit the project; answer with `Committed` when done.
     Commit {
@@ -107,7 +155,11 @@ pub enum Effect {
     Log(String),
     /// A `[U:Ar]` warning line.
     Warn(String),
+    /// A moment with meaning for a screen (the cycle limit), printed as a warning too.
+    Notice(Notice),
     SaveSession,
+    /// Record progress in `context.json` for the pipeline.
+    Progress(crate::volk::progress::ContextUpdate),
     /// A call failed: say so; `retryable` offers the retry key.
     Failed {
         message: String,
@@ -155,9 +207,9 @@ impl Architect {
             mode,
             next_call: 1,
             in_flight: None,
-            max_tokens: 16_000,
-            plan_repairs: 2,
-            lint_repairs: 1,
+            max_tokens: Limits::DEFAULT.max_tokens,
+            plan_repairs: Limits::DEFAULT.plan_repairs,
+            lint_repairs: Limits::DEFAULT.lint_repairs,
             lint_repairs_used: 0,
         }
     }
@@ -166,6 +218,13 @@ impl Architect {
         self.max_tokens = max_tokens;
         self.plan_repairs = plan_repairs;
         self
+    }
+
+    /// Goes back to `session` (the last one saved) after a step could not finish; the
+    /// call the step had started, if any, is forgotten.
+    pub fn restore(&mut self, session: Session) {
+        self.session = session;
+        self.in_flight = None;
     }
 
     /// `--lint-repairs N`: 0 shows every cycle to the person as it came.
@@ -223,48 +282,8 @@ impl Architect {
                 self.in_flight = None;
                 self.fail(message, retryable, &mut fx);
             }
-            Input::Feedback(feedback) => self.feedback(feedback, &mut fx)?,
+            Input::Act(action) => self.act(action, &mut fx)?,
             Input::ReflectionLoaded(loaded) => self.reflection_loaded(loaded, &mut fx),
-            Input::Finalize => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingFinalize),
-                    "finalize",
-                )?;
-                self.finalize_docs(&mut fx);
-            }
-            Input::PlanApproved => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
-                    "a plan approval",
-                )?;
-                self.journal(&mut fx, "plan_approved", json!({}));
-                self.emit_implement(&mut fx);
-            }
-            Input::PlanSteer(note) => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
-                    "a plan note",
-                )?;
-                self.journal(&mut fx, "plan_steered", json!({ "note": note }));
-                self.session.plan.notes.push(note);
-                self.session.phase = Phase::Planning { attempt: 1 };
-                self.call(Purpose::Plan, self.session.brief(Purpose::Plan), &mut fx);
-            }
-            Input::Retry => {
-                let Phase::Failed { resume, .. } = &self.session.phase else {
-                    return Err(self.wrong_phase("a retry"));
-                };
-                self.session.phase = (**resume).clone();
-                match self.session.pending.clone() {
-                    Some(pending) => self.call(pending.purpose, pending.brief, &mut fx),
-                    None => self.begin_design(&mut fx),
-                }
-            }
-            Input::Cancelled => {
-                if self.in_flight.take().is_some() {
-                    self.fail("cancelled by the person".into(), true, &mut fx);
-                }
-            }
             Input::Committed { cycle, short_id } => {
                 if let Some(record) = self
                     .session
@@ -284,6 +303,59 @@ impl Architect {
             }
         }
         Ok(fx)
+    }
+
+    fn act(&mut self, action: Action, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        match action {
+            Action::Review(feedback) => self.feedback(feedback, fx)?,
+            Action::Finalize => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingFinalize),
+                    "finalize",
+                )?;
+                self.finalize_docs(fx);
+            }
+            Action::ApprovePlan => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
+                    "a plan approval",
+                )?;
+                self.journal(fx, "plan_approved", json!({}));
+                self.emit_implement(fx);
+            }
+            Action::SteerPlan(note) => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
+                    "a plan note",
+                )?;
+                self.journal(fx, "plan_steered", json!({ "note": note }));
+                self.session.plan.notes.push(note);
+                self.session.phase = Phase::Planning { attempt: 1 };
+                self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx);
+            }
+            Action::Retry => {
+                let Phase::Failed { resume, .. } = &self.session.phase else {
+                    return Err(self.wrong_phase("a retry"));
+                };
+                self.session.phase = (**resume).clone();
+                match (self.session.pending.clone(), &self.session.phase) {
+                    (Some(pending), _) => self.call(pending.purpose, pending.brief, fx),
+                    // Interrupted between READY and the reflection call: reflect again,
+                    // never rewind an accepted design to cycle 1.
+                    (None, Phase::Reflecting) => fx.push(Effect::LoadReflection),
+                    (None, Phase::Planning { .. }) => {
+                        self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx)
+                    }
+                    (None, _) => self.begin_design(fx),
+                }
+            }
+            Action::Cancel => {
+                if self.in_flight.take().is_some() {
+                    self.fail("cancelled by the person".into(), true, fx);
+                }
+            }
+        }
+        Ok(())
     }
 
     fn expect(&self, ok: bool, what: &str) -> Result<(), Refusal> {
@@ -321,6 +393,13 @@ impl Architect {
     }
 
     fn begin(&mut self, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        if matches!(self.session.phase, Phase::GatheringContext) {
+            // Interrupted while gathering: the start is journaled already; gather again.
+            fx.push(Effect::GatherContext {
+                text: self.context_query(),
+            });
+            return Ok(());
+        }
         self.expect(matches!(self.session.phase, Phase::New), "a new design")?;
         let scope = &self.session.scope;
         self.journal(
@@ -344,6 +423,15 @@ impl Architect {
             self.journal(fx, "impact_report", report.clone());
         }
         self.session.phase = Phase::GatheringContext;
+        fx.push(Effect::GatherContext {
+            text: self.context_query(),
+        });
+        fx.push(Effect::SaveSession);
+        Ok(())
+    }
+
+    /// The text whose words are looked up in the monorepo.
+    fn context_query(&self) -> String {
         let scope = &self.session.scope;
         let mut text = format!(
             "{}\n{}\n{}",
@@ -357,9 +445,7 @@ impl Architect {
             text.push('\n');
             text.push_str(ux);
         }
-        fx.push(Effect::GatherContext { text });
-        fx.push(Effect::SaveSession);
-        Ok(())
+        text
     }
 
     fn context_ready(&mut self, section: String, symbols: Vec<String>, fx: &mut Vec<Effect>) {
@@ -430,6 +516,7 @@ impl Architect {
         self.session.phase = Phase::Failed {
             resume,
             message: message.clone(),
+            retryable,
         };
         fx.push(Effect::SaveSession);
         fx.push(Effect::Failed { message, retryable });
@@ -445,8 +532,62 @@ impl Architect {
         }
     }
 
+    /// An update answer: edit blocks and whole sections against the current design.
+    /// `None` when a follow-up request (a repair, or sections in full) went out.
+    fn read_update(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) -> Option<Artifacts> {
+        let brief = self
+            .session
+            .pending
+            .as_ref()
+            .map(|p| p.brief.clone())
+            .unwrap_or_default();
+        // Blocks apply to the design the model was shown: the current cycle, or the
+        // candidate a repair pass (of the design compiler) sent back to it.
+        let shown = brief
+            .current
+            .clone()
+            .unwrap_or_else(|| self.session.artifacts.clone());
+        let reading = patch_cycle::read_answer(
+            &mut self.session.patch,
+            &shown,
+            cycle,
+            &brief,
+            text,
+            Default::default(),
+        );
+        for (event, detail) in reading.journal {
+            self.journal(fx, event, detail);
+        }
+        for line in reading.notices {
+            self.log(fx, line);
+        }
+        match reading.next {
+            Next::Ask(brief) => {
+                self.call(Purpose::Update, *brief, fx);
+                None
+            }
+            Next::Done { artifacts, .. } => Some(artifacts),
+            // No marker at all: failed below like any unreadable answer.
+            Next::Unreadable => Some(Artifacts::default()),
+        }
+    }
+
     fn design_written(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
-        let artifacts = parse(text);
+        let update = matches!(&self.session.pending, Some(p) if p.purpose == Purpose::Update);
+        let artifacts = if update {
+            match self.read_update(cycle, text, fx) {
+                Some(artifacts) => artifacts,
+                None => return,
+            }
+        } else {
+            let artifacts = parse(text);
+            if !artifacts.is_empty() {
+                let cost = self.session.patch.first_cycle(text, &artifacts);
+                self.journal(fx, "cycle_cost", json!({ "cycle": cycle, "cost": cost }));
+                self.log(fx, cost.status());
+            }
+            artifacts
+        };
         if artifacts.is_empty() {
             self.fail(
                 format!(
@@ -487,6 +628,9 @@ impl Architect {
         self.session.phase = Phase::AwaitingReview { cycle };
         fx.push(Effect::WriteDocs {
             artifacts: self.session.artifacts.clone(),
+            written: Written::Cycle {
+                changed: changed.clone(),
+            },
         });
         fx.push(Effect::Commit {
             cycle,
@@ -552,6 +696,9 @@ impl Architect {
             "diagnostics".into(),
             lint_step::payload(&lint_step::check(&s.artifacts)),
         );
+        if let Some(cost) = s.patch.cost(s.cycle) {
+            payload.insert("cost".into(), json!(cost));
+        }
         Packet::outbound(JUNIOR, "design_review", &s.thread_id, &s.trace_id, payload)
     }
 
@@ -570,6 +717,7 @@ impl Architect {
                 expected: cycle,
             });
         }
+        let mut commit = None;
         if let Some(record) = self
             .session
             .history
@@ -578,7 +726,15 @@ impl Architect {
             .find(|r| r.cycle == cycle)
         {
             record.feedback = Some(feedback.clone());
+            commit = record.commit.clone();
         }
+        fx.push(Effect::Progress(
+            crate::volk::progress::ContextUpdate::CycleFinished {
+                cycle,
+                verdict: feedback.verdict,
+                commit,
+            },
+        ));
         self.session
             .answers
             .extend(feedback.answers.iter().cloned());
@@ -594,10 +750,11 @@ impl Architect {
             }
             Verdict::Questions if cycle >= self.session.max_cycles => {
                 self.session.forced = true;
-                fx.push(Effect::Warn(format!(
-                    "[U:Ar] Max design cycles reached ({}): finalizing without READY (trace {})",
-                    self.session.max_cycles, self.session.trace_id
-                )));
+                fx.push(Effect::Notice(Notice::CycleLimit {
+                    cycle,
+                    max: self.session.max_cycles,
+                    trace_id: self.session.trace_id.clone(),
+                }));
                 self.journal(
                     fx,
                     "forced_finalize",
@@ -686,6 +843,7 @@ impl Architect {
         let cycle = self.session.cycle;
         fx.push(Effect::WriteDocs {
             artifacts: self.session.artifacts.clone(),
+            written: Written::Final,
         });
         let how = if self.session.forced {
             "at the cycle limit, without READY"
@@ -758,6 +916,12 @@ impl Architect {
             (Some(source), true) => serde_json::from_str::<Value>(source).ok(),
             _ => None,
         };
+        // Before the plan commit, so the state the pipeline reads is committed with it.
+        fx.push(Effect::Progress(
+            crate::volk::progress::ContextUpdate::Escalated {
+                cycles: self.session.cycle,
+            },
+        ));
         if let Some(plan) = &plan {
             fx.push(Effect::WritePlan {
                 json: serde_json::to_string_pretty(plan).unwrap_or_default(),
@@ -894,13 +1058,13 @@ mod tests {
     }
 
     fn feedback(verdict: Verdict, questions: &[&str]) -> Input {
-        Input::Feedback(Feedback {
+        Input::Act(Action::Review(Feedback {
             verdict,
             questions: questions.iter().map(|q| q.to_string()).collect(),
             design_cycle: None,
             answers: vec![],
             project_dir: None,
-        })
+        }))
     }
 
     #[test]
@@ -1049,7 +1213,8 @@ mod tests {
         let mut a = designed(Mode::Headless, 1);
         let fx = a.handle(feedback(Verdict::Questions, &["More?"])).unwrap();
         assert!(fx.iter().any(
-            |e| matches!(e, Effect::Warn(w) if w.contains("[U:Ar] Max design cycles reached"))
+            |e| matches!(e, Effect::Notice(n @ Notice::CycleLimit { max: 1, .. })
+                if n.to_string().starts_with("[U:Ar] Max design cycles reached (1)"))
         ));
         assert!(a.session.forced);
         assert_eq!(a.phase(), &Phase::Reflecting);
@@ -1104,10 +1269,27 @@ mod tests {
             }
         )));
         assert!(matches!(a.phase(), Phase::Failed { .. }));
-        let fx = a.handle(Input::Retry).unwrap();
+        let fx = a.handle(Input::Act(Action::Retry)).unwrap();
         let (_, request) = call_of(&fx);
         assert_eq!(request.purpose, Purpose::Design);
         assert_eq!(a.phase(), &Phase::Designing { cycle: 1 });
+    }
+
+    #[test]
+    fn a_retry_after_ready_reflects_again_instead_of_rewinding() {
+        let mut a = architect(Mode::Headless, 5);
+        a.session.cycle = 2;
+        a.session.pending = None;
+        a.session.phase = Phase::Failed {
+            resume: Box::new(Phase::Reflecting),
+            message: "interrupted".into(),
+            retryable: true,
+        };
+        let fx = a.handle(Input::Act(Action::Retry)).unwrap();
+        assert!(fx.iter().any(|e| matches!(e, Effect::LoadReflection)));
+        assert!(!fx.iter().any(|e| matches!(e, Effect::CallReasoner { .. })));
+        assert_eq!(a.session.phase, Phase::Reflecting);
+        assert_eq!(a.session.cycle, 2);
     }
 
     #[test]
@@ -1122,16 +1304,16 @@ mod tests {
             .is_empty()
         );
         assert!(matches!(
-            a.handle(Input::PlanApproved),
+            a.handle(Input::Act(Action::ApprovePlan)),
             Err(Refusal::WrongPhase { .. })
         ));
-        let stale = Input::Feedback(Feedback {
+        let stale = Input::Act(Action::Review(Feedback {
             verdict: Verdict::Ready,
             questions: vec![],
             design_cycle: Some(5),
             answers: vec![],
             project_dir: None,
-        });
+        }));
         assert!(matches!(
             a.handle(stale),
             Err(Refusal::StaleCycle {
@@ -1152,17 +1334,17 @@ mod tests {
             .unwrap();
         answer(&mut a, &fx);
         assert_eq!(a.phase(), &Phase::AwaitingFinalize);
-        let fx = a.handle(Input::Finalize).unwrap();
+        let fx = a.handle(Input::Act(Action::Finalize)).unwrap();
         let fx = answer(&mut a, &fx);
         assert!(fx.iter().any(|e| matches!(e, Effect::ShowPlan(p) if p.ok)));
         assert_eq!(a.phase(), &Phase::AwaitingPlanApproval);
         let fx = a
-            .handle(Input::PlanSteer("one stage per module".into()))
+            .handle(Input::Act(Action::SteerPlan("one stage per module".into())))
             .unwrap();
         let (_, request) = call_of(&fx);
         assert!(request.prompt.contains("one stage per module"));
         answer(&mut a, &fx);
-        let fx = a.handle(Input::PlanApproved).unwrap();
+        let fx = a.handle(Input::Act(Action::ApprovePlan)).unwrap();
         assert_eq!(emitted(&fx).unwrap().header.subject, "implement");
         assert_eq!(a.phase(), &Phase::Finalized);
     }
@@ -1171,7 +1353,7 @@ mod tests {
     fn answers_bind_the_next_cycle() {
         let mut a = designed(Mode::Headless, 99);
         let fx = a
-            .handle(Input::Feedback(Feedback {
+            .handle(Input::Act(Action::Review(Feedback {
                 verdict: Verdict::Questions,
                 questions: vec!["Schema?".into()],
                 design_cycle: Some(1),
@@ -1180,7 +1362,7 @@ mod tests {
                     answer: "No, single user".into(),
                 }],
                 project_dir: None,
-            }))
+            })))
             .unwrap();
         let (_, request) = call_of(&fx);
         assert!(request.prompt.contains("No, single user"));

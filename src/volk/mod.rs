@@ -2,10 +2,21 @@
 //! performs its effects.
 
 pub mod cli;
+pub mod designed_with;
+pub mod echo;
+pub mod headless;
+pub mod intake;
 pub mod journal;
+pub mod ledger;
 pub mod lint_step;
+pub mod lock;
+pub mod loop_args;
 pub mod machine;
+pub mod patch_cycle;
 pub mod plan_step;
+pub mod progress;
 pub mod prompts;
+pub mod queries;
+pub mod recover;
 pub mod runtime;
 pub mod session;

@@ -151,6 +151,9 @@ pub fn design(brief: &Brief, context: &str) -> String {
 
 /// A revision answering the reviewer's questions; earlier answers bind it.
 pub fn update(brief: &Brief, context: &str) -> String {
+    if let Some(repair) = &brief.repair {
+        return crate::volk::patch_cycle::repair_prompt(brief, repair);
+    }
     let answers_section = if brief.answers.is_empty() {
         String::new()
     } else {

@@ -12,35 +12,25 @@ use serde_json::json;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::BadInput;
-use crate::cxp::{Feedback, Inbound, Packet, Scope, Verdict};
+use crate::cxp::{Inbound, Packet, Scope};
 use crate::design::write::write_design_docs;
 use crate::design::{Artifacts, Section};
 use crate::fsutil::{append_line, atomic_write};
+use crate::project::Layout;
+pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
-use crate::reasoner::{Answer, Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::reasoner::{Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::volk::designed_with::DesignedWith;
 use crate::volk::journal::JournalEntry;
-use crate::volk::machine::{Architect, Effect, Input, Mode};
+use crate::volk::loop_args::Limits;
+pub use crate::volk::machine::{Action, Notice};
+use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
 use crate::volk::plan_step::PlanCheck;
-use crate::volk::session::{Phase, Session, SessionError, project_dir_for};
-
-/// What the person (or a test) can ask of a running session.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Command {
-    /// Verdict QUESTIONS with the reviewer's questions and answers to open questions.
-    SendQuestions {
-        questions: Vec<String>,
-        answers: Vec<Answer>,
-    },
-    /// Verdict READY: reflection, then finalization.
-    Ready,
-    /// After the reflection pane: finalize.
-    Finalize,
-    ApprovePlan,
-    SteerPlan(String),
-    Retry,
-    Cancel,
-}
+use crate::volk::queries::Queries;
+pub use crate::volk::queries::Query;
+pub use crate::volk::session::DEFAULT_MAX_CYCLES;
+use crate::volk::session::{Phase, Session, SessionError};
 
 /// What the runtime reports to the workbench.
 #[derive(Debug, Clone)]
@@ -51,10 +41,15 @@ pub enum Event {
         purpose: Purpose,
         event: StreamEvent,
     },
+    /// A design cycle is written to `design/` (its commit follows).
     CycleReady {
         cycle: u32,
         artifacts: Artifacts,
         changed: Vec<Section>,
+    },
+    /// The design is finalized: the last cycle's text is written again as final.
+    DesignFinalized {
+        cycle: u32,
     },
     Committed {
         cycle: u32,
@@ -64,12 +59,8 @@ pub enum Event {
         questions: Vec<String>,
         answers: String,
     },
-    Plan {
-        source: String,
-        diagnostics_human: String,
-        graph: Vec<String>,
-        ok: bool,
-    },
+    /// The compiled execution plan, as the plan step judged it.
+    Plan(PlanCheck),
     PacketWritten {
         path: PathBuf,
         subject: String,
@@ -84,7 +75,21 @@ pub enum Event {
     },
     /// A progress or warning line (`[U:Ar] …`).
     Notice(String),
+    /// A moment a screen acts on (the cycle limit), as the core's value.
+    Noticed(Notice),
     Journal(serde_json::Value),
+    /// Answer to [`Query::History`]: the project's commits, newest first.
+    History(Vec<CommitInfo>),
+    /// Answer to [`Query::Commit`]: an older cycle's artifacts, to read.
+    OldCycle {
+        short_id: String,
+        summary: String,
+        artifacts: Artifacts,
+    },
+    /// Answer to [`Query::PreviousCycle`].
+    PreviousCycle(Artifacts),
+    /// A query could not be answered (the message says which and why).
+    QueryFailed(String),
 }
 
 /// Where the design's existing-API context comes from.
@@ -134,6 +139,8 @@ pub enum RuntimeError {
     CallFailed(String),
     #[error("{0}")]
     Refused(#[from] crate::volk::machine::Refusal),
+    #[error(transparent)]
+    Git(#[from] crate::volk::recover::GitTrouble),
 }
 
 struct CallOutcome {
@@ -159,7 +166,7 @@ impl Executor {
 
     fn say(&self, line: &str) {
         if self.options.echo_stderr {
-            eprintln!("{line}");
+            eprintln!("{}", crate::volk::echo::escape_controls(line));
         }
         self.send(Event::Notice(line.to_string()));
     }
@@ -189,13 +196,8 @@ impl Executor {
                     self.events.clone(),
                 )));
             }
-            Effect::WriteDocs { artifacts } => {
-                let dir = session.project_dir.join("design");
-                let changed = session
-                    .previous
-                    .as_ref()
-                    .map(|p| artifacts.changed_since(p))
-                    .unwrap_or_else(|| Section::ALL.to_vec());
+            Effect::WriteDocs { artifacts, written } => {
+                let dir = Layout::new(&session.project_dir).design_dir();
                 let target = dir.clone();
                 let docs = artifacts.clone();
                 tokio::task::spawn_blocking(move || write_design_docs(&target, &docs))
@@ -205,34 +207,32 @@ impl Executor {
                         source: std::io::Error::other(e),
                     })?
                     .map_err(|source| RuntimeError::Io { path: dir, source })?;
-                self.send(Event::CycleReady {
-                    cycle: session.cycle,
-                    artifacts,
-                    changed,
+                self.send(match written {
+                    Written::Cycle { changed } => Event::CycleReady {
+                        cycle: session.cycle,
+                        artifacts,
+                        changed,
+                    },
+                    Written::Final => Event::DesignFinalized {
+                        cycle: session.cycle,
+                    },
                 });
             }
             Effect::Commit { cycle, message } => {
                 let dir = session.project_dir.clone();
-                let result = tokio::task::spawn_blocking(move || {
-                    crate::project::git::commit_all(&dir, &message)
+                let had_commits = session.history.iter().any(|r| r.commit.is_some());
+                let committed = tokio::task::spawn_blocking(move || {
+                    crate::volk::recover::commit_step(&dir, &message, had_commits)
                 })
-                .await;
-                match result {
-                    Ok(Ok(Some(oid))) => {
-                        let short_id: String = oid.to_string().chars().take(7).collect();
-                        self.send(Event::Committed {
-                            cycle,
-                            short_id: short_id.clone(),
-                        });
-                        queue.push_back(Input::Committed { cycle, short_id });
-                    }
-                    Ok(Ok(None)) => {}
-                    Ok(Err(e)) => self.say(&format!(
-                        "[U:Ar] commit failed (design files are written): {e}"
-                    )),
-                    Err(e) => self.say(&format!(
-                        "[U:Ar] commit failed (design files are written): {e}"
-                    )),
+                .await
+                .map_err(|e| RuntimeError::CallFailed(e.to_string()))??;
+                if let Some(committed) = committed {
+                    let short_id: String = committed.id().to_string().chars().take(7).collect();
+                    self.send(Event::Committed {
+                        cycle,
+                        short_id: short_id.clone(),
+                    });
+                    queue.push_back(Input::Committed { cycle, short_id });
                 }
             }
             Effect::LoadReflection => {
@@ -254,25 +254,9 @@ impl Executor {
                 }
                 self.send(Event::Reflection { questions, answers });
             }
-            Effect::ShowPlan(PlanCheck {
-                source,
-                ok,
-                diagnostics_human,
-                graph,
-                ..
-            }) => {
-                self.send(Event::Plan {
-                    source: source.unwrap_or_default(),
-                    diagnostics_human,
-                    graph,
-                    ok,
-                });
-            }
+            Effect::ShowPlan(check) => self.send(Event::Plan(check)),
             Effect::WritePlan { json } => {
-                let path = session
-                    .project_dir
-                    .join("design")
-                    .join("execution_plan.json");
+                let path = Layout::new(&session.project_dir).execution_plan();
                 atomic_write(&path, json.as_bytes())
                     .map_err(|source| RuntimeError::Io { path, source })?;
             }
@@ -282,12 +266,16 @@ impl Executor {
                     "{:03}-{}.json",
                     session.outbox_seq, packet.header.subject
                 ));
-                atomic_write(&path, packet.to_json_pretty().as_bytes()).map_err(|source| {
-                    RuntimeError::Io {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
+                // Written once under its number: a step redone after a crash keeps the
+                // packet that may already have been read.
+                if !path.exists() {
+                    atomic_write(&path, packet.to_json_pretty().as_bytes()).map_err(|source| {
+                        RuntimeError::Io {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?;
+                }
                 self.send(Event::PacketWritten {
                     path: path.clone(),
                     subject: packet.header.subject.clone(),
@@ -304,7 +292,24 @@ impl Executor {
                 ));
             }
             Effect::Log(line) | Effect::Warn(line) => self.say(&line),
+            Effect::Notice(notice) => {
+                if self.options.echo_stderr {
+                    eprintln!("{notice}");
+                }
+                self.send(Event::Noticed(notice));
+            }
             Effect::SaveSession => session.save()?,
+            Effect::Progress(update) => {
+                let packet = format!(".volk/outbox/{:03}-implement.json", session.outbox_seq + 1);
+                if let Err(e) = crate::volk::progress::apply(
+                    &session.project_dir,
+                    &session.thread_id,
+                    &update,
+                    &packet,
+                ) {
+                    self.say(&format!("[U:Ar] context.json not updated: {e}"));
+                }
+            }
             Effect::Failed { message, retryable } => {
                 self.failure = Some(message.clone());
                 self.send(Event::Error { message, retryable });
@@ -450,7 +455,7 @@ async fn drive(
     architect: &mut Architect,
     exec: &mut Executor,
     first: Option<Input>,
-    mut commands: Option<UnboundedReceiver<Command>>,
+    mut commands: Option<UnboundedReceiver<Action>>,
 ) -> Result<(), RuntimeError> {
     let mut queue: VecDeque<Input> = first.into_iter().collect();
     let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
@@ -469,6 +474,7 @@ async fn drive(
             };
             // One session write per transition, however many effects asked for it.
             let mut save = false;
+            let mut rolled_back = false;
             for effect in effects {
                 if matches!(effect, Effect::SaveSession) {
                     save = true;
@@ -478,12 +484,36 @@ async fn drive(
                     .perform(effect, &mut architect.session, &mut queue, &mut call)
                     .await
                 {
+                    // The workbench carries on from the last saved state; `r` redoes
+                    // the step whose commit failed.
+                    if commands.is_some()
+                        && matches!(e, RuntimeError::Git(_))
+                        && let Some(saved) = crate::volk::recover::roll_back(
+                            &architect.session.project_dir,
+                            &e.to_string(),
+                        )?
+                    {
+                        let retryable = matches!(saved.phase, Phase::Failed { .. });
+                        architect.restore(saved);
+                        queue.clear();
+                        call = None;
+                        exec.send(Event::Error {
+                            message: e.to_string(),
+                            retryable,
+                        });
+                        rolled_back = true;
+                        break;
+                    }
                     exec.send(Event::Error {
                         message: e.to_string(),
                         retryable: false,
                     });
                     return Err(e);
                 }
+            }
+            if rolled_back {
+                exec.send(Event::Phase(architect.phase().clone()));
+                continue;
             }
             if save {
                 architect.session.save()?;
@@ -507,39 +537,19 @@ async fn drive(
                 exec.journal_metrics(&architect.session, &outcome.metrics);
                 queue.push_back(outcome.input);
             }
-            command = rx.recv() => {
-                let Some(command) = command else { return Ok(()) };
-                let input = match command {
-                    Command::SendQuestions { questions, answers } => Input::Feedback(Feedback {
-                        verdict: Verdict::Questions,
-                        questions,
-                        design_cycle: None,
-                        answers,
-                        project_dir: None,
-                    }),
-                    Command::Ready => Input::Feedback(Feedback {
-                        verdict: Verdict::Ready,
-                        questions: Vec::new(),
-                        design_cycle: None,
-                        answers: Vec::new(),
-                        project_dir: None,
-                    }),
-                    Command::Finalize => Input::Finalize,
-                    Command::ApprovePlan => Input::PlanApproved,
-                    Command::SteerPlan(note) => Input::PlanSteer(note),
-                    Command::Retry => Input::Retry,
-                    Command::Cancel => {
-                        call = None; // dropping the stream stops the request
-                        Input::Cancelled
-                    }
-                };
-                queue.push_back(input);
+            action = rx.recv() => {
+                let Some(action) = action else { return Ok(()) };
+                if action == Action::Cancel {
+                    call = None; // dropping the stream stops the request
+                }
+                queue.push_back(Input::Act(action));
             }
         }
     }
 }
 
-/// Creates (or finds) the project and session of a new design thread.
+/// Creates (or finds) the project and session of a new design thread: the thread's
+/// own directory, or a new one claimed atomically (see [`crate::project::claim`]).
 pub fn prepare_project(
     workspace: &Path,
     scope: Scope,
@@ -547,7 +557,33 @@ pub fn prepare_project(
     trace_id: &str,
     max_cycles: u32,
 ) -> Result<(Session, bool), RuntimeError> {
-    let dir = project_dir_for(workspace, &scope, thread_id)?;
+    let claimed = crate::project::claim::claim(workspace, &project_slug(&scope), thread_id)
+        .map_err(|source| RuntimeError::Io {
+            path: workspace.to_path_buf(),
+            source,
+        })?;
+    prepare_in(claimed.dir(), scope, thread_id, trace_id, max_cycles)
+}
+
+/// The directory name a scope asks for.
+pub fn project_slug(scope: &Scope) -> String {
+    if scope.project_name.trim().is_empty() {
+        crate::project::slug::slugify(&scope.task_summary)
+    } else {
+        crate::project::slug::slugify(&scope.project_name)
+    }
+}
+
+/// The session in `dir`, a directory claimed for `thread_id`: loaded, or scaffolded
+/// and created (`true`).
+pub fn prepare_in(
+    dir: &Path,
+    scope: Scope,
+    thread_id: &str,
+    trace_id: &str,
+    max_cycles: u32,
+) -> Result<(Session, bool), RuntimeError> {
+    let dir = dir.to_path_buf();
     if let Some(existing) = Session::load(&dir)? {
         return Ok((existing, false));
     }
@@ -567,21 +603,64 @@ pub fn prepare_project(
     Ok((session, true))
 }
 
+/// What a client shows of a session before its first event, read from disk.
+#[derive(Debug, Clone)]
+pub struct Overview {
+    pub project_name: String,
+    pub thread_id: String,
+    pub max_cycles: u32,
+    /// The newest finished cycle, its artifacts and the cycle's before it.
+    pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
+    /// The newest implement packet in the outbox, for a finalized session.
+    pub implement_packet: Option<PathBuf>,
+}
+
+/// Reads the session of `project_dir` for display; an error when there is none.
+pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
+    let layout = Layout::new(project_dir);
+    let Some(session) = Session::load(project_dir)? else {
+        return Err(RuntimeError::Io {
+            path: layout.session(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "not a volk project (no session)",
+            ),
+        });
+    };
+    let restored = (session.cycle > 0 && !session.artifacts.is_empty()).then(|| {
+        (
+            session.cycle,
+            session.artifacts.clone(),
+            session.previous.clone(),
+        )
+    });
+    let project_name = if session.scope.project_name.trim().is_empty() {
+        session.scope.task_summary.clone()
+    } else {
+        session.scope.project_name.clone()
+    };
+    Ok(Overview {
+        project_name,
+        thread_id: session.thread_id.clone(),
+        max_cycles: session.max_cycles,
+        restored,
+        implement_packet: layout.newest_implement_packet(),
+    })
+}
+
 /// The first input for a session loaded from disk: start it, or resume an interrupted
 /// call (a crash or a closed terminal mid-stream).
 pub fn resume_input(session: &mut Session) -> Option<Input> {
     match &session.phase {
         Phase::New => Some(Input::Begin),
-        Phase::GatheringContext => {
-            session.phase = Phase::New;
-            Some(Input::Begin)
-        }
+        Phase::GatheringContext => Some(Input::Begin),
         Phase::Designing { .. } | Phase::Reflecting | Phase::Planning { .. } => {
             session.phase = Phase::Failed {
                 resume: Box::new(session.phase.clone()),
                 message: "interrupted".into(),
+                retryable: true,
             };
-            Some(Input::Retry)
+            Some(Input::Act(Action::Retry))
         }
         _ => None,
     }
@@ -596,86 +675,45 @@ pub struct HeadlessOutcome {
 }
 
 /// Handles one inbound packet headless: the thread advances until it waits for the next
-/// packet. `Ok(None)` when the packet is not for the architect.
+/// packet. `Ok(None)` when the packet is not for the architect. Holds the thread lock
+/// (waiting up to 10 s) and honours the processed-packet ledger; see
+/// [`crate::volk::headless`].
 pub async fn run_packet(
-    mut packet: Packet,
+    packet: Packet,
     source_name: &str,
     workspace: &Path,
     reasoner: SharedReasoner,
     max_cycles: Option<u32>,
     options: RunOptions,
 ) -> anyhow::Result<Option<HeadlessOutcome>> {
-    let inbound = packet
-        .classify(source_name)
-        .map_err(|e| BadInput::err(e.to_string()))?;
-    let trace_id = packet.ensure_trace_id();
-    let thread_id = packet.header.thread_id.clone();
-    let (mut session, first) = match inbound {
-        Inbound::Ignored { reason } => {
-            eprintln!(
-                "[U:Ar] ignored packet from {}: {reason}",
-                packet.header.from_agent
-            );
-            return Ok(None);
-        }
-        Inbound::Design(scope) => {
-            let (mut session, created) = prepare_project(
-                workspace,
-                *scope,
-                &thread_id,
-                &trace_id,
-                max_cycles.unwrap_or(crate::volk::session::DEFAULT_MAX_CYCLES),
-            )?;
-            session.trace_id = trace_id;
-            let first = if created {
-                Some(Input::Begin)
-            } else if matches!(session.phase, Phase::Failed { .. }) {
-                Some(Input::Retry)
-            } else if let Some(input) = resume_input(&mut session) {
-                Some(input)
-            } else {
-                return Err(BadInput::err(format!(
-                    "{source_name}: header.thread_id: thread {thread_id} already has a design ({}) in {}",
-                    session.phase.label(),
-                    session.project_dir.display()
-                )));
-            };
-            (session, first)
-        }
-        Inbound::Feedback(feedback) => {
-            let dir = match crate::volk::session::find_thread(workspace, &thread_id)? {
-                Some(dir) => dir,
-                None => {
-                    return Err(BadInput::err(format!(
-                        "{source_name}: header.thread_id: no design session for thread {thread_id} in {}",
-                        workspace.display()
-                    )));
-                }
-            };
-            let Some(mut session) = Session::load(&dir)? else {
-                return Err(BadInput::err(format!(
-                    "{}: session vanished",
-                    dir.display()
-                )));
-            };
-            session.trace_id = trace_id;
-            let first = if matches!(session.phase, Phase::Failed { .. }) {
-                Input::Retry
-            } else {
-                Input::Feedback(feedback)
-            };
-            (session, Some(first))
-        }
+    let request = crate::volk::headless::Request {
+        source_name: source_name.to_string(),
+        workspace: workspace.to_path_buf(),
+        max_cycles,
+        lock_wait: std::time::Duration::from_secs(10),
     };
+    crate::volk::headless::handle(packet, &request, reasoner, options).await
+}
+
+/// Drives a prepared headless session from `first` until it waits.
+pub async fn drive_headless(
+    mut session: Session,
+    first: Option<Input>,
+    reasoner: SharedReasoner,
+    max_cycles: Option<u32>,
+    options: RunOptions,
+    source_name: &str,
+) -> anyhow::Result<HeadlessOutcome> {
     if let Some(limit) = max_cycles {
         session.max_cycles = limit.max(1);
     }
     let project_dir = session.project_dir.clone();
-    let repairs = options.plan_repairs.unwrap_or(2);
-    let tokens = options.max_tokens.unwrap_or(16_000);
+    let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
+    let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
+    session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Headless)
         .with_limits(tokens, repairs)
-        .with_lint_repairs(options.lint_repairs.unwrap_or(1));
+        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
     let mut exec = Executor {
         reasoner,
         options,
@@ -693,21 +731,28 @@ pub async fn run_packet(
     if let Some(message) = exec.failure {
         return Err(RuntimeError::CallFailed(message).into());
     }
-    Ok(Some(HeadlessOutcome {
+    Ok(HeadlessOutcome {
         emitted: exec.emitted,
         project_dir,
-    }))
+    })
 }
 
-/// A cloneable way to send the person's commands to a running session.
+/// A cloneable way to send the person's actions to a running session and to ask
+/// about its project.
 #[derive(Debug, Clone)]
 pub struct SessionHandle {
-    commands: UnboundedSender<Command>,
+    actions: UnboundedSender<Action>,
+    queries: Queries,
 }
 
 impl SessionHandle {
-    pub fn send(&self, command: Command) {
-        let _ = self.commands.send(command);
+    pub fn act(&self, action: Action) {
+        let _ = self.actions.send(action);
+    }
+
+    /// Answered with an event on the session's event channel.
+    pub fn query(&self, query: Query) {
+        self.queries.ask(query);
     }
 }
 
@@ -727,11 +772,13 @@ pub fn start(
     let first = resume_input(&mut session);
     let (command_tx, command_rx) = unbounded_channel();
     let (event_tx, event_rx) = unbounded_channel();
-    let repairs = options.plan_repairs.unwrap_or(2);
-    let tokens = options.max_tokens.unwrap_or(16_000);
+    let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
+    let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
+    session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Interactive)
         .with_limits(tokens, repairs)
-        .with_lint_repairs(options.lint_repairs.unwrap_or(1));
+        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
+    let queries = Queries::new(project_dir, event_tx.clone());
     let mut exec = Executor {
         reasoner,
         options,
@@ -747,7 +794,8 @@ pub fn start(
     });
     Ok((
         SessionHandle {
-            commands: command_tx,
+            actions: command_tx,
+            queries,
         },
         event_rx,
     ))

@@ -9,11 +9,12 @@ use serde::{Deserialize, Serialize};
 use crate::cxp::{Feedback, Scope};
 use crate::design::Artifacts;
 use crate::fsutil::{atomic_write, create_private_dir};
+use crate::project::Layout;
 use crate::project::slug::slugify;
 use crate::reasoner::{Brief, Purpose};
 
 pub const SESSION_VERSION: u32 = 1;
-pub const DEFAULT_MAX_CYCLES: u32 = 99;
+pub const DEFAULT_MAX_CYCLES: u32 = crate::volk::loop_args::Limits::DEFAULT.max_cycles;
 
 /// Where the loop stands. Persisted, so it names what the thread waits for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,8 +38,19 @@ pub enum Phase {
     AwaitingPlanApproval,
     /// The implement packet is written; the thread is closed.
     Finalized,
-    /// A reasoner call failed; `resume` is where a retry continues.
-    Failed { resume: Box<Phase>, message: String },
+    /// A reasoner call failed; `resume` is where a retry continues. `retryable` is false
+    /// when running the same call again in this process cannot help (a missing key).
+    Failed {
+        resume: Box<Phase>,
+        message: String,
+        #[serde(default = "retryable_by_default")]
+        retryable: bool,
+    },
+}
+
+/// Sessions written before `retryable` was recorded resume as retryable, as they did.
+fn retryable_by_default() -> bool {
+    true
 }
 
 impl Phase {
@@ -56,6 +68,45 @@ impl Phase {
             Phase::Finalized => "finalized".into(),
             Phase::Failed { message, .. } => format!("failed: {message}"),
         }
+    }
+
+    /// The few words a screen's header has room for.
+    pub fn short_label(&self) -> String {
+        match self {
+            Phase::New => "starting".into(),
+            Phase::GatheringContext => "gathering context".into(),
+            Phase::Designing { cycle } => format!("designing cycle {cycle}"),
+            Phase::AwaitingReview { .. } => "your review".into(),
+            Phase::Reflecting => "reflecting".into(),
+            Phase::AwaitingFinalize => "reflection ready".into(),
+            Phase::Planning { attempt } => format!("planning (attempt {attempt})"),
+            Phase::AwaitingPlanApproval => "plan ready".into(),
+            Phase::Finalized => "finalized".into(),
+            Phase::Failed { .. } => "failed".into(),
+        }
+    }
+
+    /// True while the architect is working (a reasoner call may be running).
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            Phase::New
+                | Phase::GatheringContext
+                | Phase::Designing { .. }
+                | Phase::Reflecting
+                | Phase::Planning { .. }
+        )
+    }
+
+    /// True when running the failed call again may succeed.
+    pub fn can_retry(&self) -> bool {
+        matches!(
+            self,
+            Phase::Failed {
+                retryable: true,
+                ..
+            }
+        )
     }
 }
 
@@ -122,6 +173,16 @@ pub struct Session {
     pub plan: PlanState,
     #[serde(default)]
     pub outbox_seq: u32,
+    /// The journal's length when this session was saved: lines past it belong to a
+    /// step that never finished (see `volk::recover::trim_journal`).
+    #[serde(default)]
+    pub journal_bytes: std::cell::Cell<Option<u64>>,
+    /// The reasoner that designed it, for `volk open` (never a key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoner: Option<crate::volk::designed_with::DesignedWith>,
+    /// Edit blocks: the update cycle in progress, the raw answers, each cycle's cost.
+    #[serde(default)]
+    pub patch: crate::volk::patch_cycle::PatchLedger,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -161,23 +222,26 @@ impl Session {
             forced: false,
             plan: PlanState::default(),
             outbox_seq: 0,
+            journal_bytes: std::cell::Cell::new(None),
+            reasoner: None,
+            patch: Default::default(),
         }
     }
 
     pub fn dir(project_dir: &Path) -> PathBuf {
-        project_dir.join(".volk")
+        Layout::new(project_dir).volk_dir()
     }
 
     pub fn path(project_dir: &Path) -> PathBuf {
-        Self::dir(project_dir).join("session.json")
+        Layout::new(project_dir).session()
     }
 
     pub fn journal_path(&self) -> PathBuf {
-        Self::dir(&self.project_dir).join("journal.jsonl")
+        Layout::new(&self.project_dir).journal()
     }
 
     pub fn outbox_dir(&self) -> PathBuf {
-        Self::dir(&self.project_dir).join("outbox")
+        Layout::new(&self.project_dir).outbox()
     }
 
     /// Writes the session atomically.
@@ -188,6 +252,8 @@ impl Session {
             source,
         })?;
         let path = Self::path(&self.project_dir);
+        self.journal_bytes
+            .set(Some(crate::volk::recover::journal_len(self)));
         let text = serde_json::to_string_pretty(self).map_err(|e| SessionError::Corrupt {
             path: path.clone(),
             message: e.to_string(),
@@ -203,6 +269,19 @@ impl Session {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(SessionError::Io { path, source }),
         };
+        let version = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
+        if let Some(version) = version
+            && version != u64::from(SESSION_VERSION)
+        {
+            return Err(SessionError::Corrupt {
+                path,
+                message: format!(
+                    "version {version} is not one this volk reads (it reads {SESSION_VERSION})"
+                ),
+            });
+        }
         let mut session: Session =
             serde_json::from_str(&text).map_err(|e| SessionError::Corrupt {
                 path: path.clone(),
@@ -241,6 +320,7 @@ impl Session {
                 Purpose::Update => self.cycle + 1,
                 Purpose::Reflect | Purpose::Plan => self.cycle,
             },
+            repair: None,
         }
     }
 }

@@ -1,0 +1,342 @@
+//! An update answer read as it streams: the section parser splits it, each section's
+//! complete lines go to its [`BlockReader`], and each block is applied to that
+//! section of the current design the moment its `>>>>>>> REPLACE` line arrives. Fed
+//! in chunks split anywhere, the outcome equals one pass over the whole answer.
+
+use std::ops::Range;
+
+use crate::design::edit::apply::{Applied, PatchText};
+use crate::design::edit::block::{BlockReader, Body, Pending, Step, terminated};
+use crate::design::edit::{EditBlock, Failure};
+use crate::design::parser::SectionParser;
+use crate::design::{Artifacts, Section};
+
+/// Byte ranges of each section (in [`Section::ALL`] order) that no block may change.
+pub type Settled = [Vec<Range<usize>>; 5];
+
+/// One block and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockOutcome {
+    pub block: EditBlock,
+    pub result: Result<Applied, Failure>,
+}
+
+/// What the answer did to one section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SectionChange {
+    /// Left out (or only white space): the section stays as it was.
+    Kept,
+    /// Written whole: this is the new section.
+    Whole(String),
+    /// Edit blocks: `text` is the section with every block that applied.
+    Patched {
+        text: String,
+        blocks: Vec<BlockOutcome>,
+    },
+}
+
+impl SectionChange {
+    /// The blocks that did not apply.
+    pub fn failures(&self) -> impl Iterator<Item = &BlockOutcome> {
+        let blocks: &[BlockOutcome] = match self {
+            SectionChange::Patched { blocks, .. } => blocks,
+            _ => &[],
+        };
+        blocks.iter().filter(|b| b.result.is_err())
+    }
+}
+
+/// The whole answer, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchOutcome {
+    pub sections: [SectionChange; 5],
+}
+
+impl PatchOutcome {
+    pub fn get(&self, section: Section) -> &SectionChange {
+        &self.sections[section.index()]
+    }
+
+    /// The design after the answer: `base` with whole sections replaced and the blocks
+    /// that applied applied.
+    pub fn artifacts(&self, base: &Artifacts) -> Artifacts {
+        let mut out = base.clone();
+        for section in Section::ALL {
+            match self.get(section) {
+                SectionChange::Kept => {}
+                SectionChange::Whole(text) | SectionChange::Patched { text, .. } => {
+                    out.set(section, text.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// True when every block of every section applied.
+    pub fn clean(&self) -> bool {
+        self.sections.iter().all(|s| s.failures().next().is_none())
+    }
+}
+
+/// One section while the answer streams.
+#[derive(Debug, Clone, Default)]
+struct Live {
+    reader: BlockReader,
+    /// The section with the blocks applied so far (from the first block on).
+    patch: Option<PatchText>,
+    blocks: Vec<BlockOutcome>,
+    /// Bytes of the parser's committed text already read as lines.
+    consumed: usize,
+}
+
+/// What the workbench draws for a section while the answer streams.
+#[derive(Debug)]
+pub enum LiveView<'a> {
+    /// Nothing for this section yet: the current text stands.
+    Untouched,
+    /// Whole text streams in: draw the parser's committed lines and tail.
+    Whole,
+    /// Edit blocks: the section with the changes so far, and the half-written block.
+    Blocks {
+        patch: Option<&'a PatchText>,
+        pending: Option<Pending<'a>>,
+        applied: usize,
+        failed: usize,
+    },
+}
+
+/// Reads an update answer against the design it revises.
+#[derive(Debug, Clone)]
+pub struct PatchStream {
+    parser: SectionParser,
+    base: Artifacts,
+    settled: Settled,
+    live: [Live; 5],
+}
+
+impl PatchStream {
+    pub fn new(base: Artifacts) -> PatchStream {
+        PatchStream::with_settled(base, Settled::default())
+    }
+
+    /// `settled` holds, per section, byte ranges of `base` no block may change.
+    pub fn with_settled(base: Artifacts, settled: Settled) -> PatchStream {
+        PatchStream {
+            parser: SectionParser::new(),
+            base,
+            settled,
+            live: Default::default(),
+        }
+    }
+
+    /// Reads a whole answer in one pass.
+    pub fn read(base: Artifacts, settled: Settled, text: &str) -> PatchOutcome {
+        let mut stream = PatchStream::with_settled(base, settled);
+        stream.feed(text);
+        stream.finish()
+    }
+
+    /// Feeds the next piece of the answer; returns the section being written.
+    pub fn feed(&mut self, chunk: &str) -> Option<Section> {
+        let growing = self.parser.feed(chunk);
+        for section in Section::ALL {
+            self.pull(section);
+        }
+        growing
+    }
+
+    /// The section being written, if any marker has been seen.
+    pub fn growing(&self) -> Option<Section> {
+        self.parser.growing()
+    }
+
+    /// The parser underneath, for whole sections streaming as today.
+    pub fn parser(&self) -> &SectionParser {
+        &self.parser
+    }
+
+    /// The design being revised.
+    pub fn base(&self) -> &Artifacts {
+        &self.base
+    }
+
+    pub fn view(&self, section: Section) -> LiveView<'_> {
+        let live = &self.live[section.index()];
+        match live.reader.body() {
+            Body::Empty => LiveView::Untouched,
+            Body::Whole => LiveView::Whole,
+            Body::Blocks => LiveView::Blocks {
+                patch: live.patch.as_ref(),
+                pending: live.reader.pending(),
+                applied: live.blocks.iter().filter(|b| b.result.is_ok()).count(),
+                failed: live.blocks.iter().filter(|b| b.result.is_err()).count(),
+            },
+        }
+    }
+
+    /// How many blocks of `section` are complete so far.
+    pub fn blocks(&self, section: Section) -> usize {
+        self.live[section.index()].blocks.len()
+    }
+
+    /// The first line the last applied block of `section` wrote.
+    pub fn last_applied(&self, section: Section) -> Option<usize> {
+        self.live[section.index()]
+            .blocks
+            .iter()
+            .rev()
+            .find_map(|b| b.result.as_ref().ok().map(|a| a.at))
+    }
+
+    /// Reads the complete lines `section` gained since the last call.
+    fn pull(&mut self, section: Section) {
+        let committed = self.parser.committed(section);
+        let i = section.index();
+        let from = self.live[i].consumed;
+        if committed.len() <= from {
+            return;
+        }
+        let fresh = &committed[from..];
+        let Some(last_newline) = fresh.rfind('\n') else {
+            return;
+        };
+        let complete = &fresh[..last_newline];
+        self.live[i].consumed = from + last_newline + 1;
+        for line in complete.split('\n') {
+            step(
+                &mut self.live[i],
+                line,
+                self.base.get(section),
+                &self.settled[i],
+            );
+        }
+    }
+
+    /// Ends the answer. A block still open at the end fails as unterminated.
+    pub fn finish(mut self) -> PatchOutcome {
+        let parser = std::mem::take(&mut self.parser);
+        let finished = parser.finish();
+        let sections = Section::ALL.map(|section| {
+            let i = section.index();
+            let text = finished.get(section);
+            let live = &mut self.live[i];
+            if let Some(rest) = text.get(live.consumed..)
+                && !rest.is_empty()
+            {
+                for line in rest.split('\n') {
+                    step(live, line, self.base.get(section), &self.settled[i]);
+                }
+            }
+            match live.reader.body() {
+                Body::Empty => SectionChange::Kept,
+                Body::Whole => SectionChange::Whole(text.to_string()),
+                Body::Blocks => {
+                    if let Some(pending) = live.reader.pending() {
+                        live.blocks.push(BlockOutcome {
+                            block: EditBlock {
+                                search: terminated(pending.search),
+                                replace: pending.replace.map(terminated).unwrap_or_default(),
+                            },
+                            result: Err(Failure::Unterminated),
+                        });
+                    }
+                    let patched = match &live.patch {
+                        Some(patch) => patch.text(),
+                        None => self.base.get(section).to_string(),
+                    };
+                    SectionChange::Patched {
+                        text: patched.trim().to_string(),
+                        blocks: std::mem::take(&mut live.blocks),
+                    }
+                }
+            }
+        });
+        PatchOutcome { sections }
+    }
+}
+
+/// One complete line of a section.
+fn step(live: &mut Live, line: &str, base: &str, settled: &[Range<usize>]) {
+    match live.reader.line(line) {
+        Step::Nothing => {}
+        Step::Complete(block) => {
+            let patch = live
+                .patch
+                .get_or_insert_with(|| PatchText::with_settled(base, settled));
+            let result = patch.apply(&block);
+            live.blocks.push(BlockOutcome { block, result });
+        }
+        Step::BecameWhole => {
+            live.patch = None;
+            live.blocks.clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> Artifacts {
+        Artifacts {
+            architecture: "# Arch\n\n## Open questions\n\n1. Schema?".into(),
+            requirements: "FR-01: add".into(),
+            file_tree: "src/\n  a.py".into(),
+            api_spec: "Module: a\n  add_task(name: str, due: str) -> int".into(),
+            class_diagram: "classDiagram\n  class A".into(),
+        }
+    }
+
+    const ANSWER: &str = "API_SPEC:\n<<<<<<< SEARCH\n  add_task(name: str, due: str) -> int\n=======\n  add_task(name: str, due: date, priority: int = 0) -> int\n>>>>>>> REPLACE\n\nREQUIREMENTS:\nFR-01: add\nFR-02: list\n";
+
+    #[test]
+    fn left_out_sections_stay_patched_ones_change_whole_ones_replace() {
+        let out = PatchStream::read(base(), Settled::default(), ANSWER);
+        assert_eq!(out.get(Section::Architecture), &SectionChange::Kept);
+        assert_eq!(
+            out.get(Section::Requirements),
+            &SectionChange::Whole("FR-01: add\nFR-02: list".into())
+        );
+        let design = out.artifacts(&base());
+        assert_eq!(
+            design.api_spec,
+            "Module: a\n  add_task(name: str, due: date, priority: int = 0) -> int"
+        );
+        assert_eq!(design.class_diagram, base().class_diagram);
+        assert!(out.clean());
+    }
+
+    #[test]
+    fn a_block_applies_when_its_replace_line_arrives_and_a_half_block_is_pending() {
+        let mut stream = PatchStream::new(base());
+        let cut = ANSWER.find(">>>>>>> REPLACE").unwrap();
+        stream.feed(&ANSWER[..cut]);
+        match stream.view(Section::ApiSpec) {
+            LiveView::Blocks {
+                patch: None,
+                pending: Some(p),
+                ..
+            } => assert_eq!(p.replace.map(<[String]>::len), Some(1)),
+            other => panic!("{other:?}"),
+        }
+        stream.feed(">>>>>>> REPLACE\n");
+        match stream.view(Section::ApiSpec) {
+            LiveView::Blocks {
+                patch: Some(p),
+                pending: None,
+                applied: 1,
+                ..
+            } => assert!(p.text().contains("priority")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unterminated_block_fails_and_is_never_applied() {
+        let text = "FILE_TREE:\n<<<<<<< SEARCH\n  a.py\n=======\n  b.py\n";
+        let out = PatchStream::read(base(), Settled::default(), text);
+        let failures: Vec<_> = out.get(Section::FileTree).failures().collect();
+        assert_eq!(failures[0].result, Err(Failure::Unterminated));
+        assert_eq!(out.artifacts(&base()).file_tree, base().file_tree);
+    }
+}

@@ -1,0 +1,267 @@
+//! The live view of an update answer and the cost meter.
+//!
+//! While an update streams, each tab shows its section as the blocks so far make it:
+//! a section the answer has not reached shows the current text, a patched one shows
+//! the text with every applied block and its new lines marked, a whole one streams as
+//! in cycle 1. The half-written block is named in the tab's title, never applied.
+
+use serde_json::Value;
+
+use crate::design::edit::stream::{LiveView, PatchStream};
+use crate::design::parser::SectionParser;
+use crate::design::{Artifacts, Section};
+use crate::tui::document::Document;
+use crate::volk::patch_cycle::{Cost, short};
+
+/// What a section's document shows now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    Current,
+    /// Patched, drawn after this many blocks.
+    Blocks(usize),
+    Whole,
+}
+
+/// Whether the caller still has to stream the section's text itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Synced {
+    /// Written whole: stream the parser's lines as for a first design.
+    Whole,
+    /// The document is up to date.
+    Done,
+}
+
+/// An update answer being drawn.
+#[derive(Debug, Clone)]
+pub struct LivePatch {
+    stream: PatchStream,
+    shown: [Shown; 5],
+}
+
+impl LivePatch {
+    /// Draws on top of `current`, the design the answer revises.
+    pub fn new(current: Artifacts) -> LivePatch {
+        LivePatch {
+            stream: PatchStream::new(current),
+            shown: [Shown::Current; 5],
+        }
+    }
+
+    pub fn feed(&mut self, text: &str) -> Option<Section> {
+        self.stream.feed(text)
+    }
+
+    pub fn parser(&self) -> &SectionParser {
+        self.stream.parser()
+    }
+
+    /// The design as this answer leaves it (the base of a repair that follows).
+    pub fn design(&self) -> Artifacts {
+        let base = self.stream.base().clone();
+        self.stream.clone().finish().artifacts(&base)
+    }
+
+    /// Brings `doc` (and its new-line `marks`) up to date for `section`. On the
+    /// switch to a whole section the document is emptied and `consumed` reset, so the
+    /// caller streams it from its first line.
+    pub fn sync(
+        &mut self,
+        section: Section,
+        doc: &mut Document,
+        marks: &mut Vec<bool>,
+        consumed: &mut usize,
+    ) -> Synced {
+        let i = section.index();
+        match self.stream.view(section) {
+            LiveView::Untouched => Synced::Done,
+            LiveView::Whole => {
+                if self.shown[i] != Shown::Whole {
+                    self.shown[i] = Shown::Whole;
+                    doc.clear();
+                    marks.clear();
+                    *consumed = 0;
+                }
+                Synced::Whole
+            }
+            LiveView::Blocks { patch, .. } => {
+                let blocks = self.stream.blocks(section);
+                if self.shown[i] != Shown::Blocks(blocks) {
+                    self.shown[i] = Shown::Blocks(blocks);
+                    if let Some(patch) = patch {
+                        doc.set_text(&patch.text());
+                        *marks = patch.lines().map(|(_, fresh)| fresh).collect();
+                    }
+                }
+                doc.set_tail("");
+                Synced::Done
+            }
+        }
+    }
+
+    /// The line to keep in view in a patched section: where the block being written
+    /// will land, else the last block that applied.
+    pub fn focus(&self, section: Section) -> Option<usize> {
+        let LiveView::Blocks { patch, pending, .. } = self.stream.view(section) else {
+            return None;
+        };
+        let at_last = self.stream.last_applied(section);
+        let Some(first) = pending.and_then(|p| p.search.iter().find(|l| !l.trim().is_empty()))
+        else {
+            return at_last;
+        };
+        let wanted = first.trim();
+        match patch {
+            Some(patch) => patch.lines().position(|(l, _)| l.trim() == wanted),
+            None => self
+                .stream
+                .base()
+                .get(section)
+                .split('\n')
+                .position(|l| l.trim() == wanted),
+        }
+        .or(at_last)
+    }
+
+    /// `2 blocks applied · block 3 pending (SEARCH 2 lines, REPLACE 1)`, for the tab
+    /// title while a section is patched.
+    pub fn label(&self, section: Section) -> Option<String> {
+        let LiveView::Blocks {
+            pending,
+            applied,
+            failed,
+            ..
+        } = self.stream.view(section)
+        else {
+            return None;
+        };
+        let mut parts = vec![format!(
+            "{applied} block{} applied",
+            if applied == 1 { "" } else { "s" }
+        )];
+        if failed > 0 {
+            parts.push(format!("{failed} failed"));
+        }
+        if let Some(p) = pending {
+            let lines = |n: usize| format!("{n} line{}", if n == 1 { "" } else { "s" });
+            let replace = p.replace.map_or("…".to_string(), |r| lines(r.len()));
+            parts.push(format!(
+                "block {} pending (SEARCH {}, REPLACE {replace})",
+                applied + failed + 1,
+                lines(p.search.len())
+            ));
+        }
+        Some(parts.join(" · "))
+    }
+}
+
+/// Each cycle's cost as the journal reports it, for the status bar and the summary.
+#[derive(Debug, Clone, Default)]
+pub struct CostMeter {
+    costs: Vec<(u32, Cost)>,
+}
+
+impl CostMeter {
+    /// Takes a journal entry; only `cycle_cost` entries count.
+    pub fn on_journal(&mut self, entry: &Value) {
+        if entry["event"] != "cycle_cost" {
+            return;
+        }
+        let detail = &entry["detail"];
+        let (Some(cycle), Ok(cost)) = (
+            detail["cycle"].as_u64(),
+            serde_json::from_value::<Cost>(detail["cost"].clone()),
+        ) else {
+            return;
+        };
+        let cycle = cycle as u32;
+        self.costs.retain(|(c, _)| *c != cycle);
+        self.costs.push((cycle, cost));
+    }
+
+    pub fn latest(&self) -> Option<Cost> {
+        self.costs.last().map(|(_, c)| *c)
+    }
+
+    /// `12k tokens saved over 2 update cycles`, once an update cycle is done.
+    pub fn summary(&self) -> Option<String> {
+        let updates: Vec<&Cost> = self
+            .costs
+            .iter()
+            .filter(|(c, _)| *c > 1)
+            .map(|(_, cost)| cost)
+            .collect();
+        if updates.is_empty() {
+            return None;
+        }
+        let saved: u64 = updates.iter().map(|c| c.saved()).sum();
+        let streamed: u64 = updates.iter().map(|c| c.streamed_tokens).sum();
+        let full: u64 = updates.iter().map(|c| c.full_rewrite_tokens).sum();
+        Some(format!(
+            "{} tokens saved over {} update cycle{} ({} streamed, full rewrites ≈ {})",
+            short(saved),
+            updates.len(),
+            if updates.len() == 1 { "" } else { "s" },
+            short(streamed),
+            short(full)
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::highlight::Grammar;
+
+    fn current() -> Artifacts {
+        Artifacts {
+            api_spec: "Module: a\n  add(x) -> int\n  list() -> list".into(),
+            file_tree: "src/\n  a.py".into(),
+            ..Artifacts::default()
+        }
+    }
+
+    #[test]
+    fn a_patched_section_shows_applied_blocks_marked_and_names_the_pending_one() {
+        let mut live = LivePatch::new(current());
+        let mut doc = Document::new(Grammar::Plain, "base16-ocean.dark");
+        doc.set_text(&current().api_spec);
+        let (mut marks, mut consumed) = (Vec::new(), 0);
+        live.feed("API_SPEC:\n<<<<<<< SEARCH\n  add(x) -> int\n=======\n  add(x, y) -> int\n>>>>>>> REPLACE\n<<<<<<< SEARCH\n  list() -> list\n=====");
+        let synced = live.sync(Section::ApiSpec, &mut doc, &mut marks, &mut consumed);
+        assert_eq!(synced, Synced::Done);
+        assert_eq!(
+            doc.text(),
+            "Module: a\n  add(x, y) -> int\n  list() -> list"
+        );
+        assert_eq!(marks, [false, true, false]);
+        assert_eq!(
+            live.label(Section::ApiSpec).unwrap(),
+            "1 block applied · block 2 pending (SEARCH 1 line, REPLACE …)"
+        );
+        assert_eq!(
+            live.focus(Section::ApiSpec),
+            Some(2),
+            "follows the block being written"
+        );
+        assert_eq!(live.label(Section::FileTree), None);
+    }
+
+    #[test]
+    fn the_meter_sums_what_update_cycles_saved() {
+        let mut meter = CostMeter::default();
+        for (cycle, streamed, full) in [(1, 9_000, 9_000), (2, 1_100, 9_600), (3, 900, 9_800)] {
+            meter.on_journal(&serde_json::json!({
+                "event": "cycle_cost",
+                "detail": {"cycle": cycle, "cost": {"streamed_tokens": streamed, "full_rewrite_tokens": full}}
+            }));
+        }
+        assert_eq!(
+            meter.latest().unwrap().status(),
+            "this cycle 900 tok · full rewrite ≈ 9.8k"
+        );
+        assert_eq!(
+            meter.summary().unwrap(),
+            "17k tokens saved over 2 update cycles (2.0k streamed, full rewrites ≈ 19k)"
+        );
+    }
+}

@@ -1,0 +1,234 @@
+//! One inbound packet, processed exactly once, by one writer.
+//!
+//! The order is what makes a crash at any instant recoverable by resending:
+//! find or claim the thread's directory, take the thread lock, clear what a dead
+//! process left ([`recover::sweep`]), consult the ledger (replay, stale, resume), record
+//! the intent, and only then let the design loop change anything. The outbound packet
+//! printed is always the one in the outbox, so a replay prints the same bytes.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::BadInput;
+use crate::cxp::{Inbound, Packet};
+use crate::project::claim;
+use crate::reasoner::SharedReasoner;
+use crate::volk::echo::escape_controls;
+use crate::volk::ledger::{Decision, Key, Ledger, produced_since};
+use crate::volk::lock::{self, LockError};
+use crate::volk::machine::{Action, Input};
+use crate::volk::recover;
+use crate::volk::runtime::{
+    HeadlessOutcome, RunOptions, drive_headless, prepare_in, project_slug, resume_input,
+};
+use crate::volk::session::{DEFAULT_MAX_CYCLES, Phase, Session, SessionError};
+
+/// Where and how a packet is handled.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub source_name: String,
+    pub workspace: PathBuf,
+    pub max_cycles: Option<u32>,
+    /// How long to wait for another process holding the thread.
+    pub lock_wait: Duration,
+}
+
+/// Handles `packet`; `Ok(None)` when it is not for the architect.
+pub async fn handle(
+    mut packet: Packet,
+    request: &Request,
+    reasoner: SharedReasoner,
+    options: RunOptions,
+) -> anyhow::Result<Option<HeadlessOutcome>> {
+    let source = request.source_name.as_str();
+    let inbound = packet
+        .classify(source)
+        .map_err(|e| BadInput::err(e.to_string()))?;
+    let trace_id = packet.ensure_trace_id();
+    let thread_id = packet.header.thread_id.clone();
+    let key = Key::of(&packet);
+
+    let dir = match &inbound {
+        Inbound::Ignored { reason } => {
+            eprintln!(
+                "[U:Ar] ignored packet from {}: {}",
+                escape_controls(&packet.header.from_agent),
+                escape_controls(reason)
+            );
+            return Ok(None);
+        }
+        Inbound::Design(scope) => {
+            claim::claim(&request.workspace, &project_slug(scope), &thread_id)
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "{}: cannot claim a project directory: {e}",
+                        request.workspace.display()
+                    )
+                })?
+                .dir()
+                .to_path_buf()
+        }
+        Inbound::Feedback(_) => match claim::find_claimed(&request.workspace, &thread_id)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", request.workspace.display()))?
+        {
+            Some(dir) => dir,
+            None => {
+                return Err(BadInput::err(format!(
+                    "{source}: header.thread_id: no design session for thread {} in {}",
+                    escape_controls(&thread_id),
+                    request.workspace.display()
+                )));
+            }
+        },
+    };
+
+    let _lock = lock::acquire(&dir, request.lock_wait, "volk run").map_err(|e| match e {
+        LockError::Held { .. } => BadInput::err(format!(
+            "{e}; gave up after {} s (--lock-wait)",
+            request.lock_wait.as_secs()
+        )),
+        other => anyhow::Error::new(other),
+    })?;
+    recover::sweep(&dir)
+        .map_err(|e| anyhow::anyhow!("{}: cannot clear temp files: {e}", dir.display()))?;
+
+    let mut ledger = Ledger::load(&dir).map_err(|e| BadInput::err(e.to_string()))?;
+    let existing = load_session(&dir)?;
+    if let Some(session) = &existing {
+        recover::trim_journal(session)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", session.journal_path().display()))?;
+    }
+    let decision = ledger.decide(&key);
+    let resuming = match decision {
+        Decision::Replay(path) => return replay(&dir, &path).map(Some),
+        Decision::Stale(entry) => {
+            let cycle = entry
+                .design_cycle
+                .map(|c| format!(" for cycle {c}"))
+                .unwrap_or_default();
+            return Err(BadInput::err(format!(
+                "{source}: payload: thread {} already took a different {} packet{cycle}; this one is stale",
+                escape_controls(&thread_id),
+                escape_controls(&key.subject)
+            )));
+        }
+        Decision::Resume(entry) => {
+            let waiting = existing.as_ref().is_some_and(|s| is_waiting(&s.phase));
+            if waiting && let Some(path) = produced_since(&dir, entry.outbox_from) {
+                // It finished before the crash; only the ledger missed it.
+                ledger.finish(&key, path.clone());
+                ledger.save(&dir).map_err(anyhow::Error::new)?;
+                return replay(&dir, &path).map(Some);
+            }
+            true
+        }
+        Decision::New => false,
+    };
+
+    let (mut session, first) = match inbound {
+        Inbound::Ignored { .. } => return Ok(None),
+        Inbound::Design(scope) => {
+            let limit = request.max_cycles.unwrap_or(DEFAULT_MAX_CYCLES);
+            let (mut session, created) =
+                prepare_in(&dir, *scope, &thread_id, &trace_id, limit).map_err(session_error)?;
+            let first = if created {
+                Some(Input::Begin)
+            } else if matches!(session.phase, Phase::Failed { .. }) {
+                Some(Input::Act(Action::Retry))
+            } else if let Some(input) = resume_input(&mut session) {
+                Some(input)
+            } else {
+                return Err(BadInput::err(format!(
+                    "{source}: header.thread_id: thread {} already has a design ({}) in {}",
+                    escape_controls(&thread_id),
+                    session.phase.label(),
+                    session.project_dir.display()
+                )));
+            };
+            (session, first)
+        }
+        Inbound::Feedback(feedback) => {
+            let Some(mut session) = existing else {
+                return Err(BadInput::err(format!(
+                    "{}: no volk session here",
+                    Session::path(&dir).display()
+                )));
+            };
+            let first = if matches!(session.phase, Phase::Failed { .. }) {
+                Input::Act(Action::Retry)
+            } else if resuming && let Some(input) = resume_input(&mut session) {
+                // Killed mid-step: finish the step this packet started.
+                input
+            } else {
+                Input::Act(Action::Review(feedback))
+            };
+            (session, Some(first))
+        }
+    };
+    if !resuming || packet.header.trace_id.is_some() {
+        session.trace_id = trace_id;
+    }
+    if !resuming {
+        ledger.start(&key, session.outbox_seq);
+        ledger.save(&dir).map_err(anyhow::Error::new)?;
+    }
+
+    let outcome = drive_headless(
+        session,
+        first,
+        reasoner,
+        request.max_cycles,
+        options,
+        source,
+    )
+    .await?;
+    let Some((_, path)) = outcome.emitted.last() else {
+        return Ok(Some(outcome));
+    };
+    let relative = path
+        .strip_prefix(&outcome.project_dir)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.clone());
+    ledger.finish(&key, relative.clone());
+    ledger.save(&dir).map_err(anyhow::Error::new)?;
+    let mut replayed = replay(&outcome.project_dir, &relative)?;
+    replayed.project_dir = outcome.project_dir;
+    Ok(Some(replayed))
+}
+
+fn is_waiting(phase: &Phase) -> bool {
+    matches!(
+        phase,
+        Phase::AwaitingReview { .. }
+            | Phase::AwaitingFinalize
+            | Phase::AwaitingPlanApproval
+            | Phase::Finalized
+    )
+}
+
+/// The session in `dir`; a corrupt one or one of an unknown version is bad input.
+fn load_session(dir: &Path) -> anyhow::Result<Option<Session>> {
+    Session::load(dir).map_err(|e| session_error(e.into()))
+}
+
+fn session_error(e: crate::volk::runtime::RuntimeError) -> anyhow::Error {
+    match e {
+        crate::volk::runtime::RuntimeError::Session(SessionError::Corrupt { path, message }) => {
+            BadInput::err(format!("{}: not a volk session: {message}", path.display()))
+        }
+        other => anyhow::Error::new(other),
+    }
+}
+
+/// The outbound packet stored at `relative` (in the outbox), as the outcome.
+fn replay(project_dir: &Path, relative: &Path) -> anyhow::Result<HeadlessOutcome> {
+    let path = project_dir.join(relative);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read the outbound packet: {e}", path.display()))?;
+    let packet: Packet = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: not a packet: {e}", path.display()))?;
+    Ok(HeadlessOutcome {
+        emitted: vec![(packet, path)],
+        project_dir: project_dir.to_path_buf(),
+    })
+}

@@ -1,0 +1,575 @@
+//! Update cycles answered with edit blocks: reading each answer against the design,
+//! the one repair request and the request for whole sections when blocks fail, what
+//! the cycle cost against a full rewrite, and the lines that tell the person.
+//!
+//! Pure like the machine that calls it: the session's [`PatchLedger`] goes in with
+//! the answer, and what to journal, say and ask next comes out.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, SectionRepair};
+use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
+use crate::design::parser::parse;
+use crate::design::{Artifacts, Section};
+use crate::reasoner::Brief;
+use crate::volk::prompts;
+
+const REPAIR: &str = include_str!("../../assets/prompts/repair.md");
+const FULL: &str = include_str!("../../assets/prompts/full_section.md");
+
+/// Bytes per token, the estimate the call metrics use when a provider sends no usage,
+/// so streamed and full-rewrite figures are measured alike.
+const BYTES_PER_TOKEN: u64 = 4;
+
+pub fn tokens(bytes: u64) -> u64 {
+    bytes.div_ceil(BYTES_PER_TOKEN)
+}
+
+/// What one cycle cost: the tokens its answers streamed, and what writing the whole
+/// design again would have (the five artifacts after the cycle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Cost {
+    pub streamed_tokens: u64,
+    pub full_rewrite_tokens: u64,
+}
+
+impl Cost {
+    fn of(streamed_bytes: u64, design: &Artifacts) -> Cost {
+        let size: usize = design.iter().map(|(_, t)| t.len()).sum();
+        Cost {
+            streamed_tokens: tokens(streamed_bytes),
+            full_rewrite_tokens: tokens(size as u64),
+        }
+    }
+
+    /// Tokens not streamed thanks to edit blocks (never negative).
+    pub fn saved(&self) -> u64 {
+        self.full_rewrite_tokens
+            .saturating_sub(self.streamed_tokens)
+    }
+
+    /// The status-bar form: `this cycle 1.1k tok · full rewrite ≈ 9.6k`.
+    pub fn status(&self) -> String {
+        format!(
+            "this cycle {} tok · full rewrite ≈ {}",
+            short(self.streamed_tokens),
+            short(self.full_rewrite_tokens)
+        )
+    }
+}
+
+/// `950`, `1.1k`, `12k`.
+pub fn short(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..10_000 => format!("{:.1}k", n as f64 / 1000.0),
+        _ => format!("{}k", (n + 500) / 1000),
+    }
+}
+
+/// Which request of an update cycle an answer answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Round {
+    Answer,
+    Repair,
+    Full,
+}
+
+/// What happened to one section over the cycle, for the status line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    pub applied: u32,
+    pub failed: u32,
+    pub repaired: u32,
+    /// Written whole by the first answer.
+    pub whole: bool,
+    /// Asked for in full after a failed repair, and written.
+    pub rewritten: bool,
+    /// Blocks still failing when the cycle closed.
+    pub unresolved: u32,
+}
+
+/// The update cycle in progress, saved so a retried or resumed call continues it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub cycle: u32,
+    pub round: Round,
+    /// The design with every block applied so far.
+    pub working: Artifacts,
+    pub streamed_bytes: u64,
+    pub tally: [Tally; 5],
+}
+
+/// One answer as the architect wrote it, blocks and all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RawAnswer {
+    pub cycle: u32,
+    pub round: Round,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CycleCost {
+    pub cycle: u32,
+    #[serde(flatten)]
+    pub cost: Cost,
+}
+
+/// The session's record of edit blocks: the cycle in progress, every update answer,
+/// and every cycle's cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PatchLedger {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
+    #[serde(default)]
+    pub raw: Vec<RawAnswer>,
+    #[serde(default)]
+    pub costs: Vec<CycleCost>,
+}
+
+impl PatchLedger {
+    pub fn cost(&self, cycle: u32) -> Option<Cost> {
+        self.costs
+            .iter()
+            .rev()
+            .find(|c| c.cycle == cycle)
+            .map(|c| c.cost)
+    }
+
+    /// Tokens saved over every cycle so far.
+    pub fn saved(&self) -> u64 {
+        self.costs.iter().map(|c| c.cost.saved()).sum()
+    }
+
+    fn record(&mut self, cycle: u32, cost: Cost) {
+        self.costs.retain(|c| c.cycle != cycle);
+        self.costs.push(CycleCost { cycle, cost });
+    }
+
+    /// The first cycle: a whole design, so streamed and full rewrite are alike.
+    pub fn first_cycle(&mut self, text: &str, design: &Artifacts) -> Cost {
+        let cost = Cost::of(text.len() as u64, design);
+        self.record(1, cost);
+        cost
+    }
+}
+
+/// What to do after an answer.
+#[derive(Debug, Clone)]
+pub enum Next {
+    /// Ask again (a repair, or sections in full) with this brief.
+    Ask(Box<Brief>),
+    /// The cycle is done: this is the design.
+    Done { artifacts: Artifacts, cost: Cost },
+    /// The answer has no section marker at all.
+    Unreadable,
+}
+
+/// An answer read: journal entries (event, detail), lines for the person, what next.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    pub journal: Vec<(&'static str, Value)>,
+    pub notices: Vec<String>,
+    pub next: Next,
+}
+
+/// Reads one answer of update cycle `cycle`. `design` is the design the cycle
+/// revises, `brief` the brief of the call answered.
+pub fn read_answer(
+    ledger: &mut PatchLedger,
+    design: &Artifacts,
+    cycle: u32,
+    brief: &Brief,
+    text: &str,
+    settled: Settled,
+) -> Reading {
+    let mut reading = Reading {
+        journal: Vec::new(),
+        notices: Vec::new(),
+        next: Next::Unreadable,
+    };
+    if parse(text).is_empty() {
+        return reading;
+    }
+    let mut progress = match ledger.progress.take() {
+        Some(p) if p.cycle == cycle => p,
+        _ => Progress {
+            cycle,
+            round: Round::Answer,
+            working: design.clone(),
+            streamed_bytes: 0,
+            tally: [Tally::default(); 5],
+        },
+    };
+    let round = progress.round;
+    ledger.raw.push(RawAnswer {
+        cycle,
+        round,
+        text: text.to_string(),
+    });
+    progress.streamed_bytes += text.len() as u64;
+    let outcome = PatchStream::read(progress.working.clone(), settled, text);
+    let mut failing: Vec<SectionRepair> = Vec::new();
+    for section in Section::ALL {
+        let change = outcome.get(section);
+        let tally = &mut progress.tally[section.index()];
+        match change {
+            SectionChange::Kept => continue,
+            SectionChange::Whole(_) => {
+                reading.journal.push((
+                    "section_rewritten",
+                    json!({ "section": section.key(), "round": round }),
+                ));
+                match round {
+                    Round::Answer => tally.whole = true,
+                    Round::Repair => tally.repaired += tally.failed,
+                    Round::Full => tally.rewritten = true,
+                }
+                tally.unresolved = 0;
+            }
+            SectionChange::Patched { blocks, .. } => {
+                let mut failures = Vec::new();
+                for (index, b) in blocks.iter().enumerate() {
+                    let detail = match &b.result {
+                        Ok(applied) => json!({
+                            "section": section.key(), "round": round, "block": index + 1,
+                            "outcome": "applied", "match": applied.how,
+                            "removed": applied.removed, "added": applied.added,
+                        }),
+                        Err(failure) => {
+                            failures.push(FailedBlock {
+                                block: b.block.clone(),
+                                reason: failure.to_string(),
+                            });
+                            json!({
+                                "section": section.key(), "round": round, "block": index + 1,
+                                "outcome": "failed", "reason": failure.code(),
+                                "message": failure.to_string(),
+                            })
+                        }
+                    };
+                    reading.journal.push(("edit_block", detail));
+                }
+                let applied = (blocks.len() - failures.len()) as u32;
+                match round {
+                    Round::Answer => {
+                        tally.applied += applied;
+                        tally.failed += failures.len() as u32;
+                    }
+                    Round::Repair if failures.is_empty() => tally.repaired += tally.failed,
+                    Round::Repair => {}
+                    Round::Full if failures.is_empty() => tally.rewritten = true,
+                    Round::Full => {}
+                }
+                tally.unresolved = failures.len() as u32;
+                if !failures.is_empty() {
+                    failing.push(SectionRepair { section, failures });
+                }
+            }
+        }
+    }
+    progress.working = outcome.artifacts(&progress.working);
+    let next_round = match (round, failing.is_empty()) {
+        (_, true) | (Round::Full, _) => None,
+        (Round::Answer, false) => Some(Round::Repair),
+        (Round::Repair, false) => Some(Round::Full),
+    };
+    match next_round {
+        Some(next) => {
+            let kind = match next {
+                Round::Full => RepairKind::Full,
+                _ => RepairKind::Blocks,
+            };
+            let names: Vec<&str> = failing.iter().map(|s| s.section.title()).collect();
+            reading.notices.push(match kind {
+                RepairKind::Blocks => format!(
+                    "cycle {cycle}: blocks failed in {}; asking for a repair",
+                    names.join(", ")
+                ),
+                RepairKind::Full => format!(
+                    "cycle {cycle}: the repair failed in {}; asking for the section in full",
+                    names.join(", ")
+                ),
+            });
+            reading.journal.push((
+                "edit_repair_requested",
+                json!({ "kind": kind, "sections": failing.iter().map(|s| s.section.key()).collect::<Vec<_>>() }),
+            ));
+            let mut ask = brief.clone();
+            ask.current = Some(progress.working.clone());
+            ask.repair = Some(RepairRequest {
+                kind,
+                sections: failing,
+            });
+            progress.round = next;
+            ledger.progress = Some(progress);
+            reading.next = Next::Ask(Box::new(ask));
+        }
+        None => {
+            let cost = Cost::of(progress.streamed_bytes, &progress.working);
+            ledger.record(cycle, cost);
+            if let Some(line) = status_line(&progress.tally) {
+                reading.notices.push(line);
+            }
+            reading.journal.push((
+                "cycle_cost",
+                json!({ "cycle": cycle, "cost": cost, "sections": section_tallies(&progress.tally) }),
+            ));
+            reading.notices.push(cost.status());
+            reading.next = Next::Done {
+                artifacts: progress.working,
+                cost,
+            };
+        }
+    }
+    reading
+}
+
+fn section_tallies(tally: &[Tally; 5]) -> Value {
+    let mut out = serde_json::Map::new();
+    for section in Section::ALL {
+        let t = tally[section.index()];
+        if t != Tally::default() {
+            out.insert(section.key().into(), json!(t));
+        }
+    }
+    Value::Object(out)
+}
+
+fn plural(n: u32, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+/// `API spec: 2 blocks applied, 1 repaired; Architecture: rewritten whole`.
+pub fn status_line(tally: &[Tally; 5]) -> Option<String> {
+    let mut parts = Vec::new();
+    for section in Section::ALL {
+        let t = tally[section.index()];
+        let mut what = Vec::new();
+        if t.whole {
+            what.push("rewritten whole".to_string());
+        }
+        if t.applied > 0 {
+            what.push(format!("{} applied", plural(t.applied, "block")));
+        }
+        if t.repaired > 0 {
+            what.push(format!("{} repaired", t.repaired));
+        }
+        if t.rewritten {
+            what.push("asked for in full".to_string());
+        }
+        if t.unresolved > 0 {
+            what.push(format!("{} not applied", plural(t.unresolved, "block")));
+        }
+        if !what.is_empty() {
+            parts.push(format!("{}: {}", section.title(), what.join(", ")));
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// The prompt of a follow-up request: the failed blocks and why, or the sections to
+/// write in full, each with its current text.
+pub fn repair_prompt(brief: &Brief, repair: &RepairRequest) -> String {
+    let current = brief.current.clone().unwrap_or_default();
+    let mut sections = String::new();
+    for s in &repair.sections {
+        let _ = writeln!(
+            sections,
+            "## {}\n\nCurrent text of {}:\n\n{}:\n{}\n",
+            s.section.title(),
+            s.section.title(),
+            s.section.marker(),
+            current.get(s.section)
+        );
+        if repair.kind == RepairKind::Blocks {
+            for (i, f) in s.failures.iter().enumerate() {
+                let _ = writeln!(
+                    sections,
+                    "Failed block {} ({}):\n\n{}",
+                    i + 1,
+                    f.reason,
+                    f.block.render()
+                );
+            }
+        }
+    }
+    let markers: Vec<String> = repair
+        .sections
+        .iter()
+        .map(|s| format!("{}:", s.section.marker()))
+        .collect();
+    let template = match repair.kind {
+        RepairKind::Blocks => REPAIR,
+        RepairKind::Full => FULL,
+    };
+    prompts::render(
+        template,
+        &[
+            ("cycle", &brief.cycle.to_string()),
+            ("markers", &markers.join(", ")),
+            ("sections", &sections),
+            ("task_summary", &brief.task_summary),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::design::edit::EditBlock;
+
+    fn design() -> Artifacts {
+        Artifacts {
+            architecture: "# A\n\n## Open questions\n\n1. Schema?".into(),
+            requirements: "FR-01: add".into(),
+            file_tree: "src/\n  a.py".into(),
+            api_spec: "add(name: str) -> int\nlist() -> list".into(),
+            class_diagram: "classDiagram\n  class A".into(),
+        }
+    }
+
+    fn block(search: &str, replace: &str) -> String {
+        EditBlock::new(search, replace).render()
+    }
+
+    #[test]
+    fn clean_blocks_close_the_cycle_with_its_cost() {
+        let mut ledger = PatchLedger::default();
+        let text = format!(
+            "API_SPEC:\n{}{}",
+            block("add(name: str) -> int", "add(name: str, due: date) -> int"),
+            block("list() -> list", "list() -> list[Task]")
+        );
+        let r = read_answer(
+            &mut ledger,
+            &design(),
+            2,
+            &Brief::default(),
+            &text,
+            Settled::default(),
+        );
+        let Next::Done { artifacts, cost } = r.next else {
+            panic!("{:?}", r.next)
+        };
+        assert_eq!(
+            artifacts.api_spec,
+            "add(name: str, due: date) -> int\nlist() -> list[Task]"
+        );
+        assert_eq!(artifacts.architecture, design().architecture);
+        assert_eq!(cost.streamed_tokens, tokens(text.len() as u64));
+        assert_eq!(ledger.cost(2), Some(cost));
+        assert!(r.notices.iter().any(|n| n == "API spec: 2 blocks applied"));
+        assert_eq!(
+            r.journal.iter().filter(|(e, _)| *e == "edit_block").count(),
+            2
+        );
+        assert_eq!(ledger.raw.len(), 1);
+        assert!(ledger.progress.is_none());
+    }
+
+    #[test]
+    fn a_failed_block_asks_once_for_a_repair_then_for_the_section_in_full() {
+        let mut ledger = PatchLedger::default();
+        let brief = Brief {
+            cycle: 2,
+            ..Brief::default()
+        };
+        let text = format!(
+            "API_SPEC:\n{}{}",
+            block("add(name: str) -> int", "add(name: str, due: date) -> int"),
+            block("remove() -> None", "delete() -> None")
+        );
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &text, Settled::default());
+        let Next::Ask(ask) = r.next else { panic!() };
+        let repair = ask.repair.clone().unwrap();
+        assert_eq!(repair.kind, RepairKind::Blocks);
+        assert_eq!(repair.sections[0].section, Section::ApiSpec);
+        let prompt = repair_prompt(&ask, &repair);
+        assert!(prompt.contains("remove() -> None"));
+        assert!(prompt.contains("no match"));
+        assert!(
+            prompt.contains("add(name: str, due: date) -> int"),
+            "current text carries the applied block"
+        );
+
+        // The repair fails too: the section is asked for in full.
+        let again = format!("API_SPEC:\n{}", block("drop() -> None", "x"));
+        let r = read_answer(&mut ledger, &design(), 2, &ask, &again, Settled::default());
+        let Next::Ask(full) = r.next else { panic!() };
+        assert_eq!(full.repair.as_ref().unwrap().kind, RepairKind::Full);
+        let prompt = repair_prompt(&full, full.repair.as_ref().unwrap());
+        assert!(prompt.contains("in full"));
+
+        let whole = "API_SPEC:\nadd(name: str, due: date) -> int\ndelete() -> None\n";
+        let r = read_answer(&mut ledger, &design(), 2, &full, whole, Settled::default());
+        let Next::Done { artifacts, cost } = r.next else {
+            panic!()
+        };
+        assert_eq!(
+            artifacts.api_spec,
+            "add(name: str, due: date) -> int\ndelete() -> None"
+        );
+        assert_eq!(
+            cost.streamed_tokens,
+            tokens((text.len() + again.len() + whole.len()) as u64)
+        );
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n == "API spec: 1 block applied, asked for in full")
+        );
+        assert_eq!(ledger.raw.len(), 3);
+    }
+
+    #[test]
+    fn a_repair_that_applies_counts_as_repaired() {
+        let mut ledger = PatchLedger::default();
+        let text = format!(
+            "API_SPEC:\n{}{}{}",
+            block("add(name: str) -> int", "add(name: str, due: date) -> int"),
+            block("list() -> list", "list() -> list[Task]"),
+            block("remove() -> None", "delete() -> None")
+        );
+        let r = read_answer(
+            &mut ledger,
+            &design(),
+            2,
+            &Brief::default(),
+            &text,
+            Settled::default(),
+        );
+        let Next::Ask(ask) = r.next else { panic!() };
+        let fix = format!("API_SPEC:\n{}", block("", "delete() -> None"));
+        let r = read_answer(&mut ledger, &design(), 2, &ask, &fix, Settled::default());
+        assert!(matches!(r.next, Next::Done { .. }));
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n == "API spec: 2 blocks applied, 1 repaired"),
+            "{:?}",
+            r.notices
+        );
+    }
+
+    #[test]
+    fn short_figures() {
+        assert_eq!(short(950), "950");
+        assert_eq!(short(1_100), "1.1k");
+        assert_eq!(short(9_600), "9.6k");
+        assert_eq!(short(12_400), "12k");
+        let cost = Cost {
+            streamed_tokens: 1_100,
+            full_rewrite_tokens: 9_600,
+        };
+        assert_eq!(cost.status(), "this cycle 1.1k tok · full rewrite ≈ 9.6k");
+    }
+}

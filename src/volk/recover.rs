@@ -1,0 +1,231 @@
+//! What a crashed volk leaves behind, cleared by the next process that takes the
+//! thread lock (so nobody else is writing): temp files, a git lock of a commit that
+//! never finished, journal lines of a transition whose session was never saved.
+//!
+//! Also the checks that turn git trouble into one clear line before a commit.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::volk::session::Session;
+
+/// Marks a commit in progress; a marker found at start means its process died
+/// mid-commit, so the git locks it may have left are stale.
+fn commit_marker(project_dir: &Path) -> PathBuf {
+    Session::dir(project_dir).join("committing")
+}
+
+/// The git lock files a killed commit can leave.
+fn git_locks(project_dir: &Path) -> Vec<PathBuf> {
+    let git = project_dir.join(".git");
+    let mut locks = vec![git.join("index.lock"), git.join("HEAD.lock")];
+    if let Ok(entries) = std::fs::read_dir(git.join("refs").join("heads")) {
+        locks.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "lock")),
+        );
+    }
+    locks
+}
+
+/// Clears what a dead volk left in `project_dir`. Call it holding the thread lock.
+pub fn sweep(project_dir: &Path) -> io::Result<()> {
+    let volk = Session::dir(project_dir);
+    let tmp = volk.join("tmp");
+    if let Ok(entries) = std::fs::read_dir(&tmp) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let _ = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+        }
+    }
+    if volk.is_dir() {
+        std::fs::create_dir_all(&tmp)?;
+    }
+    // Temp files of older versions were made beside their target.
+    for dir in [
+        project_dir.to_path_buf(),
+        project_dir.join("design"),
+        volk.clone(),
+        volk.join("outbox"),
+    ] {
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for entry in entries.flatten() {
+                if entry
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(".volk-tmp-")
+                {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+    }
+    let marker = commit_marker(project_dir);
+    if marker.exists() {
+        for lock in git_locks(project_dir) {
+            match std::fs::remove_file(&lock) {
+                Ok(()) => tracing::warn!("removed {} left by a killed commit", lock.display()),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        std::fs::remove_file(&marker)?;
+    }
+    Ok(())
+}
+
+/// Drops journal lines written after the last saved session: they belong to a step
+/// that did not finish and will be journaled again when it is redone.
+pub fn trim_journal(session: &Session) -> io::Result<()> {
+    let Some(saved) = session.journal_bytes.get() else {
+        return Ok(());
+    };
+    let path = session.journal_path();
+    let file = match std::fs::OpenOptions::new().write(true).open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    if file.metadata()?.len() > saved {
+        file.set_len(saved)?;
+    }
+    Ok(())
+}
+
+/// The size of the journal now, recorded with each session save.
+pub fn journal_len(session: &Session) -> u64 {
+    std::fs::metadata(session.journal_path()).map_or(0, |m| m.len())
+}
+
+/// The last saved session of `project_dir`, marked failed where a retry can redo the
+/// interrupted step: how the workbench carries on after a step's commit failed.
+pub fn roll_back(
+    project_dir: &Path,
+    message: &str,
+) -> Result<Option<Session>, crate::volk::session::SessionError> {
+    use crate::volk::session::Phase;
+    let Some(mut session) = Session::load(project_dir)? else {
+        return Ok(None);
+    };
+    if matches!(
+        session.phase,
+        Phase::Designing { .. } | Phase::Reflecting | Phase::Planning { .. }
+    ) {
+        session.phase = Phase::Failed {
+            resume: Box::new(session.phase.clone()),
+            message: message.to_string(),
+            retryable: true,
+        };
+        session.save()?;
+    }
+    Ok(Some(session))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GitTrouble {
+    #[error(
+        "{0}: the project's .git is gone (it held the earlier cycles); restore it, or `git init` there to start a new history"
+    )]
+    Deleted(PathBuf),
+    #[error(
+        "{0}: held by another git process; wait for it, or remove the file if no git command is running"
+    )]
+    Locked(PathBuf),
+    #[error("{path}: the git repository is corrupt: {message}")]
+    Corrupt { path: PathBuf, message: String },
+    #[error("{path}: commit failed: {message}")]
+    Failed { path: PathBuf, message: String },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+}
+
+/// Commits the project once for this step (see [`crate::project::git::commit_once`]),
+/// after checking the repository is there and free. `Ok(None)` when the project never
+/// had a repository (git was unavailable when it was made).
+pub fn commit_step(
+    project_dir: &Path,
+    message: &str,
+    had_commits: bool,
+) -> Result<Option<crate::project::git::Committed>, GitTrouble> {
+    let git = project_dir.join(".git");
+    if !git.exists() {
+        return if had_commits {
+            Err(GitTrouble::Deleted(git))
+        } else {
+            Ok(None)
+        };
+    }
+    let index_lock = git.join("index.lock");
+    if index_lock.exists() {
+        return Err(GitTrouble::Locked(index_lock));
+    }
+    let marker = commit_marker(project_dir);
+    let record = format!("pid={}\n", std::process::id());
+    std::fs::write(&marker, record).map_err(|source| GitTrouble::Io {
+        path: marker.clone(),
+        source,
+    })?;
+    let result = crate::project::git::commit_once(project_dir, message);
+    let _ = std::fs::remove_file(&marker);
+    result.map(Some).map_err(|e| {
+        // Opened again only on failure, to tell a broken repository from a failed commit.
+        let broken = match git2::Repository::open(project_dir) {
+            Err(open) => Some(open.message().to_string()),
+            Ok(repo) => match repo.head() {
+                Err(head) if head.code() != git2::ErrorCode::UnbornBranch => {
+                    Some(head.message().to_string())
+                }
+                _ => None,
+            },
+        };
+        match broken {
+            Some(message) => GitTrouble::Corrupt { path: git, message },
+            None => GitTrouble::Failed {
+                path: git,
+                message: e.to_string(),
+            },
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_killed_commit_leaves_a_lock_the_next_start_clears() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        crate::project::git::init(p).unwrap();
+        std::fs::write(p.join("a.md"), "x").unwrap();
+        commit_step(p, "one", false).unwrap().unwrap();
+        std::fs::write(p.join(".git/index.lock"), "").unwrap();
+        assert!(matches!(
+            commit_step(p, "two", true),
+            Err(GitTrouble::Locked(_))
+        ));
+        // A lock with no marker is someone else's: the sweep keeps it.
+        sweep(p).unwrap();
+        assert!(p.join(".git/index.lock").exists());
+        std::fs::write(commit_marker(p), "pid=1\n").unwrap();
+        sweep(p).unwrap();
+        assert!(!p.join(".git/index.lock").exists());
+        let again = commit_step(p, "one", true).unwrap().unwrap();
+        assert!(matches!(again, crate::project::git::Committed::Already(_)));
+        std::fs::write(p.join(".git/HEAD"), "garbage").unwrap();
+        let corrupt = commit_step(p, "two", true).unwrap_err();
+        assert!(matches!(corrupt, GitTrouble::Corrupt { .. }), "{corrupt}");
+        assert_eq!(corrupt.to_string().lines().count(), 1);
+        std::fs::remove_dir_all(p.join(".git")).unwrap();
+        assert!(matches!(
+            commit_step(p, "two", true),
+            Err(GitTrouble::Deleted(_))
+        ));
+    }
+}
