@@ -6,7 +6,7 @@ use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 use foldhash::fast::FixedState;
 
 use crate::design::model::names::{self, components, same_module};
-use crate::design::model::{DesignModel, IdKind, MemberKind};
+use crate::design::model::{Citation, DesignModel, IdKind, MemberKind};
 use crate::design::{Artifacts, Section};
 
 use super::diagnostic::{Code, Diagnostic};
@@ -41,8 +41,18 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
             format!("the class diagram does not parse: {}", e.message),
         ));
     }
-    requirements(model, present.contains(&Section::Requirements), out);
-    decisions(model, present.contains(&Section::Architecture), out);
+    requirements(
+        artifacts,
+        model,
+        present.contains(&Section::Requirements),
+        out,
+    );
+    decisions(
+        artifacts,
+        model,
+        present.contains(&Section::Architecture),
+        out,
+    );
     if present.contains(&Section::ApiSpec) && present.contains(&Section::FileTree) {
         modules(model, out);
     }
@@ -65,7 +75,12 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
     }
 }
 
-fn requirements(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
+fn requirements(
+    artifacts: &Artifacts,
+    model: &DesignModel,
+    present: bool,
+    out: &mut Vec<Diagnostic>,
+) {
     let mut first = HashMap::default();
     for r in &model.requirements {
         if let Some(earlier) = first.insert(r.id, r) {
@@ -104,7 +119,7 @@ fn requirements(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
                 format!(
                     "{} cites {}, which the requirements do not define",
                     c.section.title(),
-                    c.written
+                    written(artifacts, c)
                 ),
             ));
         }
@@ -128,7 +143,7 @@ fn requirements(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn decisions(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
+fn decisions(artifacts: &Artifacts, model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
     if !present {
         return;
     }
@@ -145,10 +160,15 @@ fn decisions(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
             format!(
                 "{} cites {}, which the architecture does not define",
                 c.section.title(),
-                c.written
+                written(artifacts, c)
             ),
         ));
     }
+}
+
+/// The id of a citation as the artifact writes it (`FR-9`).
+fn written<'a>(artifacts: &'a Artifacts, c: &Citation) -> &'a str {
+    artifacts.get(c.section).get(c.span.clone()).unwrap_or("?")
 }
 
 /// Module name components indexed by their last component, so matching stays linear.
