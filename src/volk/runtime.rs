@@ -464,10 +464,10 @@ async fn drive(
             let effects = match architect.handle(input) {
                 Ok(effects) => effects,
                 Err(refusal) if commands.is_some() => {
-                    exec.send(Event::Error {
-                        message: refusal.to_string(),
-                        retryable: false,
-                    });
+                    // A key pressed twice or a verdict on an old cycle: the loop did not
+                    // fail, so the person is told on the status line, not in an error
+                    // popup that would take the next keys.
+                    exec.send(Event::Notice(format!("[U:Ar] {refusal}")));
                     continue;
                 }
                 Err(refusal) => return Err(refusal.into()),
