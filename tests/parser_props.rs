@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use volk::design::Section;
-use volk::design::parser::{SectionParser, parse};
+use volk::design::parser::{SectionParser, parse_reply};
 
 fn line() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -15,6 +15,8 @@ fn line() -> impl Strategy<Value = String> {
         Just("## CLASS_DIAGRAM:".to_string()),
         Just("**API_SPEC:**".to_string()),
         Just("**FILE_TREE**:".to_string()),
+        Just("CHANGES:".to_string()),
+        Just("- Q1.1 api_spec: a change".to_string()),
         Just("```".to_string()),
         Just("```mermaid".to_string()),
         Just("~~~".to_string()),
@@ -71,7 +73,7 @@ proptest! {
 
     #[test]
     fn chunked_equals_one_pass(doc in document(), cuts in prop::collection::vec(0usize..4096, 0..24)) {
-        prop_assert_eq!(feed_bytes_cut(&doc, cuts).finish(), parse(&doc));
+        prop_assert_eq!(feed_bytes_cut(&doc, cuts).finish_reply(), parse_reply(&doc));
     }
 
     #[test]
@@ -83,7 +85,7 @@ proptest! {
             start = p;
         }
         parser.feed(&doc[start..]);
-        prop_assert_eq!(parser.finish(), parse(&doc));
+        prop_assert_eq!(parser.finish_reply(), parse_reply(&doc));
     }
 
     /// Large enough that the one pass takes its candidate-search path while the
@@ -91,7 +93,7 @@ proptest! {
     #[test]
     fn large_documents_chunked_equal_one_pass(doc in document(), cuts in prop::collection::vec(0usize..65536, 0..24)) {
         let doc = doc.repeat(8192 / (doc.len() + 1) + 1);
-        prop_assert_eq!(feed_bytes_cut(&doc, cuts).finish(), parse(&doc));
+        prop_assert_eq!(feed_bytes_cut(&doc, cuts).finish_reply(), parse_reply(&doc));
     }
 
     /// The workbench copies only what is new in `committed`, so it may only grow, and
@@ -145,7 +147,7 @@ proptest! {
             let tail = parser.tail();
             prop_assert!(line.ends_with(tail) && line[..line.len() - tail.len()].trim().is_empty(), "{:?} vs {:?}", line, tail);
         }
-        prop_assert_eq!(parser.finish(), parse(&doc));
+        prop_assert_eq!(parser.finish_reply(), parse_reply(&doc));
     }
 
     #[test]

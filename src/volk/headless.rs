@@ -154,6 +154,8 @@ pub async fn handle(
                     Session::path(&dir).display()
                 )));
             };
+            crate::volk::review::check_marks(&session.review, &feedback.marks)
+                .map_err(|m| BadInput::err(format!("{source}: {m}")))?;
             let first = if matches!(session.phase, Phase::Failed { .. }) {
                 Input::Act(Action::Retry)
             } else if resuming && let Some(input) = resume_input(&mut session) {

@@ -18,5 +18,7 @@ pub mod progress;
 pub mod prompts;
 pub mod queries;
 pub mod recover;
+pub mod review;
 pub mod runtime;
 pub mod session;
+pub mod threads;

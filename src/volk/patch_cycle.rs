@@ -208,7 +208,12 @@ pub fn read_answer(
     };
     let mut stream = PatchStream::with_settled(base.clone(), settled(&base));
     stream.feed(text);
-    if stream.growing().is_none() {
+    // An answer may end in its CHANGES part, where no section grows: only an answer
+    // with no section text at all is unreadable.
+    if stream.growing().is_none() && {
+        let parts = crate::design::parser::sections(text);
+        Section::ALL.iter().all(|s| parts.get(*s).is_empty())
+    } {
         return reading; // not one section marker
     }
     let mut progress = match ledger.progress.take() {

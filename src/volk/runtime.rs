@@ -77,6 +77,8 @@ pub enum Event {
     Notice(String),
     /// A moment a screen acts on (the cycle limit), as the core's value.
     Noticed(Notice),
+    /// The review's threads and settled parts, after every transition.
+    Review(Box<crate::volk::review::ReviewState>),
     Journal(serde_json::Value),
     /// Answer to [`Query::History`]: the project's commits, newest first.
     History(Vec<CommitInfo>),
@@ -233,6 +235,21 @@ impl Executor {
                         short_id: short_id.clone(),
                     });
                     queue.push_back(Input::Committed { cycle, short_id });
+                }
+            }
+            Effect::CommitReviewerEdit {
+                message,
+                fallback_author,
+            } => {
+                let dir = session.project_dir.clone();
+                let result = tokio::task::spawn_blocking(move || {
+                    crate::project::git::commit_all_by(&dir, &message, fallback_author)
+                })
+                .await;
+                if let Ok(Err(e)) = result {
+                    self.say(&format!(
+                        "[U:Ar] the reviewer edit could not be committed: {e}"
+                    ));
                 }
             }
             Effect::LoadReflection => {
@@ -461,6 +478,14 @@ async fn drive(
     let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
     loop {
         while let Some(input) = queue.pop_front() {
+            // Hand edits in `design/` are taken in (and committed) before the feedback.
+            if let Some(artifacts) =
+                crate::volk::review::detect_hand_edit(&architect.session, &input)
+            {
+                queue.push_front(input);
+                queue.push_front(Input::ReviewerEdited { artifacts });
+                continue;
+            }
             let effects = match architect.handle(input) {
                 Ok(effects) => effects,
                 Err(refusal) if commands.is_some() => {
@@ -519,6 +544,7 @@ async fn drive(
                 architect.session.save()?;
             }
             exec.send(Event::Phase(architect.phase().clone()));
+            exec.send(Event::Review(Box::new(architect.session.review.clone())));
         }
         let Some(rx) = commands.as_mut() else {
             match call.take() {
@@ -791,6 +817,7 @@ pub fn start(
     };
     tokio::spawn(async move {
         exec.send(Event::Phase(architect.phase().clone()));
+        exec.send(Event::Review(Box::new(architect.session.review.clone())));
         if let Err(e) = drive(&mut architect, &mut exec, first, Some(command_rx)).await {
             tracing::error!("session runtime stopped: {e}");
         }

@@ -62,6 +62,7 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
     if present.contains(&Section::ApiSpec) && present.contains(&Section::ClassDiagram) {
         classes(model, out);
     }
+    conflicts(artifacts, out);
     for q in model.questions.iter().filter(|q| !q.assumed) {
         out.push(
             Diagnostic::new(
@@ -72,6 +73,29 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
             )
             .note("help: end it with \"Assumed: …\", the answer the design goes on with"),
         );
+    }
+}
+
+/// A hand edit the merge could not reconcile stays between markers for the person;
+/// each one is an error at its opening marker.
+fn conflicts(artifacts: &Artifacts, out: &mut Vec<Diagnostic>) {
+    use crate::design::merge::CONFLICT_OPEN;
+    for (section, text) in artifacts.iter() {
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            if line.trim_end_matches(['\n', '\r']) == CONFLICT_OPEN {
+                out.push(
+                    Diagnostic::new(
+                        Code::UnresolvedConflict,
+                        section,
+                        offset..offset + CONFLICT_OPEN.len(),
+                        "unresolved edit conflict: the reviewer's edit and the architect's revision differ here",
+                    )
+                    .note("help: keep one version (or both, merged) and delete the marker lines"),
+                );
+            }
+            offset += line.len();
+        }
     }
 }
 
