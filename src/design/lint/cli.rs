@@ -144,7 +144,7 @@ pub fn lint_command(args: LintArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let diags = &linted.diagnostics;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::console::stdout();
     match args.format {
         Format::Json => writeln!(
             out,
@@ -174,7 +174,7 @@ pub fn trace_command(args: TraceArgs) -> anyhow::Result<ExitCode> {
     }
     let design = read_design(args.path.as_deref())?;
     let found = trace(&design.artifacts, &args.id, |s| design.file(s));
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::console::stdout();
     match args.format {
         Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&found)?)?,
         Format::Human => {
