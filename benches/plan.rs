@@ -47,6 +47,30 @@ fn large_plan(n: usize) -> String {
     .unwrap_or_default()
 }
 
+/// A model-written plan on one line: `n` stages, each with an unknown kind and an
+/// unknown need (2n errors), chained by edges.
+fn broken_plan_one_line(n: usize) -> String {
+    let stages: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({"id": format!("stage_{i}"), "role": "implementer", "prompt": "Do the work.",
+                "produces": format!("art_{i}"), "kind": "nosuch_kind", "needs": [format!("missing_{i}")]})
+        })
+        .collect();
+    let edges: Vec<Value> = (0..n)
+        .map(|i| {
+            let to = if i + 1 == n {
+                "done".to_string()
+            } else {
+                format!("stage_{}", i + 1)
+            };
+            json!({"from": format!("stage_{i}"), "to": to,
+                "condition": {"type": "artifact_validated", "artifact_id": format!("art_{i}")}})
+        })
+        .collect();
+    serde_json::to_string(&json!({"goal": "Do a big thing.", "stages": stages, "edges": edges}))
+        .unwrap_or_default()
+}
+
 /// Nanoseconds this thread has spent on a processor (Linux `schedstat`); `None`
 /// elsewhere. On a shared, loaded machine wall time includes waiting for a core,
 /// so the benchmark also reports on-CPU time per compile.
@@ -109,6 +133,27 @@ fn benches(c: &mut Criterion) {
     c.bench_function("draw 1000-stage plan", |b| {
         b.iter(|| draw(std::hint::black_box(&plan)))
     });
+
+    // `volk plan check` on 100,000 stages with 200,000 errors, all on one line: the
+    // compile and the human report (first errors shown, the rest counted).
+    let huge = broken_plan_one_line(100_000);
+    eprintln!("one-line plan source: {} bytes", huge.len());
+    let mut slow = c.benchmark_group("plan check at scale");
+    slow.sample_size(10);
+    slow.bench_function("compile + report 100,000 stages, 200,000 errors", |b| {
+        b.iter(|| {
+            let compiled = compile(std::hint::black_box(&huge), &kinds, &[]);
+            assert_eq!(compiled.error_count(), 200_000);
+            volk::plan::render_human_styled(
+                "plan.json",
+                &huge,
+                &compiled.diagnostics,
+                volk::plan::render::Colour::Never,
+            )
+            .len()
+        })
+    });
+    slow.finish();
 }
 
 criterion_group!(group, benches);

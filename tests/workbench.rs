@@ -358,6 +358,10 @@ impl Tmux {
         let mut args = vec!["send-keys", "-t", self.session.as_str()];
         args.extend_from_slice(keys);
         self.run(&args);
+        if keys.last() == Some(&"Escape") {
+            // A key sent right after Esc would reach the terminal as Alt+key.
+            std::thread::sleep(Duration::from_millis(150));
+        }
     }
 
     fn literal(&self, text: &str) {

@@ -208,17 +208,50 @@ impl Diagnostic {
     }
 }
 
-/// Byte offset to line/column, built once per source.
+/// Bytes per entry of [`LineIndex`]'s character counts.
+const CHAR_BLOCK: usize = 256;
+
+/// Byte offset to line/column, built once per source. Each lookup costs the same
+/// however long the line: a model may write a whole plan on one line, and counting
+/// characters from the line start for each of 200,000 diagnostics was quadratic.
 pub struct LineIndex<'s> {
     source: &'s str,
     starts: Vec<usize>,
+    /// Characters before each block of [`CHAR_BLOCK`] bytes; empty for ASCII sources,
+    /// where a column is a byte count.
+    chars_before: Vec<usize>,
 }
 
 impl<'s> LineIndex<'s> {
     pub fn new(source: &'s str) -> Self {
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1));
-        LineIndex { source, starts }
+        let chars_before = if source.is_ascii() {
+            Vec::new()
+        } else {
+            let mut total = 0;
+            source
+                .as_bytes()
+                .chunks(CHAR_BLOCK)
+                .map(|block| {
+                    let before = total;
+                    total += chars_in(block);
+                    before
+                })
+                .collect()
+        };
+        LineIndex {
+            source,
+            starts,
+            chars_before,
+        }
+    }
+
+    /// Characters before byte `offset` (a character boundary or not).
+    fn chars_to(&self, offset: usize) -> usize {
+        let block = offset / CHAR_BLOCK;
+        let base = self.chars_before.get(block).copied().unwrap_or(0);
+        base + chars_in(&self.source.as_bytes()[block * CHAR_BLOCK..offset])
     }
 
     /// 1-based line and column; the column counts characters, as editors do.
@@ -226,10 +259,11 @@ impl<'s> LineIndex<'s> {
         let offset = offset.min(self.source.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];
-        let column = self
-            .source
-            .get(start..offset)
-            .map_or(offset - start, |text| text.chars().count());
+        let column = if self.chars_before.is_empty() {
+            offset - start
+        } else {
+            self.chars_to(offset) - self.chars_to(start)
+        };
         (line + 1, column + 1)
     }
 
@@ -245,6 +279,11 @@ impl<'s> LineIndex<'s> {
             }
         }
     }
+}
+
+/// Characters in `bytes`: every byte that does not continue a UTF-8 sequence.
+fn chars_in(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
 }
 
 /// JSON pointer segment escaping (RFC 6901).
@@ -266,6 +305,18 @@ mod tests {
             assert_eq!(Code::from_id(c.id()), Some(*c));
             let json = serde_json::to_string(c).unwrap();
             assert_eq!(serde_json::from_str::<Code>(&json).unwrap(), *c);
+        }
+    }
+
+    #[test]
+    fn line_index_columns_match_counting_from_the_line_start() {
+        let source = format!("{}\n{}é→x\n", "ab".repeat(300), "ü".repeat(500));
+        let index = LineIndex::new(&source);
+        for (offset, _) in source.char_indices() {
+            let start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let line = source[..offset].matches('\n').count() + 1;
+            let column = source[start..offset].chars().count() + 1;
+            assert_eq!(index.locate(offset), (line, column), "offset {offset}");
         }
     }
 

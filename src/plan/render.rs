@@ -87,7 +87,15 @@ pub enum Colour {
     Ansi,
 }
 
-/// Every diagnostic as a snippet of the source, without colour.
+/// How many diagnostics the human form shows; the rest are counted. A model-written
+/// plan can carry hundreds of thousands, and no one reads past the first few.
+pub const SHOWN: usize = 50;
+
+/// Lines longer than this (in bytes) are not quoted as a snippet: a plan written on
+/// one line would be printed whole for every diagnostic.
+const MAX_SNIPPET_LINE: usize = 400;
+
+/// The first [`SHOWN`] diagnostics as snippets of the source, without colour.
 pub fn render_human(name: &str, source: &str, diags: &[Diagnostic]) -> String {
     render_human_styled(name, source, diags, Colour::Never)
 }
@@ -101,7 +109,14 @@ pub fn render_human_styled<F: Finding>(
     let file = SimpleFile::new(name, source);
     let config = Config::default();
     let mut out = String::new();
-    for d in diags {
+    let lines = LineStarts::new(source);
+    for d in diags.iter().take(SHOWN) {
+        let mut spans =
+            std::iter::once(d.primary()).chain(d.secondary().into_iter().map(|(_, r)| r));
+        if spans.any(|r| lines.longest_between(r.start, r.end) > MAX_SNIPPET_LINE) {
+            out.push_str(&format!("{name}: {}\n", d.one_line()));
+            continue;
+        }
         let report = to_report(d, source.len());
         let rendered = match colour {
             Colour::Never => term::emit_into_string(&config, &file, &report).ok(),
@@ -116,7 +131,53 @@ pub fn render_human_styled<F: Finding>(
         // back to the one-line form rather than lose the finding.
         out.push_str(&rendered.unwrap_or_else(|| format!("{name}: {}\n", d.one_line())));
     }
+    if let Some(rest) = diags.get(SHOWN..)
+        && !rest.is_empty()
+    {
+        let errors = rest.iter().filter(|d| d.is_error()).count();
+        out.push_str(&format!(
+            "{name}: {} more not shown ({errors} errors, {} warnings); --format json lists them all\n",
+            rest.len(),
+            rest.len() - errors
+        ));
+    }
     out
+}
+
+/// Where the lines of a source start, to measure the lines a span touches.
+struct LineStarts {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineStarts {
+    fn new(source: &str) -> LineStarts {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1));
+        LineStarts {
+            starts,
+            len: source.len(),
+        }
+    }
+
+    /// The length of the longest line holding any byte of `start..end`.
+    fn longest_between(&self, start: usize, end: usize) -> usize {
+        let first = self
+            .starts
+            .partition_point(|&s| s <= start)
+            .saturating_sub(1);
+        let last = self
+            .starts
+            .partition_point(|&s| s <= end.max(start))
+            .saturating_sub(1);
+        (first..=last)
+            .map(|i| {
+                let end = self.starts.get(i + 1).copied().unwrap_or(self.len);
+                end - self.starts[i]
+            })
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 fn to_report<F: Finding>(d: &F, len: usize) -> Report<()> {

@@ -43,6 +43,8 @@ struct Checker<'a> {
     /// Artifact id -> index of the first stage producing it.
     producer: HashMap<&'a str, usize>,
     out: &'a mut Vec<Diagnostic>,
+    /// The help line of unknown-artifact findings, built once.
+    given_list: Option<String>,
 }
 
 /// Runs every rule; `given` lists the artifacts that exist before the first stage.
@@ -61,6 +63,7 @@ pub fn check(
         stage_index: HashMap::with_capacity_and_hasher(plan.stages.len(), FixedState::default()),
         producer: HashMap::with_capacity_and_hasher(plan.stages.len(), FixedState::default()),
         out,
+        given_list: None,
     };
     checker.goal();
     for (i, stage) in plan.stages.iter().enumerate() {
@@ -91,12 +94,30 @@ fn edge_path(i: usize, field: &str) -> String {
     format!("/edges/{i}/{field}")
 }
 
+/// Stages quoted in one message at most; the rest are counted, so that a message stays
+/// short however many stages it is about.
+const LISTED: usize = 8;
+
+/// Every one of a short, fixed set of names (kinds, tools, given artifacts).
 fn list(names: &[&str]) -> String {
     names
         .iter()
         .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The first [`LISTED`] of `names` (which holds `total`), then how many more.
+fn list_of<'n>(names: impl Iterator<Item = &'n str>, total: usize) -> String {
+    let mut text = names
+        .take(LISTED)
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if total > LISTED {
+        text.push_str(&format!(" and {} more", total - LISTED));
+    }
+    text
 }
 
 impl<'a> Checker<'a> {
@@ -306,8 +327,12 @@ impl<'a> Checker<'a> {
     }
 
     fn unknown_artifact(&mut self, artifact: &str, path: String, span: Range<usize>) {
-        let mut given: Vec<&str> = self.given.iter().copied().collect();
-        given.sort_unstable();
+        let given = self.given_list.get_or_insert_with(|| {
+            let mut given: Vec<&str> = self.given.iter().copied().collect();
+            given.sort_unstable();
+            list(&given)
+        });
+        let given = given.clone();
         self.push(
             Diagnostic::new(
                 Code::UnknownArtifact,
@@ -315,7 +340,7 @@ impl<'a> Checker<'a> {
                 path,
                 span,
             )
-            .with_help(format!("given artifacts: {}", list(&given))),
+            .with_help(format!("given artifacts: {given}")),
         );
     }
 
@@ -632,7 +657,16 @@ impl<'a> Checker<'a> {
             }
         }
 
-        let mut explained = vec![false; n];
+        // Unreached stages after each index, and the next one, so that each early
+        // `done` edge is judged in constant time instead of a pass over the rest.
+        let mut unreached_after = vec![0usize; n + 1];
+        let mut next_unreached = vec![n; n + 1];
+        for s in (0..n).rev() {
+            unreached_after[s] = unreached_after[s + 1] + usize::from(!reached[s]);
+            next_unreached[s] = if reached[s] { next_unreached[s + 1] } else { s };
+        }
+        // Every unreached stage after the earliest early `done` is explained by it.
+        let mut explained_from = n;
         for (e, pair) in edges.iter().enumerate() {
             let Some((f, Target::Done)) = *pair else {
                 continue;
@@ -640,24 +674,28 @@ impl<'a> Checker<'a> {
             if f + 1 == n || !reached[f] {
                 continue;
             }
-            let cut: Vec<&str> = (f + 1..n)
-                .filter(|&s| !reached[s])
-                .map(|s| plan.stages[s].id.as_str())
-                .collect();
-            if cut.is_empty() {
+            let total = unreached_after[f + 1];
+            if total == 0 {
                 continue;
             }
-            for s in f + 1..n {
-                explained[s] |= !reached[s];
-            }
+            explained_from = explained_from.min(f + 1);
+            let mut at = next_unreached[f + 1];
+            let cut = std::iter::from_fn(|| {
+                (at < n).then(|| {
+                    let id = plan.stages[at].id.as_str();
+                    at = next_unreached[at + 1];
+                    id
+                })
+            });
+            let cut_text = list_of(cut, total);
             self.push(
                 Diagnostic::new(
                     Code::EarlyDone,
                     format!(
                         "this edge ends the workflow after `{}`, so {} never {}",
                         plan.stages[f].id,
-                        list(&cut),
-                        if cut.len() == 1 { "runs" } else { "run" }
+                        cut_text,
+                        if total == 1 { "runs" } else { "run" }
                     ),
                     edge_path(e, "to"),
                     self.spans.edge[e].to.clone(),
@@ -669,7 +707,7 @@ impl<'a> Checker<'a> {
             );
         }
         for i in 1..n {
-            if !reached[i] && entered[i] && !explained[i] {
+            if !reached[i] && entered[i] && i < explained_from {
                 self.push(Diagnostic::new(
                     Code::Unreachable,
                     format!(
@@ -726,7 +764,7 @@ impl<'a> Checker<'a> {
                 Code::NeverFinishes,
                 format!(
                     "no path leads from {} to `done`: the workflow would loop forever",
-                    list(&names)
+                    list_of(names.iter().copied(), names.len())
                 ),
                 stage_path(first, "id"),
                 self.spans.stage[first].id.clone(),

@@ -255,6 +255,7 @@ fn workbench(
             app.show_artifacts(cycle, artifacts);
             app.previous = previous;
         }
+        app.cost.restore(&connected.costs);
         if let Some(path) = connected.implement_packet.clone() {
             app.on_app_event(AppEvent::Loop(LoopEvent::PacketWritten {
                 path,

@@ -11,7 +11,7 @@ use crate::design::edit::stream::{LiveView, PatchStream};
 use crate::design::parser::SectionParser;
 use crate::design::{Artifacts, Section};
 use crate::tui::document::Document;
-use crate::volk::patch_cycle::{Cost, short};
+use crate::volk::patch_cycle::{Cost, CycleCost, short};
 
 /// What a section's document shows now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,6 +176,11 @@ impl CostMeter {
         let cycle = cycle as u32;
         self.costs.retain(|(c, _)| *c != cycle);
         self.costs.push((cycle, cost));
+    }
+
+    /// The costs of a resumed session (`volk open`).
+    pub fn restore(&mut self, costs: &[CycleCost]) {
+        self.costs = costs.iter().map(|c| (c.cycle, c.cost)).collect();
     }
 
     pub fn latest(&self) -> Option<Cost> {

@@ -42,6 +42,8 @@ pub struct Connected {
     pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
     /// The newest implement packet in the outbox, for a finalized session.
     pub implement_packet: Option<PathBuf>,
+    /// What each cycle so far cost (for the cost meter).
+    pub costs: Vec<crate::volk::patch_cycle::CycleCost>,
     pub events: UnboundedReceiver<AppEvent>,
     pub commands: UnboundedSender<Intent>,
     /// The thread lock, held while the workbench runs; `None` when read-only.
@@ -198,6 +200,7 @@ pub async fn connect(
         reasoner_name,
         model,
         restored,
+        costs: overview.costs,
         implement_packet,
         events,
         commands,

@@ -553,7 +553,7 @@ impl Architect {
             cycle,
             &brief,
             text,
-            Default::default(),
+            &|_| Default::default(),
         );
         for (event, detail) in reading.journal {
             self.journal(fx, event, detail);
@@ -1347,6 +1347,46 @@ mod tests {
         let fx = a.handle(Input::Act(Action::ApprovePlan)).unwrap();
         assert_eq!(emitted(&fx).unwrap().header.subject, "implement");
         assert_eq!(a.phase(), &Phase::Finalized);
+    }
+
+    #[test]
+    fn a_failing_edit_block_asks_again_before_anything_is_written() {
+        let mut a = designed(Mode::Headless, 99);
+        let before = a.session.artifacts.clone();
+        let fx = a
+            .handle(feedback(Verdict::Questions, &["Schema?"]))
+            .unwrap();
+        let (call, _) = call_of(&fx);
+        let text = "API_SPEC:\n<<<<<<< SEARCH\nnot in the spec\n=======\nx\n>>>>>>> REPLACE\n";
+        let fx = a
+            .handle(Input::ReasonerDone {
+                call,
+                text: text.into(),
+            })
+            .unwrap();
+        assert!(
+            !fx.iter()
+                .any(|e| matches!(e, Effect::WriteDocs { .. } | Effect::Emit(_)))
+        );
+        let (call, request) = call_of(&fx);
+        assert_eq!(request.purpose, Purpose::Update);
+        assert!(request.prompt.contains("not in the spec"));
+        assert_eq!(a.phase(), &Phase::Designing { cycle: 2 });
+        // A failed call is retried with the same repair request.
+        a.handle(Input::ReasonerFailed {
+            call,
+            message: "cut".into(),
+            retryable: true,
+        })
+        .unwrap();
+        let fx = a.handle(Input::Act(Action::Retry)).unwrap();
+        let (call, again) = call_of(&fx);
+        assert_eq!(again.prompt, request.prompt);
+        let fx = answer(&mut a, &fx);
+        let _ = call;
+        assert_eq!(emitted(&fx).unwrap().payload["design_cycle"], 2);
+        assert_eq!(a.session.artifacts.api_spec, before.api_spec);
+        assert!(emitted(&fx).unwrap().payload["cost"]["streamed_tokens"].as_u64() > Some(0));
     }
 
     #[test]

@@ -10,10 +10,9 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::design::edit::EditBlock;
 use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, SectionRepair};
 use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
-use crate::design::parser::parse;
+use crate::design::edit::{EditBlock, SEARCH_MARKER};
 use crate::design::{Artifacts, Section};
 use crate::reasoner::Brief;
 use crate::volk::prompts;
@@ -146,9 +145,17 @@ impl PatchLedger {
         self.costs.iter().map(|c| c.cost.saved()).sum()
     }
 
+    /// Records a cycle's cost. A cycle answered again (the design compiler asked for
+    /// a repair) adds what the new answers streamed; the full rewrite is the design's
+    /// size after the last of them.
     fn record(&mut self, cycle: u32, cost: Cost) {
-        self.costs.retain(|c| c.cycle != cycle);
-        self.costs.push(CycleCost { cycle, cost });
+        match self.costs.iter_mut().find(|c| c.cycle == cycle) {
+            Some(known) => {
+                known.cost.streamed_tokens += cost.streamed_tokens;
+                known.cost.full_rewrite_tokens = cost.full_rewrite_tokens;
+            }
+            None => self.costs.push(CycleCost { cycle, cost }),
+        }
     }
 
     /// The first cycle: a whole design, so streamed and full rewrite are alike.
@@ -179,22 +186,30 @@ pub struct Reading {
 }
 
 /// Reads one answer of update cycle `cycle`. `design` is the design the cycle
-/// revises, `brief` the brief of the call answered.
+/// revises, `brief` the brief of the call answered, and `settled` finds the settled
+/// byte ranges of a design (asked again for each follow-up, whose design differs).
 pub fn read_answer(
     ledger: &mut PatchLedger,
     design: &Artifacts,
     cycle: u32,
     brief: &Brief,
     text: &str,
-    settled: Settled,
+    settled: &dyn Fn(&Artifacts) -> Settled,
 ) -> Reading {
     let mut reading = Reading {
         journal: Vec::new(),
         notices: Vec::new(),
         next: Next::Unreadable,
     };
-    if parse(text).is_empty() {
-        return reading;
+    // A follow-up answer is read against the design the earlier answers left.
+    let base = match &ledger.progress {
+        Some(p) if p.cycle == cycle => p.working.clone(),
+        _ => design.clone(),
+    };
+    let mut stream = PatchStream::with_settled(base.clone(), settled(&base));
+    stream.feed(text);
+    if stream.growing().is_none() {
+        return reading; // not one section marker
     }
     let mut progress = match ledger.progress.take() {
         Some(p) if p.cycle == cycle => p,
@@ -213,17 +228,26 @@ pub fn read_answer(
         text: text.to_string(),
     });
     progress.streamed_bytes += text.len() as u64;
-    let outcome = PatchStream::read(progress.working.clone(), settled, text);
+    let outcome = stream.finish();
     let mut failing: Vec<SectionRepair> = Vec::new();
     for section in Section::ALL {
         let change = outcome.get(section);
         let tally = &mut progress.tally[section.index()];
         match change {
             SectionChange::Kept => continue,
-            SectionChange::Whole(_) => {
+            SectionChange::Whole(text) => {
+                // The protocol makes a section with any other text whole; when that
+                // text holds edit blocks too, the person should look at it.
+                let mixed = text.lines().any(|l| l.trim() == SEARCH_MARKER);
+                if mixed {
+                    reading.notices.push(format!(
+                        "{}: edit blocks mixed with other text; the section was replaced whole, please check it",
+                        section.title()
+                    ));
+                }
                 reading.journal.push((
                     "section_rewritten",
-                    json!({ "section": section.key(), "round": round }),
+                    json!({ "section": section.key(), "round": round, "mixed_with_blocks": mixed }),
                 ));
                 match round {
                     Round::Answer => tally.whole = true,
@@ -468,6 +492,44 @@ mod tests {
         EditBlock::new(search, replace).render()
     }
 
+    fn no_settled(_: &Artifacts) -> Settled {
+        Settled::default()
+    }
+
+    #[test]
+    fn a_block_in_settled_text_is_refused_with_the_reason_settled() {
+        let mut ledger = PatchLedger::default();
+        let settle_first_line = |design: &Artifacts| {
+            let mut settled = Settled::default();
+            let spec = &design.api_spec;
+            let end = spec.find('\n').unwrap_or(spec.len());
+            settled[Section::ApiSpec.index()].push(0..end);
+            settled
+        };
+        let text = format!(
+            "API_SPEC:\n{}",
+            block("add(name: str) -> int", "add(name: str, due: date) -> int")
+        );
+        let r = read_answer(
+            &mut ledger,
+            &design(),
+            2,
+            &Brief::default(),
+            &text,
+            &settle_first_line,
+        );
+        let Next::Ask(ask) = r.next else {
+            panic!("{:?}", r.next)
+        };
+        let repair = ask.repair.unwrap();
+        assert_eq!(repair.sections[0].failures[0].reason, "settled");
+        assert!(
+            r.journal
+                .iter()
+                .any(|(e, d)| *e == "edit_block" && d["reason"] == "settled")
+        );
+    }
+
     #[test]
     fn clean_blocks_close_the_cycle_with_its_cost() {
         let mut ledger = PatchLedger::default();
@@ -482,7 +544,7 @@ mod tests {
             2,
             &Brief::default(),
             &text,
-            Settled::default(),
+            &no_settled,
         );
         let Next::Done { artifacts, cost } = r.next else {
             panic!("{:?}", r.next)
@@ -512,7 +574,7 @@ mod tests {
         };
         let huge = format!("remove() -> None\n{}", "é".repeat(1_000_000));
         let text = format!("API_SPEC:\n{}", block(&huge, "delete() -> None"));
-        let r = read_answer(&mut ledger, &design(), 2, &brief, &text, Settled::default());
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &text, &no_settled);
         let Next::Ask(ask) = r.next else { panic!() };
         let prompt = repair_prompt(&ask, ask.repair.as_ref().unwrap());
         assert!(prompt.len() < 64 * 1024, "prompt is {} bytes", prompt.len());
@@ -536,7 +598,7 @@ mod tests {
             block("add(name: str) -> int", "add(name: str, due: date) -> int"),
             block("remove() -> None", "delete() -> None")
         );
-        let r = read_answer(&mut ledger, &design(), 2, &brief, &text, Settled::default());
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &text, &no_settled);
         let Next::Ask(ask) = r.next else { panic!() };
         let repair = ask.repair.clone().unwrap();
         assert_eq!(repair.kind, RepairKind::Blocks);
@@ -551,14 +613,14 @@ mod tests {
 
         // The repair fails too: the section is asked for in full.
         let again = format!("API_SPEC:\n{}", block("drop() -> None", "x"));
-        let r = read_answer(&mut ledger, &design(), 2, &ask, &again, Settled::default());
+        let r = read_answer(&mut ledger, &design(), 2, &ask, &again, &no_settled);
         let Next::Ask(full) = r.next else { panic!() };
         assert_eq!(full.repair.as_ref().unwrap().kind, RepairKind::Full);
         let prompt = repair_prompt(&full, full.repair.as_ref().unwrap());
         assert!(prompt.contains("in full"));
 
         let whole = "API_SPEC:\nadd(name: str, due: date) -> int\ndelete() -> None\n";
-        let r = read_answer(&mut ledger, &design(), 2, &full, whole, Settled::default());
+        let r = read_answer(&mut ledger, &design(), 2, &full, whole, &no_settled);
         let Next::Done { artifacts, cost } = r.next else {
             panic!()
         };
@@ -593,11 +655,11 @@ mod tests {
             2,
             &Brief::default(),
             &text,
-            Settled::default(),
+            &no_settled,
         );
         let Next::Ask(ask) = r.next else { panic!() };
         let fix = format!("API_SPEC:\n{}", block("", "delete() -> None"));
-        let r = read_answer(&mut ledger, &design(), 2, &ask, &fix, Settled::default());
+        let r = read_answer(&mut ledger, &design(), 2, &ask, &fix, &no_settled);
         assert!(matches!(r.next, Next::Done { .. }));
         assert!(
             r.notices
@@ -605,6 +667,36 @@ mod tests {
                 .any(|n| n == "API spec: 2 blocks applied, 1 repaired"),
             "{:?}",
             r.notices
+        );
+    }
+
+    #[test]
+    fn blocks_mixed_with_other_text_replace_the_section_whole_with_a_warning() {
+        let mut ledger = PatchLedger::default();
+        let text = format!(
+            "API_SPEC:\napi_spec.md\n{}",
+            block("list() -> list", "list() -> list[Task]")
+        );
+        let r = read_answer(
+            &mut ledger,
+            &design(),
+            2,
+            &Brief::default(),
+            &text,
+            &no_settled,
+        );
+        let Next::Done { artifacts, .. } = r.next else {
+            panic!("{:?}", r.next)
+        };
+        assert!(
+            artifacts
+                .api_spec
+                .starts_with("api_spec.md\n<<<<<<< SEARCH")
+        );
+        assert!(
+            r.notices
+                .iter()
+                .any(|n| n.starts_with("API spec: edit blocks mixed with other text"))
         );
     }
 

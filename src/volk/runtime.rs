@@ -464,10 +464,10 @@ async fn drive(
             let effects = match architect.handle(input) {
                 Ok(effects) => effects,
                 Err(refusal) if commands.is_some() => {
-                    exec.send(Event::Error {
-                        message: refusal.to_string(),
-                        retryable: false,
-                    });
+                    // A key pressed twice or a verdict on an old cycle: the loop did not
+                    // fail, so the person is told on the status line, not in an error
+                    // popup that would take the next keys.
+                    exec.send(Event::Notice(format!("[U:Ar] {refusal}")));
                     continue;
                 }
                 Err(refusal) => return Err(refusal.into()),
@@ -613,6 +613,8 @@ pub struct Overview {
     pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
     /// The newest implement packet in the outbox, for a finalized session.
     pub implement_packet: Option<PathBuf>,
+    /// What each cycle so far cost (the workbench's cost meter).
+    pub costs: Vec<crate::volk::patch_cycle::CycleCost>,
 }
 
 /// Reads the session of `project_dir` for display; an error when there is none.
@@ -645,6 +647,7 @@ pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
         max_cycles: session.max_cycles,
         restored,
         implement_packet: layout.newest_implement_packet(),
+        costs: session.patch.costs.clone(),
     })
 }
 

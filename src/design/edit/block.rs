@@ -97,6 +97,9 @@ impl BlockReader {
         if self.body == Body::Whole {
             return Step::Nothing;
         }
+        let line = line
+            .strip_prefix(crate::design::edit::stream::FENCE_ESCAPE)
+            .unwrap_or(line);
         match &mut self.inside {
             Inside::Between => {
                 if is(line, SEARCH_MARKER) {

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use crate::design::edit::apply::{Applied, PatchText};
 use crate::design::edit::block::{BlockReader, Body, Pending, Step, terminated};
-use crate::design::edit::{EditBlock, Failure};
+use crate::design::edit::{EditBlock, Failure, REPLACE_MARKER, SEARCH_MARKER};
 use crate::design::parser::SectionParser;
 use crate::design::{Artifacts, Section};
 
@@ -105,6 +105,21 @@ pub enum LiveView<'a> {
     },
 }
 
+/// Put before a fence line inside an edit block on its way to the section parser, so
+/// that a SEARCH holding a fence's first line (```` ```mermaid ````) does not open a
+/// fence that would swallow the markers after it. [`BlockReader`] takes it off.
+pub const FENCE_ESCAPE: char = '\u{E000}';
+
+/// Where the raw answer stands against edit blocks, seen before the section parser.
+#[derive(Debug, Clone, Default)]
+struct Raw {
+    inside: bool,
+    /// Outside a block: the start of the current line (enough to spot a marker).
+    head: String,
+    /// Inside a block: the current line, held until its newline.
+    held: String,
+}
+
 /// Reads an update answer against the design it revises.
 #[derive(Debug, Clone)]
 pub struct PatchStream {
@@ -112,6 +127,12 @@ pub struct PatchStream {
     base: Artifacts,
     settled: Settled,
     live: [Live; 5],
+    raw: Raw,
+}
+
+fn is_fence_line(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("```") || t.starts_with("~~~")
 }
 
 impl PatchStream {
@@ -126,6 +147,7 @@ impl PatchStream {
             base,
             settled,
             live: Default::default(),
+            raw: Raw::default(),
         }
     }
 
@@ -138,11 +160,56 @@ impl PatchStream {
 
     /// Feeds the next piece of the answer; returns the section being written.
     pub fn feed(&mut self, chunk: &str) -> Option<Section> {
-        let growing = self.parser.feed(chunk);
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let newline = rest.find('\n');
+            let (line, after) = match newline {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, ""),
+            };
+            if self.raw.inside {
+                self.raw.held.push_str(line);
+                if newline.is_some() {
+                    let held = std::mem::take(&mut self.raw.held);
+                    self.raw.inside = held.trim() != REPLACE_MARKER;
+                    self.pass_held(&held);
+                    self.parser.feed("\n");
+                }
+            } else {
+                // Outside blocks text streams straight on; only a line's start is kept.
+                if self.raw.head.len() < 64 {
+                    let room = 64 - self.raw.head.len();
+                    let mut cut = line.len().min(room);
+                    while !line.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    self.raw.head.push_str(&line[..cut]);
+                }
+                self.parser
+                    .feed(&rest[..newline.map_or(rest.len(), |i| i + 1)]);
+                if newline.is_some() {
+                    self.raw.inside = self.raw.head.trim() == SEARCH_MARKER;
+                    self.raw.head.clear();
+                }
+            }
+            rest = after;
+        }
         for section in Section::ALL {
             self.pull(section);
         }
-        growing
+        self.parser.growing()
+    }
+
+    /// A complete line inside a block, escaped if it looks like a fence.
+    fn pass_held(&mut self, line: &str) {
+        if is_fence_line(line) {
+            let mut escaped = String::with_capacity(line.len() + 3);
+            escaped.push(FENCE_ESCAPE);
+            escaped.push_str(line);
+            self.parser.feed(&escaped);
+        } else {
+            self.parser.feed(line);
+        }
     }
 
     /// The section being written, if any marker has been seen.
@@ -158,6 +225,11 @@ impl PatchStream {
     /// The design being revised.
     pub fn base(&self) -> &Artifacts {
         &self.base
+    }
+
+    /// The settled ranges blocks may not touch.
+    pub fn settled(&self) -> &Settled {
+        &self.settled
     }
 
     pub fn view(&self, section: Section) -> LiveView<'_> {
@@ -214,6 +286,10 @@ impl PatchStream {
 
     /// Ends the answer. A block still open at the end fails as unterminated.
     pub fn finish(mut self) -> PatchOutcome {
+        let held = std::mem::take(&mut self.raw.held);
+        if !held.is_empty() {
+            self.pass_held(&held);
+        }
         let parser = std::mem::take(&mut self.parser);
         let finished = parser.finish();
         let sections = Section::ALL.map(|section| {
@@ -229,7 +305,8 @@ impl PatchStream {
             }
             match live.reader.body() {
                 Body::Empty => SectionChange::Kept,
-                Body::Whole => SectionChange::Whole(text.to_string()),
+                // A whole section never keeps an escape (one that quoted a block).
+                Body::Whole => SectionChange::Whole(text.replace(FENCE_ESCAPE, "")),
                 Body::Blocks => {
                     if let Some(pending) = live.reader.pending() {
                         live.blocks.push(BlockOutcome {
@@ -338,5 +415,36 @@ mod tests {
         let failures: Vec<_> = out.get(Section::FileTree).failures().collect();
         assert_eq!(failures[0].result, Err(Failure::Unterminated));
         assert_eq!(out.artifacts(&base()).file_tree, base().file_tree);
+    }
+}
+
+#[cfg(test)]
+mod fence_tests {
+    use super::*;
+
+    /// A block whose SEARCH holds a fence's first line must not open a fence in the
+    /// section parser: the markers after it still start their sections.
+    #[test]
+    fn a_fence_line_inside_a_block_does_not_swallow_the_next_section() {
+        let base = Artifacts {
+            class_diagram: "```mermaid\nclassDiagram\n  A --> B\n```".into(),
+            api_spec: "run() -> str".into(),
+            ..Artifacts::default()
+        };
+        let answer = "CLASS_DIAGRAM:\n<<<<<<< SEARCH\n```mermaid\nclassDiagram\n=======\n```mermaid\nclassDiagram\n  class C\n>>>>>>> REPLACE\n\nAPI_SPEC:\n<<<<<<< SEARCH\nrun() -> str\n=======\nrun() -> int\n>>>>>>> REPLACE\n";
+        for cut in 0..answer.len() {
+            if !answer.is_char_boundary(cut) {
+                continue;
+            }
+            let mut stream = PatchStream::new(base.clone());
+            stream.feed(&answer[..cut]);
+            stream.feed(&answer[cut..]);
+            let design = stream.finish().artifacts(&base);
+            assert_eq!(
+                design.class_diagram, "```mermaid\nclassDiagram\n  class C\n  A --> B\n```",
+                "cut at {cut}"
+            );
+            assert_eq!(design.api_spec, "run() -> int", "cut at {cut}");
+        }
     }
 }
