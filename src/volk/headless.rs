@@ -50,11 +50,11 @@ pub async fn handle(
 
     let dir = match &inbound {
         Inbound::Ignored { reason } => {
-            eprintln!(
+            crate::console::note(&format!(
                 "[U:Ar] ignored packet from {}: {}",
                 escape_controls(&packet.header.from_agent),
                 escape_controls(reason)
-            );
+            ));
             return Ok(None);
         }
         Inbound::Design(scope) => {

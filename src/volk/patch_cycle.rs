@@ -10,9 +10,9 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::design::edit::SEARCH_MARKER;
 use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, SectionRepair};
 use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
+use crate::design::edit::{EditBlock, SEARCH_MARKER};
 use crate::design::{Artifacts, Section};
 use crate::reasoner::Brief;
 use crate::volk::prompts;
@@ -406,6 +406,32 @@ pub fn status_line(tally: &[Tally; 5]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// How much of each half of a failed block the repair request shows back. A block that
+/// matched nothing can be as long as the model made it; echoing it whole could push the
+/// repair past the model's context window, and a retried step would fail the same way.
+const ECHO_LIMIT: usize = 4096;
+
+/// A failed block as the repair request shows it: each half clipped at a line end near
+/// [`ECHO_LIMIT`], with a note of what was left out.
+fn echoed(block: &EditBlock) -> String {
+    fn clip(text: &str) -> String {
+        if text.len() <= ECHO_LIMIT {
+            return text.to_string();
+        }
+        let mut end = ECHO_LIMIT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let end = text[..end].rfind('\n').unwrap_or(end);
+        format!(
+            "{}\n… ({} more bytes not shown)",
+            &text[..end],
+            text.len() - end
+        )
+    }
+    EditBlock::new(clip(&block.search), clip(&block.replace)).render()
+}
+
 /// The prompt of a follow-up request: the failed blocks and why, or the sections to
 /// write in full, each with its current text.
 pub fn repair_prompt(brief: &Brief, repair: &RepairRequest) -> String {
@@ -427,7 +453,7 @@ pub fn repair_prompt(brief: &Brief, repair: &RepairRequest) -> String {
                     "Failed block {} ({}):\n\n{}",
                     i + 1,
                     f.reason,
-                    f.block.render()
+                    echoed(&f.block)
                 );
             }
         }
@@ -542,6 +568,27 @@ mod tests {
         );
         assert_eq!(ledger.raw.len(), 1);
         assert!(ledger.progress.is_none());
+    }
+
+    #[test]
+    fn a_huge_failed_block_is_shown_back_clipped() {
+        let mut ledger = PatchLedger::default();
+        let brief = Brief {
+            cycle: 2,
+            ..Brief::default()
+        };
+        let huge = format!("remove() -> None\n{}", "é".repeat(1_000_000));
+        let text = format!("API_SPEC:\n{}", block(&huge, "delete() -> None"));
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &text, &no_settled);
+        let Next::Ask(ask) = r.next else { panic!() };
+        let prompt = repair_prompt(&ask, ask.repair.as_ref().unwrap());
+        assert!(prompt.len() < 64 * 1024, "prompt is {} bytes", prompt.len());
+        assert!(
+            prompt.contains("remove() -> None"),
+            "the block's start is shown"
+        );
+        assert!(prompt.contains("delete() -> None"));
+        assert!(prompt.contains("more bytes not shown"));
     }
 
     #[test]

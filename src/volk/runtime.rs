@@ -168,7 +168,7 @@ impl Executor {
 
     fn say(&self, line: &str) {
         if self.options.echo_stderr {
-            eprintln!("{}", crate::volk::echo::escape_controls(line));
+            crate::console::note(&crate::volk::echo::escape_controls(line));
         }
         self.send(Event::Notice(line.to_string()));
     }
@@ -261,12 +261,12 @@ impl Executor {
             }
             Effect::ShowReflection { questions, answers } => {
                 if self.options.echo_stderr {
-                    eprintln!(
+                    crate::console::note(&format!(
                         "[U:Ar] reflection before finalizing ({} question(s)):",
                         questions.len()
-                    );
+                    ));
                     for line in answers.lines() {
-                        eprintln!("[U:Ar]   {line}");
+                        crate::console::note(&format!("[U:Ar]   {line}"));
                     }
                 }
                 self.send(Event::Reflection { questions, answers });
@@ -311,7 +311,7 @@ impl Executor {
             Effect::Log(line) | Effect::Warn(line) => self.say(&line),
             Effect::Notice(notice) => {
                 if self.options.echo_stderr {
-                    eprintln!("{notice}");
+                    crate::console::note(&notice.to_string());
                 }
                 self.send(Event::Noticed(notice));
             }
