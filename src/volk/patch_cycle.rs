@@ -676,6 +676,44 @@ mod tests {
     }
 
     #[test]
+    fn a_repair_answer_ending_with_its_changes_still_closes_the_cycle() {
+        let mut ledger = PatchLedger::default();
+        let text = format!(
+            "API_SPEC:\n{}CHANGES:\n- Q1.1 api_spec: renamed remove\n",
+            block("remove() -> None", "delete() -> None")
+        );
+        let r = read_answer(
+            &mut ledger,
+            &design(),
+            2,
+            &Brief::default(),
+            &text,
+            &no_settled,
+        );
+        let Next::Ask(ask) = r.next else {
+            panic!("{:?}", r.next)
+        };
+        let fix = format!(
+            "API_SPEC:\n{}\nCHANGES:\n- Q1.1 api_spec: added delete\n",
+            block("", "delete() -> None")
+        );
+        let r = read_answer(&mut ledger, &design(), 2, &ask, &fix, &no_settled);
+        let Next::Done { artifacts, .. } = r.next else {
+            panic!("{:?}", r.next)
+        };
+        assert!(
+            artifacts.api_spec.ends_with("delete() -> None"),
+            "{}",
+            artifacts.api_spec
+        );
+        assert!(
+            !artifacts.api_spec.contains("CHANGES"),
+            "{}",
+            artifacts.api_spec
+        );
+    }
+
+    #[test]
     fn blocks_mixed_with_other_text_replace_the_section_whole_with_a_warning() {
         let mut ledger = PatchLedger::default();
         let text = format!(
