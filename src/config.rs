@@ -82,8 +82,18 @@ impl Settings {
                 let bytes = std::fs::read(&path)
                     .map_err(|e| BadInput::new(format!("{}: cannot read: {e}", path.display())))?;
                 let mut found = Settings::parse(&path, &bytes)?;
-                let asks = found.reasoner.is_some() || found.base_url.is_some();
+                let asks = found.reasoner.is_some()
+                    || found.base_url.is_some()
+                    || found.context_root.is_some();
                 if asks && !crate::trust::is_trusted(&path, &bytes) {
+                    // It would choose which of the person's code is read into prompts.
+                    if let Some(root) = found.context_root.take() {
+                        tracing::warn!(
+                            file = %path.display(),
+                            root = %root.display(),
+                            "context_root of an untrusted volk.toml ignored (volk trust uses it)"
+                        );
+                    }
                     // Held back whole: which of the two wins is decided at use.
                     let ask = UntrustedAsk {
                         path: path.clone(),

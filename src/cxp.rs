@@ -103,6 +103,26 @@ pub struct Feedback {
     pub answers: Vec<Answer>,
     #[serde(default)]
     pub project_dir: Option<String>,
+    #[serde(default)]
+    pub marks: ReviewMarks,
+}
+
+/// What a reviewer may do to the review itself besides asking: close threads by id,
+/// settle or unsettle artifacts, requirements and ADRs (`file_tree`, `FR-02`, `ADR-001`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReviewMarks {
+    #[serde(default)]
+    pub close: Vec<String>,
+    #[serde(default)]
+    pub settled: Vec<String>,
+    #[serde(default)]
+    pub unsettled: Vec<String>,
+}
+
+impl ReviewMarks {
+    pub fn is_empty(&self) -> bool {
+        self.close.is_empty() && self.settled.is_empty() && self.unsettled.is_empty()
+    }
 }
 
 impl Feedback {
@@ -114,6 +134,7 @@ impl Feedback {
             design_cycle: Some(cycle),
             answers,
             project_dir: None,
+            marks: ReviewMarks::default(),
         }
     }
 
@@ -125,6 +146,7 @@ impl Feedback {
             design_cycle: Some(cycle),
             answers: Vec::new(),
             project_dir: None,
+            marks: ReviewMarks::default(),
         }
     }
 }
@@ -471,7 +493,16 @@ fn feedback_from(payload: &Map<String, Value>) -> Result<Feedback, FieldError> {
         })?;
         answers.push(answer);
     }
-    if verdict == Verdict::Questions && questions.is_empty() && answers.is_empty() {
+    let marks = ReviewMarks {
+        close: string_list(payload, "close")?,
+        settled: string_list(payload, "settled")?,
+        unsettled: string_list(payload, "unsettled")?,
+    };
+    if verdict == Verdict::Questions
+        && questions.is_empty()
+        && answers.is_empty()
+        && marks.is_empty()
+    {
         return Err((
             "payload.questions".into(),
             "verdict QUESTIONS needs at least one question".into(),
@@ -485,7 +516,25 @@ fn feedback_from(payload: &Map<String, Value>) -> Result<Feedback, FieldError> {
         project_dir: opt_string(payload, "project_dir")
             .ok()
             .filter(|s| !s.is_empty()),
+        marks,
     })
+}
+
+/// An optional array of non-empty strings.
+fn string_list(payload: &Map<String, Value>, key: &str) -> Result<Vec<String>, FieldError> {
+    let mut out = Vec::new();
+    for (i, item) in opt_array(payload, key)?.into_iter().enumerate() {
+        match item {
+            Value::String(s) if !s.trim().is_empty() => out.push(s.trim().to_string()),
+            other => {
+                return Err((
+                    format!("payload.{key}[{i}]"),
+                    format!("expected a non-empty string, got {}", kind(&other)),
+                ));
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

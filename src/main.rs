@@ -51,10 +51,10 @@ fn main() -> ExitCode {
         Err(e) if volk::reflection::cli::is_stop_hook(&args) && e.use_stderr() => {
             let text = e.to_string();
             let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            eprintln!(
+            volk::console::note(&format!(
                 "volk hook stop: {}; letting the agent stop",
                 line.trim_start_matches("error: ")
-            );
+            ));
             return ExitCode::SUCCESS;
         }
         Err(e) => e.exit(),
@@ -85,7 +85,7 @@ fn main() -> ExitCode {
             // Messages quote packet fields: never let one drive the terminal.
             let line = format!("volk: {error:#}");
             let line = volk::reasoner::redact::scrub_text(&line);
-            eprintln!("{}", volk::volk::echo::escape_controls(&line));
+            volk::console::note(&volk::volk::echo::escape_controls(&line));
             ExitCode::from(code)
         }
     }

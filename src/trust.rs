@@ -127,11 +127,11 @@ pub struct TrustArgs {
 
 pub fn run(args: TrustArgs) -> anyhow::Result<ExitCode> {
     let (path, hash) = trust(args.path.as_deref())?;
-    println!(
+    crate::console::line(&format!(
         "volk: trusted {} (sha256 {}); its reasoner and base_url will be used until it changes",
         path.display(),
         &hash[..12]
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 

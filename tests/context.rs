@@ -469,6 +469,21 @@ fn cli_root_from_the_environment_and_from_volk_toml() {
         format!("context_root = {:?}\n", root.path().to_str().unwrap()),
     )
     .unwrap();
+    // A volk.toml found here may come from a cloned repository: its root counts once trusted.
+    let out = volk(cwd.path(), cache.path())
+        .args(["context", "--json", "The RouteTable"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_ne!(
+        json["matches"][0]["symbol"], "RouteTable",
+        "untrusted root used"
+    );
+    let trusted = volk(cwd.path(), cache.path())
+        .arg("trust")
+        .output()
+        .unwrap();
+    assert!(trusted.status.success());
     let out = volk(cwd.path(), cache.path())
         .args(["context", "--json", "The RouteTable"])
         .output()

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use volk::design::Section;
-use volk::design::parser::{SectionParser, parse};
+use volk::design::parser::{SectionParser, parse_reply};
 
 fn line() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -21,6 +21,8 @@ fn line() -> impl Strategy<Value = String> {
         Just("# class diagram ##".to_string()),
         Just("## Requirements notes".to_string()),
         Just("**Requirements".to_string()),
+        Just("CHANGES:".to_string()),
+        Just("- Q1.1 api_spec: a change".to_string()),
         Just("```".to_string()),
         Just("```mermaid".to_string()),
         Just("~~~".to_string()),
@@ -77,7 +79,7 @@ proptest! {
 
     #[test]
     fn chunked_equals_one_pass(doc in document(), cuts in prop::collection::vec(0usize..4096, 0..24)) {
-        prop_assert_eq!(feed_bytes_cut(&doc, cuts).finish(), parse(&doc));
+        prop_assert_eq!(feed_bytes_cut(&doc, cuts).finish_reply(), parse_reply(&doc));
     }
 
     #[test]
@@ -89,7 +91,7 @@ proptest! {
             start = p;
         }
         parser.feed(&doc[start..]);
-        prop_assert_eq!(parser.finish(), parse(&doc));
+        prop_assert_eq!(parser.finish_reply(), parse_reply(&doc));
     }
 
     /// Large enough that the one pass takes its candidate-search path while the
@@ -97,7 +99,7 @@ proptest! {
     #[test]
     fn large_documents_chunked_equal_one_pass(doc in document(), cuts in prop::collection::vec(0usize..65536, 0..24)) {
         let doc = doc.repeat(8192 / (doc.len() + 1) + 1);
-        prop_assert_eq!(feed_bytes_cut(&doc, cuts).finish(), parse(&doc));
+        prop_assert_eq!(feed_bytes_cut(&doc, cuts).finish_reply(), parse_reply(&doc));
     }
 
     /// The workbench copies only what is new in `committed`, so it may only grow, and
@@ -151,7 +153,7 @@ proptest! {
             let tail = parser.tail();
             prop_assert!(line.ends_with(tail) && line[..line.len() - tail.len()].trim().is_empty(), "{:?} vs {:?}", line, tail);
         }
-        prop_assert_eq!(parser.finish(), parse(&doc));
+        prop_assert_eq!(parser.finish_reply(), parse_reply(&doc));
     }
 
     #[test]

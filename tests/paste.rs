@@ -140,7 +140,7 @@ fn a_pasted_three_line_question_reaches_the_prompt_with_its_line_breaks() {
         .unwrap_or_else(|| panic!("no recorded prompt holds the question: {prompts:?}"));
     assert!(
         update.contains(
-            "1. How long is a session's lifecycle?\n   Second line: who ends it?\n   Third line."
+            ": How long is a session's lifecycle?\n  Second line: who ends it?\n  Third line."
         ),
         "{update}"
     );

@@ -1,12 +1,15 @@
 //! The five design artifacts: what they are called, how they are parsed out of a
 //! reasoner's response, and how they are written to `design/`.
 
+pub mod changes;
 pub mod edit;
 pub mod lint;
 pub mod marker;
+pub mod merge;
 pub mod model;
 pub mod parser;
 pub mod questions;
+pub mod settled;
 pub mod write;
 
 use serde::{Deserialize, Serialize};

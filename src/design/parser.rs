@@ -1,5 +1,10 @@
 //! Splits a reasoner's response into the five sections, incrementally.
 //!
+//! An update answer may end with a sixth part, `CHANGES:`, the architect's account of
+//! what it changed and why ([`crate::design::changes`]). It is found by the same rules
+//! as the artifact markers, so it never leaks into the class diagram, and it is never
+//! an artifact: [`Reply::changes`] carries it, [`Artifacts`] never does.
+//!
 //! A section starts at a marker line (`ARCHITECTURE:` and friends, also written as a
 //! Markdown heading or in bold, in any case: [`crate::design::marker`]) and runs to
 //! the next marker. Markers inside code fences
@@ -27,12 +32,67 @@ static CANDIDATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
     let mut patterns = vec![
         "```", "~~~", "\n# ", "\n##", "\n**", "\n #", "\n *", "  #", "  *",
     ];
-    patterns.extend(Section::ALL.map(Section::marker));
+    patterns.extend(Part::ALL.map(Part::marker));
     AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostFirst)
         .build(patterns)
-        .unwrap_or_else(|_| unreachable!("fourteen short literal patterns always build"))
+        .unwrap_or_else(|_| unreachable!("fifteen short literal patterns always build"))
 });
+
+/// The marker word of the architect's list of changes, without the colon.
+pub const CHANGES_MARKER: &str = "CHANGES";
+
+/// What a marker line opens: one of the five artifacts, or the list of changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Artifact(Section),
+    Changes,
+}
+
+/// The five artifacts and the list of changes.
+const PARTS: usize = 6;
+
+impl Part {
+    const ALL: [Part; PARTS] = [
+        Part::Artifact(Section::Architecture),
+        Part::Artifact(Section::Requirements),
+        Part::Artifact(Section::FileTree),
+        Part::Artifact(Section::ApiSpec),
+        Part::Artifact(Section::ClassDiagram),
+        Part::Changes,
+    ];
+
+    #[inline]
+    fn index(self) -> usize {
+        match self {
+            Part::Artifact(section) => section.index(),
+            Part::Changes => PARTS - 1,
+        }
+    }
+
+    fn marker(self) -> &'static str {
+        match self {
+            Part::Artifact(section) => section.marker(),
+            Part::Changes => CHANGES_MARKER,
+        }
+    }
+
+    #[inline]
+    fn section(self) -> Option<Section> {
+        match self {
+            Part::Artifact(section) => Some(section),
+            Part::Changes => None,
+        }
+    }
+}
+
+/// A whole answer: the artifacts, and the list of changes when the answer had one
+/// (`None`: no `CHANGES:` marker at all, which differs from an empty list).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reply {
+    pub artifacts: Artifacts,
+    pub changes: Option<String>,
+}
 
 /// Classifies lines and records where each section's text lies: runs of bytes between
 /// markers. Text is never copied here, so the caller decides whether to borrow it
@@ -40,8 +100,10 @@ static CANDIDATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
 #[derive(Debug, Default, Clone)]
 struct Scanner {
     /// Closed runs `(section, start, end)` in input order.
-    runs: Vec<(Section, usize, usize)>,
-    current: Option<Section>,
+    runs: Vec<(Part, usize, usize)>,
+    current: Option<Part>,
+    /// Whether a `CHANGES:` marker was seen.
+    changes_seen: bool,
     /// Where the current section's open run starts.
     run_start: usize,
     fence: Option<Fence>,
@@ -126,9 +188,10 @@ impl Scanner {
             self.fence = Some(fence);
             return;
         }
-        if let Some((section, rest)) = marker(line) {
+        if let Some((part, rest)) = marker(line) {
             self.close(start);
-            self.current = Some(section);
+            self.changes_seen |= part == Part::Changes;
+            self.current = Some(part);
             self.run_start = end - rest.len();
         }
     }
@@ -143,7 +206,7 @@ impl Scanner {
 
     /// Moves the text of every run in `text` (the buffer just scanned, all of it
     /// classified) into `out`, leaving the scanner ready for the next buffer.
-    fn drain_into(&mut self, text: &str, out: &mut [String; 5]) {
+    fn drain_into(&mut self, text: &str, out: &mut [String; PARTS]) {
         for (section, a, b) in self.runs.drain(..) {
             append_trimmed(&mut out[section.index()], &text[a..b]);
         }
@@ -159,7 +222,7 @@ impl Scanner {
     /// Every run starts and ends next to an ASCII byte, so slicing `text` at them is
     /// always on a character boundary.
     fn sections(self, text: &str) -> Sections<'_> {
-        let parts = Section::ALL.map(|section| {
+        let parts = Part::ALL.map(|section| {
             let mut ranges: Vec<(usize, usize)> = self
                 .runs
                 .iter()
@@ -176,7 +239,10 @@ impl Scanner {
                 several => Cow::Owned(several.iter().map(|&(a, b)| &text[a..b]).collect()),
             }
         });
-        Sections { parts }
+        Sections {
+            parts,
+            changes_seen: self.changes_seen,
+        }
     }
 }
 
@@ -196,7 +262,8 @@ fn append_trimmed(out: &mut String, piece: &str) {
 /// sections pay no copy; [`Sections::into_artifacts`] makes them owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sections<'a> {
-    parts: [Cow<'a, str>; 5],
+    parts: [Cow<'a, str>; PARTS],
+    changes_seen: bool,
 }
 
 impl Sections<'_> {
@@ -204,8 +271,23 @@ impl Sections<'_> {
         &self.parts[section.index()]
     }
 
+    /// The `CHANGES:` list, when the answer had that marker.
+    pub fn changes(&self) -> Option<&str> {
+        self.changes_seen
+            .then(|| &*self.parts[Part::Changes.index()])
+    }
+
     pub fn into_artifacts(self) -> Artifacts {
-        Artifacts::from(self.parts.map(Cow::into_owned))
+        self.into_reply().artifacts
+    }
+
+    pub fn into_reply(self) -> Reply {
+        let changes_seen = self.changes_seen;
+        let [a, b, c, d, e, changes] = self.parts.map(Cow::into_owned);
+        Reply {
+            artifacts: Artifacts::from([a, b, c, d, e]),
+            changes: changes_seen.then_some(changes),
+        }
     }
 }
 
@@ -285,7 +367,7 @@ fn plain_prefix(prefix: &[u8]) -> bool {
 /// Whether `body` (a line without its indent, perhaps unfinished) is the start of
 /// something [`marker`] accepts.
 fn could_be_marker(body: &[u8]) -> bool {
-    recognise(body, &Section::ALL.map(Section::marker), false) != Recognised::Not
+    recognise(body, &Part::ALL.map(Part::marker), false) != Recognised::Not
 }
 
 /// Incremental section parser. Text arrives as `&str` (as reasoner deltas do) or as
@@ -300,7 +382,7 @@ fn could_be_marker(body: &[u8]) -> bool {
 pub struct SectionParser {
     scanner: Scanner,
     /// Each section's text so far, leading white space dropped.
-    out: [String; 5],
+    out: [String; PARTS],
     line: LineState,
     /// The unfinished line while it is held: up to three spaces while `Start`, the
     /// whole line while `Held`.
@@ -318,7 +400,7 @@ enum LineState {
     /// It might be a marker or fence (or precedes any marker): it waits in `held`.
     Held,
     /// Plain content of the growing section, streaming into it from this offset.
-    Streaming { into: Section, from: usize },
+    Streaming { into: Part, from: usize },
 }
 
 impl SectionParser {
@@ -336,9 +418,9 @@ impl SectionParser {
         if chunk.len() <= 16
             && let Some(into) = self.plain_delta(chunk)
         {
-            return Some(into);
+            return into.section();
         }
-        self.feed_any(chunk)
+        self.feed_any(chunk).and_then(Part::section)
     }
 
     /// The fast path for a delta of at most 16 bytes that is plain text of the growing
@@ -346,7 +428,7 @@ impl SectionParser {
     /// starts. Then it is appended in one copy. `None` changes nothing, and the
     /// general path takes the delta.
     #[inline]
-    fn plain_delta(&mut self, chunk: &str) -> Option<Section> {
+    fn plain_delta(&mut self, chunk: &str) -> Option<Part> {
         let bytes = chunk.as_bytes();
         let into = match self.line {
             LineState::Streaming { into, .. } => into,
@@ -396,7 +478,7 @@ impl SectionParser {
         Some(into)
     }
 
-    fn feed_any(&mut self, chunk: &str) -> Option<Section> {
+    fn feed_any(&mut self, chunk: &str) -> Option<Part> {
         if chunk.len() <= 32
             && let Some(into) = self.plain_line_continues(chunk)
         {
@@ -413,7 +495,7 @@ impl SectionParser {
     /// The section a delta's text streams into without a closer look: the unfinished
     /// line is plain content, or a new line starts plainly (see [`starts_plain`]).
     #[inline]
-    fn plain_line_continues(&self, chunk: &str) -> Option<Section> {
+    fn plain_line_continues(&self, chunk: &str) -> Option<Part> {
         match self.line {
             LineState::Streaming { into, .. } => Some(into),
             LineState::Start if self.held.is_empty() && starts_plain(chunk.as_bytes()) => {
@@ -424,7 +506,7 @@ impl SectionParser {
     }
 
     /// The common case, kept lean: most deltas only extend a plain line of prose.
-    fn feed_plain(&mut self, into: Section, mut rest: &str) -> Option<Section> {
+    fn feed_plain(&mut self, into: Part, mut rest: &str) -> Option<Part> {
         let out = &mut self.out[into.index()];
         if self.line == LineState::Start {
             self.line = LineState::Streaming {
@@ -578,12 +660,13 @@ impl SectionParser {
                 }
             }
         }
-        self.scanner.current
+        self.growing()
     }
 
-    /// The section receiving text now, if any marker has been seen.
+    /// The section receiving text now, if any marker has been seen (`None` too while
+    /// the list of changes is written).
     pub fn growing(&self) -> Option<Section> {
-        self.scanner.current
+        self.scanner.current.and_then(Part::section)
     }
 
     /// Complete lines of `section` so far; leading white space is dropped (as in the
@@ -591,7 +674,7 @@ impl SectionParser {
     pub fn committed(&self, section: Section) -> &str {
         let text = &self.out[section.index()];
         match self.line {
-            LineState::Streaming { into, from } if into == section => &text[..from],
+            LineState::Streaming { into, from } if into == Part::Artifact(section) => &text[..from],
             _ => text,
         }
     }
@@ -605,7 +688,12 @@ impl SectionParser {
     }
 
     /// Ends the input and returns the trimmed sections.
-    pub fn finish(mut self) -> Artifacts {
+    pub fn finish(self) -> Artifacts {
+        self.finish_reply().artifacts
+    }
+
+    /// Ends the input and returns the trimmed sections and the list of changes.
+    pub fn finish_reply(mut self) -> Reply {
         if !self.carry.is_empty() {
             // The stream ended inside a character.
             self.feed("\u{FFFD}");
@@ -618,7 +706,11 @@ impl SectionParser {
         for text in &mut self.out {
             text.truncate(text.trim_end().len());
         }
-        Artifacts::from(self.out)
+        let [a, b, c, d, e, changes] = self.out;
+        Reply {
+            artifacts: Artifacts::from([a, b, c, d, e]),
+            changes: self.scanner.changes_seen.then_some(changes),
+        }
     }
 }
 
@@ -680,13 +772,13 @@ fn find_newline(text: &str) -> Option<usize> {
 
 /// Classifies `lines` (complete, or the input's last line) and moves their text into
 /// the sections.
-fn take_lines(scanner: &mut Scanner, out: &mut [String; 5], lines: &str) {
+fn take_lines(scanner: &mut Scanner, out: &mut [String; PARTS], lines: &str) {
     scanner.scan(lines.as_bytes(), 0, lines.len());
     scanner.drain_into(lines, out);
 }
 
 /// [`take_lines`] for a single line.
-fn take_line(scanner: &mut Scanner, out: &mut [String; 5], line: &str) {
+fn take_line(scanner: &mut Scanner, out: &mut [String; PARTS], line: &str) {
     scanner.line(line.as_bytes(), 0, line.len());
     // A single line closes no run of its own: a marker at its start closes at 0.
     debug_assert!(scanner.runs.is_empty());
@@ -708,6 +800,11 @@ pub fn sections(text: &str) -> Sections<'_> {
 /// Parses a whole response in one pass into owned artifacts.
 pub fn parse(text: &str) -> Artifacts {
     sections(text).into_artifacts()
+}
+
+/// Parses a whole response into the artifacts and the architect's list of changes.
+pub fn parse_reply(text: &str) -> Reply {
+    sections(text).into_reply()
 }
 
 fn strip_indent(line: &[u8], max: usize) -> Option<&[u8]> {
@@ -742,9 +839,9 @@ fn closes_fence(line: &[u8], fence: Fence) -> bool {
 
 /// The section a marker line opens (see [`crate::design::marker`] for the forms
 /// accepted) and the bytes after the marker.
-fn marker(line: &[u8]) -> Option<(Section, &[u8])> {
-    match recognise(line, &Section::ALL.map(Section::marker), true) {
-        Recognised::Marker { word, content } => Some((Section::ALL[word], &line[content..])),
+fn marker(line: &[u8]) -> Option<(Part, &[u8])> {
+    match recognise(line, &Part::ALL.map(Part::marker), true) {
+        Recognised::Marker { word, content } => Some((Part::ALL[word], &line[content..])),
         Recognised::Not | Recognised::Undecided => None,
     }
 }
@@ -833,7 +930,7 @@ mod tests {
 
     /// Both ways of finding marker and fence lines must agree line for line; small
     /// documents never reach the candidate search through the public API.
-    fn scanned(text: &str, bulk: bool) -> (Vec<(Section, usize, usize)>, Option<Section>, usize) {
+    fn scanned(text: &str, bulk: bool) -> (Vec<(Part, usize, usize)>, Option<Part>, usize) {
         let mut scanner = Scanner::default();
         if bulk {
             scanner.scan_candidates(text.as_bytes(), 0, text.len());
@@ -908,10 +1005,10 @@ mod tests {
             if plain_prefix(&text.as_bytes()[..cut]) {
                 let line = format!("{text}\n");
                 for fence in [None, Some(Fence { byte: b'`', len: 3 }), Some(Fence { byte: b'~', len: 4 })] {
-                    let mut scanner = Scanner { current: Some(Section::ApiSpec), fence, ..Scanner::default() };
+                    let mut scanner = Scanner { current: Some(Part::Artifact(Section::ApiSpec)), fence, ..Scanner::default() };
                     scanner.line(line.as_bytes(), 0, line.len());
                     proptest::prop_assert_eq!(scanner.fence, fence, "{:?} cut at {}", text, cut);
-                    proptest::prop_assert_eq!(scanner.current, Some(Section::ApiSpec));
+                    proptest::prop_assert_eq!(scanner.current, Some(Part::Artifact(Section::ApiSpec)));
                     proptest::prop_assert_eq!(scanner.run_start, 0);
                 }
             }
@@ -921,6 +1018,34 @@ mod tests {
         fn word_search_finds_the_first_newline(text in "[a\n\u{e9}]{0,40}") {
             proptest::prop_assert_eq!(find_newline(&text), text.find('\n'));
         }
+    }
+
+    #[test]
+    fn changes_end_the_class_diagram_and_are_no_artifact() {
+        let text = format!("{SYNTHETIC}\nCHANGES:\n- Q1.1 api_spec: added run()\n");
+        let reply = parse_reply(&text);
+        assert_eq!(reply.artifacts, parse(SYNTHETIC));
+        assert_eq!(
+            reply.changes.as_deref(),
+            Some("- Q1.1 api_spec: added run()")
+        );
+        assert_eq!(parse_reply(SYNTHETIC).changes, None);
+        // An empty list is a list: the architect said nothing changed.
+        assert_eq!(
+            parse_reply("ARCHITECTURE:\nx\n## CHANGES:\n")
+                .changes
+                .as_deref(),
+            Some("")
+        );
+        // Inside a fence it is content.
+        let fenced = parse_reply("ARCHITECTURE:\n```\nCHANGES:\n```\n");
+        assert_eq!(fenced.changes, None);
+        let mut p = SectionParser::new();
+        for chunk in text.as_bytes().chunks(5) {
+            p.feed_bytes(chunk);
+        }
+        assert_eq!(p.growing(), None, "the list of changes grows no tab");
+        assert_eq!(p.finish_reply(), reply);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `volk plan check`, `volk plan show`.
 
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -151,18 +151,24 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let diags = &loaded.compiled.diagnostics;
     match args.format {
         Format::Json => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&render_json(&loaded.name, diags))?
-            );
+            crate::console::line(&serde_json::to_string_pretty(&render_json(
+                &loaded.name,
+                diags,
+            ))?)?;
         }
         Format::Human => {
             let colour = colour(args.source.color, std::io::stdout().is_terminal());
-            print!(
+            let mut out = crate::console::stdout();
+            write!(
+                out,
                 "{}",
                 render_human_styled(&loaded.name, &loaded.source, diags, colour)
-            );
-            println!("{}", summary(&loaded.name, diags, shape(&loaded.compiled)));
+            )?;
+            writeln!(
+                out,
+                "{}",
+                summary(&loaded.name, diags, shape(&loaded.compiled))
+            )?;
         }
     }
     Ok(status(&loaded.compiled))
@@ -172,17 +178,20 @@ fn show(args: ShowArgs) -> anyhow::Result<ExitCode> {
     let loaded = load(&args.source)?;
     let diags = &loaded.compiled.diagnostics;
     if let Some(plan) = &loaded.compiled.plan {
+        let mut out = crate::console::stdout();
         for line in draw(plan) {
-            println!("{line}");
+            writeln!(out, "{line}")?;
         }
     }
     if !diags.is_empty() {
         let colour = colour(args.source.color, std::io::stderr().is_terminal());
-        eprint!(
-            "{}",
-            render_human_styled(&loaded.name, &loaded.source, diags, colour)
-        );
-        eprintln!("{}", summary(&loaded.name, diags, shape(&loaded.compiled)));
+        crate::console::note_raw(&render_human_styled(
+            &loaded.name,
+            &loaded.source,
+            diags,
+            colour,
+        ));
+        crate::console::note(&summary(&loaded.name, diags, shape(&loaded.compiled)));
     }
     Ok(status(&loaded.compiled))
 }

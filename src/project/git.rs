@@ -73,16 +73,23 @@ fn ensure_ignored(dir: &Path) -> Result<(), GitError> {
     Ok(())
 }
 
-fn signature(repo: &Repository) -> Result<Signature<'static>, git2::Error> {
+fn signature(repo: &Repository, fallback: &str) -> Result<Signature<'static>, git2::Error> {
     match repo.signature() {
         Ok(sig) => Ok(sig.to_owned()),
-        Err(_) => Signature::now("volk", "volk@localhost"),
+        Err(_) if fallback == "volk" => Signature::now("volk", "volk@localhost"),
+        Err(_) => Signature::now(fallback, "reviewer@volk.localhost"),
     }
 }
 
 /// Stages everything (respecting `.gitignore`) and commits it with `message`.
 /// Returns `None` without touching anything when `dir` has no `.git`.
 pub fn commit_all(dir: &Path, message: &str) -> Result<Option<Oid>, GitError> {
+    commit_all_by(dir, message, "volk")
+}
+
+/// [`commit_all`] authored by the person's git identity, or by `fallback` when git has
+/// none (a reviewer's hand edit: `J:Junior` headless, `volk reviewer` in the workbench).
+pub fn commit_all_by(dir: &Path, message: &str, fallback: &str) -> Result<Option<Oid>, GitError> {
     if !dir.join(".git").exists() {
         return Ok(None);
     }
@@ -93,7 +100,7 @@ pub fn commit_all(dir: &Path, message: &str) -> Result<Option<Oid>, GitError> {
     index.write()?;
     let tree_id = index.write_tree()?;
     let tree = repo.find_tree(tree_id)?;
-    let sig = signature(&repo)?;
+    let sig = signature(&repo, fallback)?;
     let parent = match repo.head() {
         Ok(head) => Some(head.peel_to_commit()?),
         Err(_) => None,
@@ -146,7 +153,7 @@ pub fn commit_once(dir: &Path, message: &str) -> Result<Committed, GitError> {
         parent = head.parents().next();
     }
     let tree = repo.find_tree(tree_id)?;
-    let sig = signature(&repo)?;
+    let sig = signature(&repo, "volk")?;
     let parents: Vec<&git2::Commit> = parent.iter().collect();
     if parents.is_empty()
         && let Ok(head) = repo.head()

@@ -204,7 +204,8 @@ mod tests {
         )
     }
 
-    #[tokio::test]
+    /// On a paused clock: the figures are exact whatever the machine's load.
+    #[tokio::test(start_paused = true)]
     async fn measures_ttft_rate_and_usage() {
         let mut m = Metered::new(paced(vec![
             (

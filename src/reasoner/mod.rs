@@ -73,6 +73,10 @@ pub struct Brief {
     /// Set on the follow-up of an update whose edit blocks failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repair: Option<crate::design::edit::repair::RepairRequest>,
+    /// The review's binding parts for an update: the reviewer's hand edits and the
+    /// settled text (rendered by `volk::review`).
+    #[serde(default)]
+    pub review: String,
 }
 
 /// One call to a reasoner.

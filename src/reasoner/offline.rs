@@ -322,11 +322,15 @@ fn draft_design(brief: &Brief) -> String {
         );
     } else {
         for (i, q) in brief.questions.iter().enumerate() {
+            let (thread, question) = match crate::volk::threads::split_prompt_line(q) {
+                Some((id, question)) => (format!(", thread {id}"), question),
+                None => (String::new(), q.as_str()),
+            };
             let _ = writeln!(
                 out,
-                "{}. {} Assumed: the current design stands until the reviewer answers (recorded by the offline drafter; a model-backed reasoner would answer it).",
+                "{}. {} Assumed: the current design stands until the reviewer answers (recorded by the offline drafter{thread}; a model-backed reasoner would answer it).",
                 i + 1,
-                q.trim()
+                question.trim()
             );
         }
     }
@@ -405,6 +409,21 @@ fn draft_design(brief: &Brief) -> String {
     for c in &comps {
         let _ = writeln!(out, "  {} --> Store", c.name);
     }
+    // An update accounts for its changes, one line per review thread (`Q1.2: …`).
+    let threads: Vec<String> = brief
+        .questions
+        .iter()
+        .filter_map(|q| crate::volk::threads::split_prompt_line(q).map(|(id, _)| id))
+        .collect();
+    if !threads.is_empty() {
+        let _ = writeln!(out, "\nCHANGES:");
+        for id in threads {
+            let _ = writeln!(
+                out,
+                "- {id} architecture: recorded the question under Open questions"
+            );
+        }
+    }
     out
 }
 
@@ -413,9 +432,10 @@ fn draft_design(brief: &Brief) -> String {
 /// for the rest. A repair request gets blocks, or whole sections, for the sections it
 /// names.
 fn draft_update(brief: &Brief) -> String {
-    let target = crate::design::parser::parse(&draft_design(brief));
+    let full = draft_design(brief);
+    let target = crate::design::parser::parse(&full);
     let current = brief.current.clone().unwrap_or_default();
-    match &brief.repair {
+    let mut out = match &brief.repair {
         None => update_answer(&current, &target, &Section::ALL, false),
         Some(repair) => {
             let sections: Vec<Section> = repair.sections.iter().map(|s| s.section).collect();
@@ -426,7 +446,18 @@ fn draft_update(brief: &Brief) -> String {
                 repair.kind == RepairKind::Full,
             )
         }
+    };
+    // The account of the changes goes with the blocks, as a model's would (a repair
+    // answer adds none: the first answer's account is kept).
+    if let Some(changes) = crate::design::parser::sections(&full)
+        .changes()
+        .filter(|_| brief.repair.is_none())
+    {
+        out.push_str("\nCHANGES:\n");
+        out.push_str(changes);
+        out.push('\n');
     }
+    out
 }
 
 fn draft_reflection(brief: &Brief) -> String {
@@ -591,6 +622,23 @@ mod tests {
         assert_eq!(names("Add tasks with name and due date"), "add_tasks");
         assert_eq!(names("List all tasks"), "list_tasks");
         assert_eq!(names("Search books and notes by a word"), "search_books");
+    }
+
+    #[test]
+    fn an_update_accounts_for_each_thread() {
+        let mut b = brief();
+        b.cycle = 2;
+        b.current = Some(parse(&draft(Purpose::Design, &b)));
+        b.questions = vec!["Q1.1: What is the schema?".into()];
+        let text = draft(Purpose::Update, &b);
+        let changes = crate::design::parser::sections(&text)
+            .changes()
+            .map(str::to_string);
+        assert_eq!(
+            changes.as_deref(),
+            Some("- Q1.1 architecture: recorded the question under Open questions"),
+            "{text}"
+        );
     }
 
     #[test]

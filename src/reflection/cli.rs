@@ -266,7 +266,7 @@ fn on_off(flag: bool) -> &'static str {
 
 pub fn reflect(args: ReflectArgs) -> anyhow::Result<ExitCode> {
     let store = store_for(args.config)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::console::stdout();
     match args.command {
         ReflectCommand::List { json } => {
             let loaded = store.load().map_err(fail)?;
@@ -463,7 +463,7 @@ fn stop_hook(host: Option<Host>, config: Option<PathBuf>) -> ExitCode {
             .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
             .unwrap_or("panic")
             .replace('\n', " ");
-        eprintln!("volk hook stop: internal error: {message}");
+        crate::console::note(&format!("volk hook stop: internal error: {message}"));
     }));
     let outcome = std::panic::catch_unwind(|| {
         let input = read_hook_input(MAX_HOOK_INPUT, HOOK_STDIN_WAIT)?;
@@ -475,11 +475,13 @@ fn stop_hook(host: Option<Host>, config: Option<PathBuf>) -> ExitCode {
             if let Some(line) = decision.stdout() {
                 let mut out = std::io::stdout().lock();
                 if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
-                    eprintln!("volk hook stop: cannot write to stdout");
+                    crate::console::note("volk hook stop: cannot write to stdout");
                 }
             }
         }
-        Ok(Err(message)) => eprintln!("volk hook stop: {}", message.replace('\n', " ")),
+        Ok(Err(message)) => {
+            crate::console::note(&format!("volk hook stop: {}", message.replace('\n', " ")))
+        }
         Err(_) => {}
     }
     ExitCode::SUCCESS
@@ -515,7 +517,7 @@ fn install_hook(host: Host, user: bool, command: Option<String>) -> anyhow::Resu
             anyhow::Error::new(e)
         }
     })?;
-    println!("{}: {}", outcome.describe(), path.display());
+    crate::console::line(&format!("{}: {}", outcome.describe(), path.display()))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -25,6 +25,7 @@ use crate::tui::highlight::Grammar;
 use crate::tui::patch_view::{CostMeter, LivePatch, Synced};
 use crate::tui::theme::Theme;
 use crate::volk::plan_step::PlanCheck;
+use crate::volk::review::ReviewState;
 use crate::volk::runtime::CommitInfo;
 use crate::volk::runtime::Notice;
 
@@ -113,10 +114,16 @@ pub enum ThinkingPane {
 /// What the composer is writing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ComposerTarget {
-    NewQuestion { anchor: Option<Anchor> },
+    NewQuestion {
+        anchor: Option<Anchor>,
+    },
     EditQuestion(usize),
-    Answer { question: String },
+    Answer {
+        question: String,
+    },
     Steer,
+    /// A follow-up question that reopens the thread with this id.
+    FollowUp(String),
 }
 
 /// A window over the workbench; Esc closes it.
@@ -300,6 +307,8 @@ pub struct App {
     pub previous: Option<Artifacts>,
     pub changed: Vec<Section>,
     pub open_questions: Vec<String>,
+    /// Threads and settled parts, as the design loop last reported them.
+    pub review: ReviewState,
     pub last_commit: Option<String>,
     pub committing: bool,
     pub metrics: Metrics,
@@ -373,6 +382,7 @@ impl App {
             previous: None,
             changed: Vec::new(),
             open_questions: Vec::new(),
+            review: ReviewState::default(),
             last_commit: None,
             committing: false,
             metrics: Metrics::default(),
@@ -414,6 +424,22 @@ impl App {
         self.open_questions = open_questions(&artifacts.architecture);
         self.artifacts = artifacts;
         self.cycle = cycle;
+    }
+
+    /// An artifact came back from the person's editor: shown now, committed as a
+    /// reviewer edit when the verdict is sent.
+    pub fn edited_by_hand(&mut self, section: Section, text: &str) {
+        if self.artifacts.get(section) == text {
+            self.notice = Some(format!("{}: no change", section.file_name()));
+            return;
+        }
+        self.docs[section.index()].set_text(text);
+        self.artifacts.set(section, text.to_string());
+        self.notice = Some(format!(
+            "design/{} edited: it is committed as your edit and kept through the next cycle",
+            section.file_name()
+        ));
+        self.clamp_views();
     }
 
     /// What the running update did to `section` so far (tab title), when it patches it.
@@ -601,6 +627,7 @@ impl App {
             AppEvent::JobFailed(message) | AppEvent::Loop(LoopEvent::QueryFailed(message)) => {
                 self.notice = Some(message)
             }
+            AppEvent::Loop(LoopEvent::Review(state)) => self.review = *state,
             AppEvent::Loop(LoopEvent::Notice(line)) => {
                 self.notice = Some(without_trace(line.trim_start_matches("[U:Ar]").trim()));
             }
@@ -908,6 +935,18 @@ impl App {
                 }
             }
             KeyCode::Char('d') => self.open_diff(),
+            KeyCode::Char('S') if self.old_cycle.is_none() => self.toggle_settled(),
+            KeyCode::Char('E') if !matches!(self.phase, Phase::AwaitingReview { .. }) => {
+                self.notice = Some("E: edit once the cycle waits for your review".into());
+            }
+            KeyCode::Char('E') if self.old_cycle.is_none() => {
+                if let Some(section) = Section::ALL.get(self.tab).copied() {
+                    self.intents.push(Intent::EditArtifact {
+                        section,
+                        line: self.views[self.tab].cursor + 1,
+                    });
+                }
+            }
             KeyCode::Char('h') => {
                 self.popup = Some(Popup::History {
                     commits: None,
@@ -1031,7 +1070,42 @@ impl App {
     }
 
     fn review_items(&self) -> usize {
-        self.draft.questions.len() + self.open_questions.len()
+        self.draft.questions.len() + self.open_questions.len() + self.review.threads.len()
+    }
+
+    /// The thread under the review pane's cursor, if the cursor is on one.
+    fn selected_thread(&self) -> Option<String> {
+        let first = self.draft.questions.len() + self.open_questions.len();
+        let i = self.review_selected.checked_sub(first)?;
+        crate::tui::threads::ordered(&self.review.threads)
+            .get(i)
+            .map(|t| t.id.clone())
+    }
+
+    /// `S`: settles the requirement or ADR the cursor line defines, else the artifact
+    /// of the tab; settled already, it is unsettled.
+    fn toggle_settled(&mut self) {
+        let Some(section) = Section::ALL.get(self.tab).copied() else {
+            return;
+        };
+        let line = self
+            .current_doc()
+            .lines()
+            .get(self.views[self.tab].cursor)
+            .cloned()
+            .unwrap_or_default();
+        let mark = crate::design::settled::item_on_line(&line)
+            .unwrap_or(crate::design::settled::Mark::Artifact(section));
+        let label = mark.label();
+        let mut marks = crate::cxp::ReviewMarks::default();
+        if self.review.settled.contains(&label) {
+            self.notice = Some(format!("{label} is no longer settled"));
+            marks.unsettled.push(label);
+        } else {
+            self.notice = Some(format!("{label} settled: the architect may not change it"));
+            marks.settled.push(label);
+        }
+        self.intents.push(Intent::Act(Action::Mark(marks)));
     }
 
     fn on_review_key(&mut self, key: KeyEvent) {
@@ -1042,6 +1116,26 @@ impl App {
             }
             KeyCode::Up | KeyCode::Char('k') => {
                 self.review_selected = self.review_selected.saturating_sub(1)
+            }
+            KeyCode::Enter | KeyCode::Char('e') if self.selected_thread().is_some() => {
+                if let Some(id) = self.selected_thread() {
+                    self.open_thread(id);
+                }
+            }
+            KeyCode::Char('o') if self.selected_thread().is_some() => {
+                if let Some(id) = self.selected_thread() {
+                    self.open_composer(ComposerTarget::FollowUp(id));
+                }
+            }
+            KeyCode::Delete | KeyCode::Char('x') if self.selected_thread().is_some() => {
+                if let Some(id) = self.selected_thread() {
+                    self.notice = Some(format!("{id} closed"));
+                    self.intents
+                        .push(Intent::Act(Action::Mark(crate::cxp::ReviewMarks {
+                            close: vec![id],
+                            ..Default::default()
+                        })));
+                }
             }
             KeyCode::Enter | KeyCode::Char('e') => {
                 let n = self.draft.questions.len();
@@ -1268,7 +1362,7 @@ impl App {
                 let question = question.clone();
                 self.draft.set_answer(&question, text);
             }
-            ComposerTarget::Steer => return,
+            ComposerTarget::Steer | ComposerTarget::FollowUp(_) => return,
         }
         self.draft_changed = true;
     }
@@ -1296,6 +1390,14 @@ impl App {
                     self.verdict = Verdict::Sent;
                 }
             }
+            ComposerTarget::FollowUp(id) => {
+                if !text.is_empty() {
+                    self.draft.questions.push(DraftQuestion {
+                        text: format!("(follows up {id}) {text}"),
+                        anchor: None,
+                    });
+                }
+            }
         }
         self.draft_changed = true;
         self.popup = None;
@@ -1315,7 +1417,7 @@ impl App {
                 .answer_for(question)
                 .unwrap_or_default()
                 .to_string(),
-            ComposerTarget::Steer => String::new(),
+            ComposerTarget::Steer | ComposerTarget::FollowUp(_) => String::new(),
         };
         let mut editor = TextArea::new(initial.split('\n').map(str::to_string).collect());
         editor.set_wrap_mode(WrapMode::Word);
@@ -1411,16 +1513,51 @@ impl App {
             self.notice = Some("d: the journal has no diff".into());
             return;
         };
+        self.open_diff_for(section, false);
+    }
+
+    /// The diff of `section` against the previous cycle; `at_change` scrolls to the
+    /// first changed hunk (a thread's answer).
+    fn open_diff_for(&mut self, section: Section, at_change: bool) {
         let Some(previous) = &self.previous else {
             self.notice = Some("d: no earlier cycle to compare with yet".into());
             return;
         };
         let lines = diff_lines(previous.get(section), self.artifacts.get(section));
+        let scroll = if at_change {
+            lines
+                .iter()
+                .position(|l| {
+                    matches!(
+                        l.kind,
+                        crate::tui::diff::DiffKind::Added | crate::tui::diff::DiffKind::Removed
+                    )
+                })
+                .map_or(0, |i| i.saturating_sub(2))
+        } else {
+            0
+        };
         self.popup = Some(Popup::Diff {
             section,
             lines,
-            scroll: 0,
+            scroll,
         });
+    }
+
+    /// Enter on a thread: an addressed one opens the diff at the change that answers
+    /// it; any other is reopened with a follow-up question.
+    fn open_thread(&mut self, id: String) {
+        let answered_in = self
+            .review
+            .threads
+            .iter()
+            .find(|t| t.id == id)
+            .and_then(|t| t.changes.first())
+            .and_then(|c| Section::from_key(&c.artifact));
+        match answered_in {
+            Some(section) if self.previous.is_some() => self.open_diff_for(section, true),
+            _ => self.open_composer(ComposerTarget::FollowUp(id)),
+        }
     }
 
     /// The person chose a tab: stop moving tabs with the stream.

@@ -118,7 +118,10 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
         theme,
         options(&settings, ContextRoot::Off),
     )?;
-    println!("volk demo: the workspace is {}", workspace.display());
+    crate::console::line(&format!(
+        "volk demo: the workspace is {}",
+        workspace.display()
+    ))?;
     Ok(code)
 }
 
@@ -186,14 +189,16 @@ fn stopped(stop: Stop, draft: Option<(Result<(), DraftError>, &Path)>) -> ExitCo
     tracing::info!("workbench stopped by {}", stop.name());
     match draft {
         Some((Ok(()), path)) => {
-            eprintln!(
+            crate::console::note(&format!(
                 "volk: stopped by {}; the draft is saved in {}",
                 stop.name(),
                 path.display()
-            );
+            ));
         }
-        Some((Err(e), _)) => eprintln!("volk: stopped by {}; {e}", stop.name()),
-        None => eprintln!("volk: stopped by {}", stop.name()),
+        Some((Err(e), _)) => {
+            crate::console::note(&format!("volk: stopped by {}; {e}", stop.name()))
+        }
+        None => crate::console::note(&format!("volk: stopped by {}", stop.name())),
     }
     stop.exit_code()
 }
@@ -304,13 +309,13 @@ fn workbench(
             tracing::info!("terminal input closed; the draft is saved");
         }
         if let Some(outcome) = &app.outcome {
-            println!(
+            crate::console::line(&format!(
                 "volk: the {} packet is {}",
                 outcome.subject,
                 outcome.packet_path.display()
-            );
+            ))?;
         }
-        println!("volk: project {}", project_dir.display());
+        crate::console::line(&format!("volk: project {}", project_dir.display()))?;
         Ok(ExitCode::SUCCESS)
     })
 }

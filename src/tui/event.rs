@@ -25,6 +25,11 @@ pub enum AppEvent {
 pub enum Intent {
     /// A decision for the design loop, in the core's own words.
     Act(Action),
+    /// Hand the terminal to `$VISUAL`/`$EDITOR` on an artifact at a line.
+    EditArtifact {
+        section: crate::design::Section,
+        line: usize,
+    },
     LoadHistory,
     LoadCommit {
         id: String,

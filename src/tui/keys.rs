@@ -50,7 +50,22 @@ pub const HELP: &[KeyGroup] = &[
                 "Enter / e",
                 "(review pane) edit a question, answer an open question",
             ),
-            ("x / Delete", "(review pane) delete a question"),
+            (
+                "x / Delete",
+                "(review pane) delete a question, close a thread",
+            ),
+            (
+                "Enter / o",
+                "(review pane, on a thread) the diff that answers it / a follow-up",
+            ),
+            (
+                "S",
+                "settle / unsettle the requirement or ADR on the line, else the tab",
+            ),
+            (
+                "E",
+                "edit this artifact in $VISUAL / $EDITOR at the cursor line",
+            ),
             ("u", "(review pane) put the deleted question back"),
             (
                 "Ctrl-S",

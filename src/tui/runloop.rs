@@ -115,6 +115,25 @@ where
                     // Draw once more so the screen is current if the terminal is shared.
                     return Ok((Exit::Quit, stats));
                 }
+                Intent::EditArtifact { section, line } => {
+                    let path = app
+                        .info
+                        .project_dir
+                        .join("design")
+                        .join(section.file_name());
+                    match crate::tui::editor::hand_over(&path, line) {
+                        Ok(status) if status.success() => {
+                            let text = std::fs::read_to_string(&path).unwrap_or_default();
+                            app.edited_by_hand(section, text.trim_end());
+                        }
+                        Ok(status) => {
+                            app.notice = Some(format!("the editor exited with {status}"));
+                        }
+                        Err(e) => app.notice = Some(format!("cannot start the editor: {e}")),
+                    }
+                    terminal.clear()?;
+                    frames.request_now();
+                }
                 other => {
                     if channels.commands.send(other).is_err() {
                         app.notice = Some("the design loop has stopped".into());
@@ -147,6 +166,10 @@ pub fn spawn_input_reader() -> UnboundedReceiver<Event> {
         .spawn(move || {
             use ratatui::crossterm::event;
             loop {
+                if crate::tui::editor::INPUT_PAUSED.load(std::sync::atomic::Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                }
                 match event::poll(Duration::from_millis(100)) {
                     Ok(true) => match event::read() {
                         Ok(ev) => {

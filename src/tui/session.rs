@@ -91,7 +91,7 @@ pub fn request(intent: Intent) -> Option<Request> {
             short_id,
             summary,
         }),
-        Intent::Quit => return None,
+        Intent::EditArtifact { .. } | Intent::Quit => return None,
     })
 }
 

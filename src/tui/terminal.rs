@@ -31,6 +31,22 @@ fn restore() {
     );
 }
 
+/// Gives the terminal back to the shell for a while (an external editor).
+pub fn suspend() {
+    restore();
+}
+
+/// Takes the terminal again after [`suspend`].
+pub fn resume() -> io::Result<()> {
+    enable_raw_mode()?;
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )
+}
+
 impl TerminalGuard {
     pub fn enter() -> io::Result<TerminalGuard> {
         let previous = std::panic::take_hook();

@@ -203,7 +203,9 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &mut App) {
             Some(s) if app.previous.is_some() && app.changed.contains(&s) => "• ".to_string(),
             _ => String::new(),
         };
-        let label = format!(" {} {}{} ", tab + 1, marker, tab_title(tab));
+        let settled = section.is_some_and(|s| app.review.settled.iter().any(|m| m == s.key()));
+        let lock = if settled { " [settled]" } else { "" };
+        let label = format!(" {} {}{}{lock} ", tab + 1, marker, tab_title(tab));
         let width = (label.chars().count() as u16).min(area.right().saturating_sub(x));
         let rect = Rect::new(x, area.y, width, 1);
         let style = if tab == app.tab {
@@ -374,6 +376,14 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         return;
     }
     let text_x = inner.x + gutter_width;
+    let settled = match (Section::ALL.get(tab), &app.old_cycle) {
+        (Some(section), None) if gutter_width > 0 => crate::tui::threads::settled_lines(
+            *section,
+            app.artifacts.get(*section),
+            &app.review.settled,
+        ),
+        _ => Vec::new(),
+    };
     let needle = app.last_search.to_ascii_lowercase();
     let match_style = Style::default().fg(p.tab_active_fg).bg(p.warning);
     let mut y = inner.y;
@@ -413,7 +423,13 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             } else {
                 Style::default().fg(p.line_number)
             };
-            let number = format!("{:>w$} ", index + 1, w = (gutter_width - 1) as usize);
+            let is_settled = settled.iter().any(|r| r.contains(&index));
+            let (mark, style) = if is_settled {
+                ("▐", style.fg(p.added))
+            } else {
+                (" ", style)
+            };
+            let number = format!("{:>w$}{mark}", index + 1, w = (gutter_width - 1) as usize);
             buf.set_string(inner.x, y, number, style);
             // A line an edit block of the running update wrote, marked as in a diff.
             if app.old_cycle.is_none()
@@ -643,6 +659,21 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                         None => lines.push(Line::styled("   (f, then Enter to answer)", hint)),
                     }
                 }
+            }
+            if !app.review.threads.is_empty() {
+                lines.push(Line::raw(""));
+                lines.push(section_title(
+                    &p,
+                    "Threads (Enter answer · o follow-up · x close)",
+                ));
+                let first = n + app.open_questions.len();
+                let selected = app.review_selected.checked_sub(first).filter(|_| focused);
+                let (thread_lines, at) =
+                    crate::tui::threads::lines(&app.review.threads, selected, &p);
+                if let Some(at) = at {
+                    selected_line = lines.len() + at;
+                }
+                lines.extend(thread_lines);
             }
             lines.push(Line::raw(""));
             let footer = match (app.verdict, &app.phase) {
@@ -929,6 +960,10 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
                     (" Your answer ".to_string(), Some(question.clone()))
                 }
                 ComposerTarget::Steer => (" Steer the next plan attempt ".to_string(), None),
+                ComposerTarget::FollowUp(id) => (
+                    format!(" Follow-up to {id} "),
+                    Some(format!("reopens {id} as a new thread linked to it")),
+                ),
             };
             let height = 10u16 + u16::from(context.is_some()) * 2;
             let rect = centered(area, area.width.saturating_sub(8).min(100), height);
@@ -938,6 +973,7 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
                     " Enter save · Ctrl-S send all ·"
                 }
                 ComposerTarget::Answer { .. } => " Enter save answer ·",
+                ComposerTarget::FollowUp(_) => " Enter save follow-up ·",
                 ComposerTarget::Steer => " Enter send ·",
             };
             let block = popup_block(&p, title, p.accent).title_bottom(Line::styled(
@@ -1064,7 +1100,7 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
                     shown.push(Line::from(spans));
                 }
             }
-            let body = if shown.is_empty() {
+            let mut body = if shown.is_empty() {
                 vec![Line::styled(
                     "no change since the previous cycle",
                     Style::default().fg(p.muted),
@@ -1072,6 +1108,22 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
             } else {
                 shown
             };
+            // A change no review thread asked for is marked above the diff.
+            for c in app
+                .review
+                .last
+                .unrequested
+                .iter()
+                .filter(|c| c.artifact == section.key())
+            {
+                body.insert(
+                    0,
+                    Line::styled(
+                        format!("⚠ unrequested change: {}", c.summary),
+                        Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+                    ),
+                );
+            }
             let added = lines.iter().filter(|l| l.kind == DiffKind::Added).count();
             let removed = lines.iter().filter(|l| l.kind == DiffKind::Removed).count();
             frame.render_widget(

@@ -73,7 +73,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(outcome) = outcome
         && let Some((packet, _)) = outcome.emitted.last()
     {
-        println!("{}", packet.to_json_pretty());
+        crate::console::line(&packet.to_json_pretty())?;
     }
     Ok(ExitCode::SUCCESS)
 }

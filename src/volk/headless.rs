@@ -50,11 +50,11 @@ pub async fn handle(
 
     let dir = match &inbound {
         Inbound::Ignored { reason } => {
-            eprintln!(
+            crate::console::note(&format!(
                 "[U:Ar] ignored packet from {}: {}",
                 escape_controls(&packet.header.from_agent),
                 escape_controls(reason)
-            );
+            ));
             return Ok(None);
         }
         Inbound::Design(scope) => {
@@ -154,6 +154,8 @@ pub async fn handle(
                     Session::path(&dir).display()
                 )));
             };
+            crate::volk::review::check_marks(&session.review, &feedback.marks)
+                .map_err(|m| BadInput::err(format!("{source}: {m}")))?;
             let first = if matches!(session.phase, Phase::Failed { .. }) {
                 Input::Act(Action::Retry)
             } else if resuming && let Some(input) = resume_input(&mut session) {

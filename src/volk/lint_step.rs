@@ -149,11 +149,12 @@ mod tests {
                 design_cycle: None,
                 answers: vec![],
                 project_dir: None,
+                marks: Default::default(),
             })))
             .unwrap();
         let (_, update) = call_of(&fx).unwrap();
         assert!(update.prompt.contains("error[D030]"), "{}", update.prompt);
-        assert!(update.prompt.contains("1. Why?"));
+        assert!(update.prompt.contains("- Q1.1: Why?"));
     }
 
     #[test]

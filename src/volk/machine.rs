@@ -18,6 +18,7 @@ use crate::volk::loop_args::Limits;
 use crate::volk::patch_cycle::{self, Next};
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
+use crate::volk::review;
 use crate::volk::session::{CycleRecord, PendingCall, Phase, Session};
 
 /// Who decides at the points where a person may step in.
@@ -69,6 +70,11 @@ pub enum Input {
         cycle: u32,
         short_id: String,
     },
+    /// The reviewer edited `design/*.md` by hand before sending feedback (found by the
+    /// runtime); `artifacts` is the design as the files now have it.
+    ReviewerEdited {
+        artifacts: Artifacts,
+    },
 }
 
 /// A decision of the person or of the reviewer. The workbench sends these for keys, and
@@ -86,6 +92,8 @@ pub enum Action {
     Retry,
     /// Stop the running call.
     Cancel,
+    /// Close threads, settle or unsettle parts, outside a verdict (the workbench).
+    Mark(crate::cxp::ReviewMarks),
 }
 
 /// A moment the person must be told about, as a value a screen can act on; its
@@ -139,6 +147,12 @@ pub enum Effect {
         cycle: u32,
         message: String,
     },
+    /// Commit a hand edit as the reviewer: the person's git identity, else
+    /// `fallback_author`.
+    CommitReviewerEdit {
+        message: String,
+        fallback_author: &'static str,
+    },
     /// Read the reflection questions; answer with `ReflectionLoaded`.
     LoadReflection,
     /// Show the reflection answers (stderr headless, a pane in the workbench). They
@@ -189,6 +203,9 @@ pub enum Refusal {
         got: u32,
         expected: u32,
     },
+    /// A close, settle or unsettle mark that names nothing (the message names the field).
+    #[error("{0}")]
+    Review(String),
 }
 
 /// The state machine of one thread.
@@ -306,8 +323,36 @@ impl Architect {
                 );
                 fx.push(Effect::SaveSession);
             }
+            Input::ReviewerEdited { artifacts } => self.reviewer_edited(artifacts, &mut fx)?,
         }
         Ok(fx)
+    }
+
+    /// A hand edit is committed on its own before the cycle it feeds, and remembered
+    /// for the merge after it.
+    fn reviewer_edited(&mut self, edited: Artifacts, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        self.expect(
+            matches!(self.session.phase, Phase::AwaitingReview { .. }),
+            "a hand edit",
+        )?;
+        let sections =
+            review::record_edit(&mut self.session.review, &self.session.artifacts, &edited);
+        self.session.artifacts = edited;
+        let names: Vec<&str> = sections.iter().map(|s| s.key()).collect();
+        self.journal(fx, "reviewer_edit", json!({ "artifacts": names }));
+        self.log(
+            fx,
+            format!("reviewer edit of {} committed", names.join(", ")),
+        );
+        fx.push(Effect::CommitReviewerEdit {
+            message: review::edit_message(&sections),
+            fallback_author: match self.mode {
+                Mode::Headless => crate::cxp::JUNIOR,
+                Mode::Interactive => "volk reviewer",
+            },
+        });
+        fx.push(Effect::SaveSession);
+        Ok(())
     }
 
     fn act(&mut self, action: Action, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
@@ -358,6 +403,14 @@ impl Architect {
                 if self.in_flight.take().is_some() {
                     self.fail("cancelled by the person".into(), true, fx);
                 }
+            }
+            Action::Mark(marks) => {
+                let notes = review::apply_marks(&mut self.session.review, &marks)
+                    .map_err(Refusal::Review)?;
+                for (event, detail) in notes {
+                    self.journal(fx, event, detail);
+                }
+                fx.push(Effect::SaveSession);
             }
         }
         Ok(())
@@ -558,7 +611,7 @@ impl Architect {
             cycle,
             &brief,
             text,
-            &|_| Default::default(),
+            &|design: &Artifacts| review::settled_byte_ranges(&self.session.review, design),
         );
         for (event, detail) in reading.journal {
             self.journal(fx, event, detail);
@@ -578,11 +631,19 @@ impl Architect {
     }
 
     fn design_written(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
+        // The architect's account of the cycle, however its sections came (whole or
+        // as edit blocks): the list is a part of the answer of its own.
+        let changes = crate::design::parser::sections(text)
+            .changes()
+            .map(str::to_string);
         let update = matches!(&self.session.pending, Some(p) if p.purpose == Purpose::Update);
-        let artifacts = if update {
+        let mut artifacts = if update {
             match self.read_update(cycle, text, fx) {
                 Some(artifacts) => artifacts,
-                None => return,
+                None => {
+                    review::hold_changes(&mut self.session.review, changes);
+                    return;
+                }
             }
         } else {
             let artifacts = parse(text);
@@ -615,8 +676,10 @@ impl Architect {
             return;
         }
         if self.lint_repair(cycle, &artifacts, fx) {
+            review::hold_changes(&mut self.session.review, changes);
             return;
         }
+        let changes = review::take_changes(&mut self.session.review, changes);
         self.session.pending = None;
         let missing: Vec<&str> = artifacts
             .iter()
@@ -628,6 +691,24 @@ impl Architect {
                 "[U:Ar] cycle {cycle}: empty sections: {}",
                 missing.join(", ")
             )));
+        }
+        let mut body = String::new();
+        if cycle > 1 {
+            let after = review::after_cycle(
+                &mut self.session.review,
+                &self.session.artifacts,
+                artifacts,
+                changes.as_deref(),
+            );
+            for warning in after.warnings {
+                fx.push(Effect::Warn(warning));
+            }
+            for (event, detail) in after.notes {
+                self.journal(fx, event, detail);
+            }
+            body =
+                crate::volk::threads::commit_body(&self.session.review.threads, &after.reconciled);
+            artifacts = after.artifacts;
         }
         let changed: Vec<Section> = artifacts.changed_since(&self.session.artifacts);
         let previous = std::mem::replace(&mut self.session.artifacts, artifacts);
@@ -647,10 +728,12 @@ impl Architect {
                 changed: changed.clone(),
             },
         });
-        fx.push(Effect::Commit {
-            cycle,
-            message: cycle_message(cycle, &changed, &self.session.scope.task_summary),
-        });
+        let mut message = cycle_message(cycle, &changed, &self.session.scope.task_summary);
+        if !body.is_empty() {
+            message.push_str("\n\n");
+            message.push_str(&body);
+        }
+        fx.push(Effect::Commit { cycle, message });
         self.journal(
             fx,
             "cycle_written",
@@ -714,6 +797,7 @@ impl Architect {
         if let Some(cost) = s.patch.cost(s.cycle) {
             payload.insert("cost".into(), json!(cost));
         }
+        review::payload_into(&s.review, &mut payload);
         Packet::outbound(JUNIOR, "design_review", &s.thread_id, &s.trace_id, payload)
     }
 
@@ -742,6 +826,11 @@ impl Architect {
         {
             record.feedback = Some(feedback.clone());
             commit = record.commit.clone();
+        }
+        let marks = review::apply_marks(&mut self.session.review, &feedback.marks)
+            .map_err(Refusal::Review)?;
+        for (event, detail) in marks {
+            self.journal(fx, event, detail);
         }
         fx.push(Effect::Progress(
             crate::volk::progress::ContextUpdate::CycleFinished {
@@ -787,8 +876,14 @@ impl Architect {
                     ),
                 );
                 self.session.phase = Phase::Designing { cycle: cycle + 1 };
+                let opened =
+                    review::open_threads(&mut self.session.review, cycle, &feedback.questions);
+                for (event, detail) in opened {
+                    self.journal(fx, event, detail);
+                }
                 let mut brief = self.session.brief(Purpose::Update);
-                brief.questions = feedback.questions;
+                (brief.questions, brief.review) =
+                    review::prompt(&self.session.review, &self.session.artifacts, cycle);
                 brief.lint_feedback = lint_step::notes(&lint_step::check(&self.session.artifacts));
                 self.call(Purpose::Update, brief, fx);
             }
@@ -797,6 +892,8 @@ impl Architect {
     }
 
     fn start_finalization(&mut self, fx: &mut Vec<Effect>) {
+        // A hand edit sent with READY is the design now: there is nothing to merge.
+        self.session.review.edit = None;
         self.session.phase = Phase::Reflecting;
         fx.push(Effect::SaveSession);
         fx.push(Effect::LoadReflection);
@@ -1079,6 +1176,7 @@ mod tests {
             design_cycle: None,
             answers: vec![],
             project_dir: None,
+            marks: Default::default(),
         }))
     }
 
@@ -1132,7 +1230,7 @@ mod tests {
     }
 
     #[test]
-    fn questions_start_the_next_cycle_with_numbered_questions() {
+    fn questions_start_the_next_cycle_as_numbered_threads() {
         let mut a = designed(Mode::Headless, 99);
         let fx = a
             .handle(feedback(
@@ -1142,7 +1240,13 @@ mod tests {
             .unwrap();
         let (_, request) = call_of(&fx);
         assert_eq!(request.purpose, Purpose::Update);
-        assert!(request.prompt.contains("1. Schema?\n2. Delete or flag?"));
+        assert!(
+            request
+                .prompt
+                .contains("- Q1.1: Schema?\n- Q1.2: Delete or flag?"),
+            "{}",
+            request.prompt
+        );
         assert_eq!(a.phase(), &Phase::Designing { cycle: 2 });
         let fx = answer(&mut a, &fx);
         assert_eq!(a.session.cycle, 2);
@@ -1328,6 +1432,7 @@ mod tests {
             design_cycle: Some(5),
             answers: vec![],
             project_dir: None,
+            marks: Default::default(),
         }));
         assert!(matches!(
             a.handle(stale),
@@ -1417,6 +1522,7 @@ mod tests {
                     answer: "No, single user".into(),
                 }],
                 project_dir: None,
+                marks: Default::default(),
             })))
             .unwrap();
         let (_, request) = call_of(&fx);

@@ -18,6 +18,8 @@ pub mod progress;
 pub mod prompts;
 pub mod queries;
 pub mod recover;
+pub mod review;
 pub mod runtime;
 pub mod session;
+pub mod threads;
 pub mod unparsed;

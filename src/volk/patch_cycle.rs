@@ -10,9 +10,9 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::design::edit::SEARCH_MARKER;
 use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, SectionRepair};
 use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
+use crate::design::edit::{EditBlock, SEARCH_MARKER};
 use crate::design::{Artifacts, Section};
 use crate::reasoner::Brief;
 use crate::volk::prompts;
@@ -208,7 +208,12 @@ pub fn read_answer(
     };
     let mut stream = PatchStream::with_settled(base.clone(), settled(&base));
     stream.feed(text);
-    if stream.growing().is_none() {
+    // An answer may end in its CHANGES part, where no section grows: only an answer
+    // with no section text at all is unreadable.
+    if stream.growing().is_none() && {
+        let parts = crate::design::parser::sections(text);
+        Section::ALL.iter().all(|s| parts.get(*s).is_empty())
+    } {
         return reading; // not one section marker
     }
     let mut progress = match ledger.progress.take() {
@@ -401,6 +406,32 @@ pub fn status_line(tally: &[Tally; 5]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// How much of each half of a failed block the repair request shows back. A block that
+/// matched nothing can be as long as the model made it; echoing it whole could push the
+/// repair past the model's context window, and a retried step would fail the same way.
+const ECHO_LIMIT: usize = 4096;
+
+/// A failed block as the repair request shows it: each half clipped at a line end near
+/// [`ECHO_LIMIT`], with a note of what was left out.
+fn echoed(block: &EditBlock) -> String {
+    fn clip(text: &str) -> String {
+        if text.len() <= ECHO_LIMIT {
+            return text.to_string();
+        }
+        let mut end = ECHO_LIMIT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let end = text[..end].rfind('\n').unwrap_or(end);
+        format!(
+            "{}\n… ({} more bytes not shown)",
+            &text[..end],
+            text.len() - end
+        )
+    }
+    EditBlock::new(clip(&block.search), clip(&block.replace)).render()
+}
+
 /// The prompt of a follow-up request: the failed blocks and why, or the sections to
 /// write in full, each with its current text.
 pub fn repair_prompt(brief: &Brief, repair: &RepairRequest) -> String {
@@ -422,7 +453,7 @@ pub fn repair_prompt(brief: &Brief, repair: &RepairRequest) -> String {
                     "Failed block {} ({}):\n\n{}",
                     i + 1,
                     f.reason,
-                    f.block.render()
+                    echoed(&f.block)
                 );
             }
         }
@@ -540,6 +571,27 @@ mod tests {
     }
 
     #[test]
+    fn a_huge_failed_block_is_shown_back_clipped() {
+        let mut ledger = PatchLedger::default();
+        let brief = Brief {
+            cycle: 2,
+            ..Brief::default()
+        };
+        let huge = format!("remove() -> None\n{}", "é".repeat(1_000_000));
+        let text = format!("API_SPEC:\n{}", block(&huge, "delete() -> None"));
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &text, &no_settled);
+        let Next::Ask(ask) = r.next else { panic!() };
+        let prompt = repair_prompt(&ask, ask.repair.as_ref().unwrap());
+        assert!(prompt.len() < 64 * 1024, "prompt is {} bytes", prompt.len());
+        assert!(
+            prompt.contains("remove() -> None"),
+            "the block's start is shown"
+        );
+        assert!(prompt.contains("delete() -> None"));
+        assert!(prompt.contains("more bytes not shown"));
+    }
+
+    #[test]
     fn a_failed_block_asks_once_for_a_repair_then_for_the_section_in_full() {
         let mut ledger = PatchLedger::default();
         let brief = Brief {
@@ -620,6 +672,44 @@ mod tests {
                 .any(|n| n == "API spec: 2 blocks applied, 1 repaired"),
             "{:?}",
             r.notices
+        );
+    }
+
+    #[test]
+    fn a_repair_answer_ending_with_its_changes_still_closes_the_cycle() {
+        let mut ledger = PatchLedger::default();
+        let text = format!(
+            "API_SPEC:\n{}CHANGES:\n- Q1.1 api_spec: renamed remove\n",
+            block("remove() -> None", "delete() -> None")
+        );
+        let r = read_answer(
+            &mut ledger,
+            &design(),
+            2,
+            &Brief::default(),
+            &text,
+            &no_settled,
+        );
+        let Next::Ask(ask) = r.next else {
+            panic!("{:?}", r.next)
+        };
+        let fix = format!(
+            "API_SPEC:\n{}\nCHANGES:\n- Q1.1 api_spec: added delete\n",
+            block("", "delete() -> None")
+        );
+        let r = read_answer(&mut ledger, &design(), 2, &ask, &fix, &no_settled);
+        let Next::Done { artifacts, .. } = r.next else {
+            panic!("{:?}", r.next)
+        };
+        assert!(
+            artifacts.api_spec.ends_with("delete() -> None"),
+            "{}",
+            artifacts.api_spec
+        );
+        assert!(
+            !artifacts.api_spec.contains("CHANGES"),
+            "{}",
+            artifacts.api_spec
         );
     }
 

@@ -76,7 +76,8 @@ fn list(items: &[String]) -> String {
     }
     let mut out = String::new();
     for item in items {
-        let _ = writeln!(out, "- {}", item.trim());
+        // An item of several lines (a multi-line question) keeps them, indented.
+        let _ = writeln!(out, "- {}", item.trim().replace('\n', "\n  "));
     }
     out
 }
@@ -175,7 +176,7 @@ pub fn update(brief: &Brief, context: &str) -> String {
     let questions = if brief.questions.is_empty() {
         "(none: this pass fixes the design compiler's findings below)\n".to_string()
     } else {
-        numbered(&brief.questions)
+        list(&brief.questions)
     };
     render(
         UPDATE,
@@ -184,6 +185,7 @@ pub fn update(brief: &Brief, context: &str) -> String {
             ("questions", &questions),
             ("answers_section", &answers_section),
             ("lint_section", &lint_section(brief)),
+            ("review_section", &brief.review),
             ("task_summary", &brief.task_summary),
             ("requirements", requirements(brief)),
             ("ux_section", &ux_section(brief)),
@@ -268,7 +270,8 @@ mod tests {
             ..Brief::default()
         };
         let p = update(&brief, "");
-        assert!(p.contains("1. What is the schema?\n2. Flag or delete?"));
+        assert!(p.contains("- What is the schema?\n- Flag or delete?"));
+        assert!(p.contains("CHANGES:"));
         assert!(p.contains("binding"));
         assert!(p.contains("Q: Shared?"));
         assert!(p.contains("ARCHITECTURE:\nA"));

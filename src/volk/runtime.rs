@@ -77,6 +77,8 @@ pub enum Event {
     Notice(String),
     /// A moment a screen acts on (the cycle limit), as the core's value.
     Noticed(Notice),
+    /// The review's threads and settled parts, after every transition.
+    Review(Box<crate::volk::review::ReviewState>),
     Journal(serde_json::Value),
     /// Answer to [`Query::History`]: the project's commits, newest first.
     History(Vec<CommitInfo>),
@@ -166,7 +168,7 @@ impl Executor {
 
     fn say(&self, line: &str) {
         if self.options.echo_stderr {
-            eprintln!("{}", crate::volk::echo::escape_controls(line));
+            crate::console::note(&crate::volk::echo::escape_controls(line));
         }
         self.send(Event::Notice(line.to_string()));
     }
@@ -243,6 +245,21 @@ impl Executor {
                     queue.push_back(Input::Committed { cycle, short_id });
                 }
             }
+            Effect::CommitReviewerEdit {
+                message,
+                fallback_author,
+            } => {
+                let dir = session.project_dir.clone();
+                let result = tokio::task::spawn_blocking(move || {
+                    crate::project::git::commit_all_by(&dir, &message, fallback_author)
+                })
+                .await;
+                if let Ok(Err(e)) = result {
+                    self.say(&format!(
+                        "[U:Ar] the reviewer edit could not be committed: {e}"
+                    ));
+                }
+            }
             Effect::LoadReflection => {
                 let path = self.options.reflection_config.clone();
                 let loaded = tokio::task::spawn_blocking(move || load_reflection(path.as_deref()))
@@ -252,12 +269,12 @@ impl Executor {
             }
             Effect::ShowReflection { questions, answers } => {
                 if self.options.echo_stderr {
-                    eprintln!(
+                    crate::console::note(&format!(
                         "[U:Ar] reflection before finalizing ({} question(s)):",
                         questions.len()
-                    );
+                    ));
                     for line in answers.lines() {
-                        eprintln!("[U:Ar]   {line}");
+                        crate::console::note(&format!("[U:Ar]   {line}"));
                     }
                 }
                 self.send(Event::Reflection { questions, answers });
@@ -302,7 +319,7 @@ impl Executor {
             Effect::Log(line) | Effect::Warn(line) => self.say(&line),
             Effect::Notice(notice) => {
                 if self.options.echo_stderr {
-                    eprintln!("{notice}");
+                    crate::console::note(&notice.to_string());
                 }
                 self.send(Event::Noticed(notice));
             }
@@ -469,6 +486,14 @@ async fn drive(
     let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
     loop {
         while let Some(input) = queue.pop_front() {
+            // Hand edits in `design/` are taken in (and committed) before the feedback.
+            if let Some(artifacts) =
+                crate::volk::review::detect_hand_edit(&architect.session, &input)
+            {
+                queue.push_front(input);
+                queue.push_front(Input::ReviewerEdited { artifacts });
+                continue;
+            }
             let effects = match architect.handle(input) {
                 Ok(effects) => effects,
                 Err(refusal) if commands.is_some() => {
@@ -527,6 +552,7 @@ async fn drive(
                 architect.session.save()?;
             }
             exec.send(Event::Phase(architect.phase().clone()));
+            exec.send(Event::Review(Box::new(architect.session.review.clone())));
         }
         let Some(rx) = commands.as_mut() else {
             match call.take() {
@@ -799,6 +825,7 @@ pub fn start(
     };
     tokio::spawn(async move {
         exec.send(Event::Phase(architect.phase().clone()));
+        exec.send(Event::Review(Box::new(architect.session.review.clone())));
         if let Err(e) = drive(&mut architect, &mut exec, first, Some(command_rx)).await {
             tracing::error!("session runtime stopped: {e}");
         }

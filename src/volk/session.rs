@@ -183,6 +183,9 @@ pub struct Session {
     /// Edit blocks: the update cycle in progress, the raw answers, each cycle's cost.
     #[serde(default)]
     pub patch: crate::volk::patch_cycle::PatchLedger,
+    /// Question threads, settled parts and a pending hand edit.
+    #[serde(default)]
+    pub review: crate::volk::review::ReviewState,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -225,6 +228,7 @@ impl Session {
             journal_bytes: std::cell::Cell::new(None),
             reasoner: None,
             patch: Default::default(),
+            review: Default::default(),
         }
     }
 
@@ -321,6 +325,7 @@ impl Session {
                 Purpose::Reflect | Purpose::Plan => self.cycle,
             },
             repair: None,
+            review: String::new(),
         }
     }
 }

@@ -9,6 +9,7 @@ use clap::Args;
 use crate::BadInput;
 use crate::design::{Artifacts, Section};
 use crate::plan::cli::{ColorChoice, Format, colour};
+use crate::volk::echo::{escape_controls, mask_controls};
 
 use super::trace::trace;
 use super::{Code, lint, report};
@@ -144,7 +145,7 @@ pub fn lint_command(args: LintArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let diags = &linted.diagnostics;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::console::stdout();
     match args.format {
         Format::Json => writeln!(
             out,
@@ -153,11 +154,25 @@ pub fn lint_command(args: LintArgs) -> anyhow::Result<ExitCode> {
         )?,
         Format::Human => {
             let colour = colour(args.color, std::io::stdout().is_terminal());
-            write!(out, "{}", report::human(&design.artifacts, diags, colour))?;
+            // The artifacts may come from anywhere: quote them without their controls.
+            let mut shown = design.artifacts.clone();
+            for section in Section::ALL {
+                let masked = mask_controls(shown.get(section)).into_owned();
+                shown.set(section, masked);
+            }
+            let diags: Vec<_> = diags
+                .iter()
+                .map(|d| {
+                    let mut d = d.clone();
+                    d.message = mask_controls(&d.message).into_owned();
+                    d
+                })
+                .collect();
+            write!(out, "{}", report::human(&shown, &diags, colour))?;
             writeln!(
                 out,
                 "{}",
-                report::summary(&design.dir.display().to_string(), diags)
+                report::summary(&design.dir.display().to_string(), &diags)
             )?;
         }
     }
@@ -174,7 +189,7 @@ pub fn trace_command(args: TraceArgs) -> anyhow::Result<ExitCode> {
     }
     let design = read_design(args.path.as_deref())?;
     let found = trace(&design.artifacts, &args.id, |s| design.file(s));
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::console::stdout();
     match args.format {
         Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&found)?)?,
         Format::Human => {
@@ -186,7 +201,7 @@ pub fn trace_command(args: TraceArgs) -> anyhow::Result<ExitCode> {
                     o.line,
                     o.column,
                     o.artifact.key(),
-                    o.text
+                    escape_controls(&o.text)
                 )?;
             }
             let artifacts = {

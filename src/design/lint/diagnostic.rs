@@ -50,6 +50,7 @@ codes! {
     ClassNotInDiagram = "D031", Warning, "every API class appears in the class diagram";
     DiagramContradictsApi = "D032", Warning, "diagram members and relationships agree with the API spec";
     UnassumedQuestion = "D040", Warning, "every open question states the answer assumed meanwhile";
+    UnresolvedConflict = "D050", Error, "no conflict between a reviewer's edit and the architect's revision is left unresolved";
 }
 
 impl Code {

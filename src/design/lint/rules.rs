@@ -1,13 +1,20 @@
 //! The rules: each reads the design model and reports what does not hold, at the place
 //! a person would fix it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
+
+use foldhash::fast::FixedState;
 
 use crate::design::model::names::{self, components, same_module};
-use crate::design::model::{DesignModel, IdKind, MemberKind};
+use crate::design::model::{Citation, DesignModel, IdKind, MemberKind};
 use crate::design::{Artifacts, Section};
 
 use super::diagnostic::{Code, Diagnostic};
+
+/// Deterministic and fast: the keys are ids and names from the design, not from an
+/// adversary.
+type HashMap<K, V> = StdHashMap<K, V, FixedState>;
+type HashSet<K> = StdHashSet<K, FixedState>;
 
 pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnostic>) {
     let present: HashSet<Section> = Section::ALL
@@ -34,8 +41,18 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
             format!("the class diagram does not parse: {}", e.message),
         ));
     }
-    requirements(model, present.contains(&Section::Requirements), out);
-    decisions(model, present.contains(&Section::Architecture), out);
+    requirements(
+        artifacts,
+        model,
+        present.contains(&Section::Requirements),
+        out,
+    );
+    decisions(
+        artifacts,
+        model,
+        present.contains(&Section::Architecture),
+        out,
+    );
     if present.contains(&Section::ApiSpec) && present.contains(&Section::FileTree) {
         modules(model, out);
     }
@@ -45,6 +62,7 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
     if present.contains(&Section::ApiSpec) && present.contains(&Section::ClassDiagram) {
         classes(model, out);
     }
+    conflicts(artifacts, out);
     for q in model.questions.iter().filter(|q| !q.assumed) {
         out.push(
             Diagnostic::new(
@@ -58,8 +76,36 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
     }
 }
 
-fn requirements(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
-    let mut first = HashMap::new();
+/// A hand edit the merge could not reconcile stays between markers for the person;
+/// each one is an error at its opening marker.
+fn conflicts(artifacts: &Artifacts, out: &mut Vec<Diagnostic>) {
+    use crate::design::merge::CONFLICT_OPEN;
+    for (section, text) in artifacts.iter() {
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            if line.trim_end_matches(['\n', '\r']) == CONFLICT_OPEN {
+                out.push(
+                    Diagnostic::new(
+                        Code::UnresolvedConflict,
+                        section,
+                        offset..offset + CONFLICT_OPEN.len(),
+                        "unresolved edit conflict: the reviewer's edit and the architect's revision differ here",
+                    )
+                    .note("help: keep one version (or both, merged) and delete the marker lines"),
+                );
+            }
+            offset += line.len();
+        }
+    }
+}
+
+fn requirements(
+    artifacts: &Artifacts,
+    model: &DesignModel,
+    present: bool,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut first = HashMap::default();
     for r in &model.requirements {
         if let Some(earlier) = first.insert(r.id, r) {
             out.push(
@@ -80,7 +126,7 @@ fn requirements(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
     if !present {
         return;
     }
-    let mut cited_elsewhere = HashSet::new();
+    let mut cited_elsewhere = HashSet::default();
     for c in model
         .citations
         .iter()
@@ -97,12 +143,12 @@ fn requirements(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
                 format!(
                     "{} cites {}, which the requirements do not define",
                     c.section.title(),
-                    c.written
+                    written(artifacts, c)
                 ),
             ));
         }
     }
-    let mut reported = HashSet::new();
+    let mut reported = HashSet::default();
     for r in &model.requirements {
         if r.id.kind == IdKind::Functional
             && !cited_elsewhere.contains(&r.id)
@@ -121,7 +167,7 @@ fn requirements(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn decisions(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
+fn decisions(artifacts: &Artifacts, model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
     if !present {
         return;
     }
@@ -138,30 +184,35 @@ fn decisions(model: &DesignModel, present: bool, out: &mut Vec<Diagnostic>) {
             format!(
                 "{} cites {}, which the architecture does not define",
                 c.section.title(),
-                c.written
+                written(artifacts, c)
             ),
         ));
     }
 }
 
-/// Module name components indexed by their last component, so matching stays linear.
-struct ModuleIndex {
-    by_last: HashMap<String, Vec<Vec<String>>>,
+/// The id of a citation as the artifact writes it (`FR-9`).
+fn written<'a>(artifacts: &'a Artifacts, c: &Citation) -> &'a str {
+    artifacts.get(c.section).get(c.span.clone()).unwrap_or("?")
 }
 
-impl ModuleIndex {
-    fn new<'a>(names: impl Iterator<Item = &'a str>) -> Self {
-        let mut by_last: HashMap<String, Vec<Vec<String>>> = HashMap::new();
+/// Module name components indexed by their last component, so matching stays linear.
+struct ModuleIndex<'a> {
+    by_last: HashMap<&'a str, Vec<Vec<&'a str>>>,
+}
+
+impl<'a> ModuleIndex<'a> {
+    fn new(names: impl Iterator<Item = &'a str>) -> Self {
+        let mut by_last: HashMap<&'a str, Vec<Vec<&'a str>>> = HashMap::default();
         for name in names {
             let parts = components(name);
             if let Some(last) = parts.last() {
-                by_last.entry(last.clone()).or_default().push(parts);
+                by_last.entry(*last).or_default().push(parts);
             }
         }
         ModuleIndex { by_last }
     }
 
-    fn contains(&self, parts: &[String]) -> bool {
+    fn contains(&self, parts: &[&str]) -> bool {
         parts.last().is_some_and(|last| {
             self.by_last
                 .get(last)
@@ -230,7 +281,11 @@ fn tests(model: &DesignModel, out: &mut Vec<Diagnostic>) {
 }
 
 fn classes(model: &DesignModel, out: &mut Vec<Diagnostic>) {
-    let mut known: HashSet<&str> = HashSet::new();
+    let mut by_name: HashMap<&str, &crate::design::model::ApiClass> = HashMap::default();
+    for c in model.api.classes() {
+        by_name.entry(c.name.as_str()).or_insert(c);
+    }
+    let mut known: HashSet<&str> = HashSet::default();
     for c in model.api.classes() {
         known.insert(&c.name);
         known.extend(c.bases.iter().map(String::as_str));
@@ -262,7 +317,7 @@ fn classes(model: &DesignModel, out: &mut Vec<Diagnostic>) {
         }
     }
     for c in &model.diagram.classes {
-        let Some(api) = model.api.class(&c.name) else {
+        let Some(api) = by_name.get(c.name.as_str()) else {
             continue;
         };
         for m in c.members.iter().filter(|m| m.kind == MemberKind::Method) {
@@ -283,7 +338,7 @@ fn classes(model: &DesignModel, out: &mut Vec<Diagnostic>) {
         let Some((child, parent)) = r.child_parent() else {
             continue;
         };
-        let Some(api) = model.api.class(child) else {
+        let Some(api) = by_name.get(child) else {
             continue;
         };
         if !api.bases.is_empty() && !api.bases.iter().any(|b| b == parent) {

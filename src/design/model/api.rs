@@ -100,8 +100,11 @@ fn clean_token(token: &str) -> &str {
 fn module_header(content: &str, is_heading: bool) -> Option<(String, Range<usize>)> {
     let mut words = content.split_whitespace();
     let first = words.next()?;
-    let first_clean = clean_token(first).to_ascii_lowercase();
-    let (token, keyword) = if MODULE_WORDS.contains(&first_clean.as_str()) {
+    let first_clean = clean_token(first);
+    let (token, keyword) = if MODULE_WORDS
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(first_clean))
+    {
         (words.next()?, true)
     } else {
         (first, false)
@@ -137,9 +140,7 @@ fn class_header(content: &str) -> Option<(String, Vec<String>, usize)> {
     }
     let word_end = rest.find(|c: char| !c.is_ascii_alphabetic())?;
     let word = &rest[..word_end];
-    let word_lower = word.to_ascii_lowercase();
-    let keyword = CLASS_WORDS.iter().any(|w| *w == word_lower) || word_lower == "class:";
-    if !keyword {
+    if !CLASS_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)) {
         return None;
     }
     let after = rest[word_end..].trim_start_matches([':', '*', '`', ' ']);
@@ -198,8 +199,7 @@ fn class_header(content: &str) -> Option<(String, Vec<String>, usize)> {
 fn function_header(content: &str) -> Option<(String, usize)> {
     let paren = content.find('(')?;
     let before = &content[..paren];
-    let mut words: Vec<&str> = before.split_whitespace().collect();
-    let name_word = words.pop()?;
+    let name_word = before.split_whitespace().next_back()?;
     let name = name_word.trim_start_matches(['+', '-', '#', '~', '`', '*', '@']);
     if name.is_empty()
         || !name.chars().all(is_ident_char)
@@ -207,9 +207,10 @@ fn function_header(content: &str) -> Option<(String, usize)> {
     {
         return None;
     }
-    for w in &words {
-        let w = clean_token(w).to_ascii_lowercase();
-        if !FUNCTION_PREFIXES.contains(&w.as_str())
+    let prefix_words = before.split_whitespace().rev().skip(1);
+    for w in prefix_words {
+        let w = clean_token(w);
+        if !FUNCTION_PREFIXES.iter().any(|p| p.eq_ignore_ascii_case(w))
             && !w.starts_with('@')
             && !w.starts_with('+')
             && !w.is_empty()
@@ -217,7 +218,8 @@ fn function_header(content: &str) -> Option<(String, usize)> {
             return None;
         }
     }
-    let at = before.rfind(name)?;
+    // `name` is a slice of `before`: its offset is the distance between the two.
+    let at = name.as_ptr() as usize - before.as_ptr() as usize;
     Some((name.to_string(), at))
 }
 

@@ -4,6 +4,8 @@
 //! position (see docs/architecture.md). The reader is tolerant: after a fault it goes
 //! on, so the workbench and the rules still see every class it can recognise.
 
+use foldhash::fast::FixedState;
+use std::collections::HashMap;
 use std::ops::Range;
 
 use super::text::{is_fence, is_ident_char, lines};
@@ -126,6 +128,8 @@ const IGNORED_STATEMENTS: &[&str] = &[
 
 struct Reader {
     diagram: ClassDiagram,
+    /// Class name to its index in `diagram.classes`.
+    index: HashMap<String, usize, FixedState>,
     /// Open class body: index of the class and the place of its `{`.
     body: Option<(usize, Range<usize>)>,
     namespaces: Vec<Range<usize>>,
@@ -143,8 +147,8 @@ impl Reader {
     }
 
     fn class_index(&mut self, name: &str, span: Range<usize>) -> usize {
-        if let Some(i) = self.diagram.classes.iter().position(|c| c.name == name) {
-            return i;
+        if let Some(i) = self.index.get(name) {
+            return *i;
         }
         self.diagram.classes.push(DiagramClass {
             name: name.to_string(),
@@ -152,7 +156,9 @@ impl Reader {
             annotations: Vec::new(),
             span,
         });
-        self.diagram.classes.len() - 1
+        let i = self.diagram.classes.len() - 1;
+        self.index.insert(name.to_string(), i);
+        i
     }
 
     /// One line outside any class body. `at` is the offset of `text` in the artifact.
@@ -583,6 +589,7 @@ pub fn parse(text: &str) -> ClassDiagram {
             fenced,
             ..ClassDiagram::default()
         },
+        index: HashMap::default(),
         body: None,
         namespaces: Vec::new(),
         seen_header: false,

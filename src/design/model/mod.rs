@@ -41,12 +41,11 @@ pub struct Decision {
     pub span: Range<usize>,
 }
 
-/// An id used anywhere other than where it is defined.
+/// An id used anywhere other than where it is defined; the text at `span` is the id
+/// as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Citation {
     pub id: Id,
-    /// The id as written (`FR-9`).
-    pub written: String,
     pub section: Section,
     pub span: Range<usize>,
 }
@@ -131,7 +130,6 @@ fn read_ids(section: Section, text: &str, model: &mut DesignModel) {
             if !defines {
                 model.citations.push(Citation {
                     id: at.id,
-                    written: line.text[at.span.clone()].to_string(),
                     section,
                     span,
                 });

@@ -83,7 +83,7 @@ pub fn tested_stem(path: &str) -> Option<String> {
 
 /// The components of a module name without extension, roots and package markers:
 /// `src/taskman/storage.py` and `taskman.storage` both give `[taskman, storage]`.
-pub fn components(name: &str) -> Vec<String> {
+pub fn components(name: &str) -> Vec<&str> {
     let name = name
         .trim()
         .trim_matches(|c| c == '`' || c == '"' || c == '\'');
@@ -99,21 +99,13 @@ pub fn components(name: &str) -> Vec<String> {
     } else {
         base.split('.').collect()
     };
-    let mut out: Vec<String> = parts
-        .into_iter()
-        .filter(|p| !p.is_empty())
-        .map(str::to_string)
-        .collect();
-    if out.len() > 1
-        && out
-            .last()
-            .is_some_and(|l| PACKAGE_MARKERS.contains(&l.as_str()))
-    {
+    let mut out: Vec<&str> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    if out.len() > 1 && out.last().is_some_and(|l| PACKAGE_MARKERS.contains(l)) {
         out.pop();
     }
     let root = out
         .iter()
-        .rposition(|p| ROOTS.contains(&p.as_str()))
+        .rposition(|p| ROOTS.contains(p))
         .map_or(0, |i| i + 1);
     if root < out.len() {
         out.drain(..root);
@@ -122,7 +114,7 @@ pub fn components(name: &str) -> Vec<String> {
 }
 
 /// One list ends with the other (and neither is empty).
-pub fn same_module(a: &[String], b: &[String]) -> bool {
+pub fn same_module(a: &[&str], b: &[&str]) -> bool {
     if a.is_empty() || b.is_empty() {
         return false;
     }
@@ -147,7 +139,7 @@ pub fn looks_like_module(token: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn c(name: &str) -> Vec<String> {
+    fn c(name: &str) -> Vec<&str> {
         components(name)
     }
 

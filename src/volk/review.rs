@@ -1,0 +1,509 @@
+//! The review that carries across cycles, as the state machine sees it: question
+//! threads, hand edits and settled parts, kept in the session, turned into prompt
+//! text before an update and into a report after it. Pure, except
+//! [`detect_hand_edit`], which reads `design/` at the runtime's edge.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::cxp::ReviewMarks;
+use crate::design::changes::parse_changes;
+use crate::design::merge::{merge_edit, unified_diff};
+use crate::design::settled::{Mark, item_range, restore};
+use crate::design::{Artifacts, Section};
+use crate::volk::threads::{self, Change, Reconciled, StatusChange, Thread};
+
+/// Diagnostic code of an edit conflict left in an artifact.
+pub const UNRESOLVED_CONFLICT: &str = "D050";
+
+/// Everything the review keeps between cycles (in `session.json`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReviewState {
+    #[serde(default)]
+    pub threads: Vec<Thread>,
+    /// Settled marks in their canonical spelling (`file_tree`, `FR-02`, `ADR-001`).
+    #[serde(default)]
+    pub settled: Vec<String>,
+    /// The reviewer's hand edit awaiting the next cycle's merge.
+    #[serde(default)]
+    pub edit: Option<ReviewerEdit>,
+    /// What the last cycle's check found, for its `design_review` packet.
+    #[serde(default)]
+    pub last: CycleReport,
+    /// The `CHANGES:` of an answer sent back for a lint repair: the repaired answer
+    /// may leave them out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_changes: Option<String>,
+}
+
+/// Keeps an answer's `CHANGES:` while the design compiler has it repaired.
+pub fn hold_changes(state: &mut ReviewState, changes: Option<String>) {
+    if changes.is_some() {
+        state.held_changes = changes;
+    }
+}
+
+/// The `CHANGES:` that account for this cycle: the answer's own, else those held
+/// from before its repair.
+pub fn take_changes(state: &mut ReviewState, changes: Option<String>) -> Option<String> {
+    let held = state.held_changes.take();
+    changes.or(held)
+}
+
+/// A hand edit: the artifacts before it; the edited text is the session's design.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewerEdit {
+    pub base: Artifacts,
+    pub sections: Vec<Section>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CycleReport {
+    #[serde(default)]
+    pub unrequested: Vec<Change>,
+    #[serde(default)]
+    pub restored: Vec<Restored>,
+    #[serde(default)]
+    pub conflicts: Vec<Conflict>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restored {
+    pub artifact: String,
+    pub item: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conflict {
+    pub artifact: String,
+    pub line: usize,
+}
+
+/// A journal line the machine writes: event name and detail.
+pub type Note = (&'static str, Value);
+
+fn status_notes(changes: &[StatusChange]) -> Vec<Note> {
+    changes
+        .iter()
+        .map(|c| ("thread_status", c.detail()))
+        .collect()
+}
+
+/// Applies the reviewer's marks from a feedback (close, settle, unsettle), all or
+/// nothing: an unknown thread or an unreadable mark changes nothing and names the field.
+pub fn apply_marks(state: &mut ReviewState, marks: &ReviewMarks) -> Result<Vec<Note>, String> {
+    threads::check_ids(&state.threads, &marks.close).map_err(|e| format!("payload.close: {e}"))?;
+    let parse = |field: &str, items: &[String]| -> Result<Vec<Mark>, String> {
+        items
+            .iter()
+            .map(|m| {
+                Mark::parse(m).ok_or_else(|| {
+                    format!(
+                        "payload.{field}: '{m}' is neither an artifact (architecture, requirements, file_tree, api_spec, class_diagram) nor a requirement or ADR id (FR-02, ADR-001)"
+                    )
+                })
+            })
+            .collect()
+    };
+    let settle = parse("settled", &marks.settled)?;
+    let unsettle = parse("unsettled", &marks.unsettled)?;
+    let mut notes = status_notes(&threads::close(&mut state.threads, &marks.close));
+    for mark in settle {
+        let label = mark.label();
+        if !state.settled.contains(&label) {
+            notes.push(("settled", json!({ "item": label })));
+            state.settled.push(label);
+        }
+    }
+    for mark in unsettle {
+        let label = mark.label();
+        if let Some(i) = state.settled.iter().position(|s| *s == label) {
+            state.settled.remove(i);
+            notes.push(("unsettled", json!({ "item": label })));
+        }
+    }
+    Ok(notes)
+}
+
+/// Whether [`apply_marks`] would take `marks`, changing nothing: a packet with a mark
+/// that names nothing is refused before it is recorded as taken.
+pub fn check_marks(state: &ReviewState, marks: &ReviewMarks) -> Result<(), String> {
+    apply_marks(&mut state.clone(), marks).map(|_| ())
+}
+
+/// Opens the threads of the questions sent after `cycle`.
+pub fn open_threads(state: &mut ReviewState, cycle: u32, questions: &[String]) -> Vec<Note> {
+    let opened = threads::open(&mut state.threads, cycle, questions);
+    opened
+        .iter()
+        .map(|c| {
+            let question = state
+                .threads
+                .iter()
+                .find(|t| t.id == c.id)
+                .map(|t| t.question.clone());
+            let mut detail = c.detail();
+            detail["question"] = json!(question);
+            ("thread_status", detail)
+        })
+        .collect()
+}
+
+fn marks(state: &ReviewState) -> Vec<Mark> {
+    state
+        .settled
+        .iter()
+        .filter_map(|s| Mark::parse(s))
+        .collect()
+}
+
+/// The settled byte ranges of each section of `design`, in section order: the text
+/// the edit-block applier refuses to touch.
+pub fn settled_byte_ranges(
+    state: &ReviewState,
+    design: &Artifacts,
+) -> [Vec<std::ops::Range<usize>>; 5] {
+    let marks = marks(state);
+    Section::ALL.map(|s| crate::design::settled::settled_ranges(s, design.get(s), &marks))
+}
+
+/// What the update prompt carries for the review: the question lines (ids, anchors,
+/// carried-over threads first) and the binding parts (the reviewer's edit, the
+/// settled text). `reviewed` is the cycle the reviewer just read.
+pub fn prompt(state: &ReviewState, design: &Artifacts, reviewed: u32) -> (Vec<String>, String) {
+    let questions = threads::prompt_lines(&state.threads, reviewed);
+    let mut section = String::new();
+    if let Some(edit) = &state.edit {
+        section.push_str(
+            "\n# The reviewer's own edits (binding)\nThe reviewer edited these artifacts by hand; the current design below already contains the edits. They are binding decisions: keep every edited line as the reviewer wrote it and build on it.\n\n```diff\n",
+        );
+        for s in &edit.sections {
+            section.push_str(&unified_diff(
+                s.file_name(),
+                edit.base.get(*s),
+                design.get(*s),
+            ));
+        }
+        section.push_str("```\n");
+    }
+    let settled = marks(state);
+    if !settled.is_empty() {
+        section.push_str(
+            "\n# Settled parts (read-only)\nThe reviewer settled these parts. Repeat each one in your answer exactly as it stands, byte for byte, and do not move it; volk restores any change made to them.\n",
+        );
+        for mark in &settled {
+            match mark {
+                Mark::Artifact(s) => {
+                    let _ = writeln!(
+                        section,
+                        "- {} ({}): the whole artifact, as in the current design",
+                        s.marker(),
+                        s.key()
+                    );
+                }
+                item => {
+                    let home = if item.label().starts_with("ADR") {
+                        Section::Architecture
+                    } else {
+                        Section::Requirements
+                    };
+                    let text = design.get(home);
+                    if let Some(range) = item_range(text, item) {
+                        let _ = writeln!(
+                            section,
+                            "- {} in {}:\n```text\n{}\n```",
+                            item.label(),
+                            home.marker(),
+                            &text[range]
+                        );
+                    }
+                }
+            }
+        }
+    }
+    (questions, section)
+}
+
+/// Records a hand edit of the design (the runtime found `edited` in `design/`):
+/// remembers the text before it for the merge and returns the edited artifacts.
+pub fn record_edit(
+    state: &mut ReviewState,
+    before: &Artifacts,
+    edited: &Artifacts,
+) -> Vec<Section> {
+    let sections = edited.changed_since(before);
+    // A second edit before the cycle keeps the first base: the merge then carries
+    // both edits at once.
+    let base = state
+        .edit
+        .take()
+        .map_or_else(|| before.clone(), |earlier| earlier.base);
+    state.edit = Some(ReviewerEdit {
+        sections: edited.changed_since(&base),
+        base,
+    });
+    sections
+}
+
+/// The commit message of a hand edit.
+pub fn edit_message(sections: &[Section]) -> String {
+    let names: Vec<&str> = sections.iter().map(|s| s.key()).collect();
+    format!("Reviewer edit: {}", names.join(", "))
+}
+
+/// What an update cycle's answer became once the review had its say.
+#[derive(Debug, Clone)]
+pub struct AfterCycle {
+    pub artifacts: Artifacts,
+    pub reconciled: Reconciled,
+    /// Lines for the person (`[U:Ar] …`).
+    pub warnings: Vec<String>,
+    pub notes: Vec<Note>,
+}
+
+/// After an update: merges the reviewer's edit into the model's text, restores
+/// settled text, then checks the `CHANGES:` claims against what really changed from
+/// `shown` (the design the prompt showed).
+pub fn after_cycle(
+    state: &mut ReviewState,
+    shown: &Artifacts,
+    answer: Artifacts,
+    changes: Option<&str>,
+) -> AfterCycle {
+    let mut artifacts = answer;
+    let mut warnings = Vec::new();
+    let mut notes: Vec<Note> = Vec::new();
+    let mut report = CycleReport::default();
+    if let Some(edit) = state.edit.take() {
+        for s in &edit.sections {
+            let merged = merge_edit(edit.base.get(*s), shown.get(*s), artifacts.get(*s));
+            // Lines as the file has them (the class diagram gains a fence line).
+            let on_disk = crate::design::write::file_body(*s, &merged.text);
+            for line in &crate::design::merge::conflict_lines(&on_disk) {
+                report.conflicts.push(Conflict {
+                    artifact: s.key().to_string(),
+                    line: *line,
+                });
+                warnings.push(format!(
+                    "[U:Ar] {UNRESOLVED_CONFLICT} design/{}:{line}: the reviewer's edit conflicts with the architect's revision; both versions are kept between markers",
+                    s.file_name()
+                ));
+            }
+            artifacts.set(*s, merged.text);
+        }
+        notes.push((
+            "reviewer_edit_merged",
+            json!({ "artifacts": edit.sections.iter().map(|s| s.key()).collect::<Vec<_>>(), "conflicts": report.conflicts }),
+        ));
+    }
+    let settled = marks(state);
+    for s in Section::ALL {
+        let (text, restored) = restore(s, shown.get(s), artifacts.get(s), &settled);
+        for mark in restored {
+            let item = mark.label();
+            warnings.push(format!(
+                "[U:Ar] restored settled {item} in {}: the architect changed it",
+                s.key()
+            ));
+            notes.push((
+                "settled_restored",
+                json!({ "artifact": s.key(), "item": item }),
+            ));
+            report.restored.push(Restored {
+                artifact: s.key().to_string(),
+                item,
+            });
+        }
+        artifacts.set(s, text);
+    }
+    let changed = artifacts.changed_since(shown);
+    let list = changes.map(parse_changes);
+    let reconciled = threads::reconcile(&mut state.threads, list.as_ref(), &changed);
+    if list.is_none() {
+        warnings.push(
+            "[U:Ar] the answer has no CHANGES section: every thread stays unaddressed".into(),
+        );
+    }
+    for note in &reconciled.notes {
+        warnings.push(format!("[U:Ar] {note}"));
+    }
+    notes.extend(status_notes(&reconciled.changes));
+    if !reconciled.unrequested.is_empty() {
+        notes.push((
+            "unrequested_changes",
+            json!({ "changes": reconciled.unrequested }),
+        ));
+    }
+    report.unrequested = reconciled.unrequested.clone();
+    state.last = report;
+    AfterCycle {
+        artifacts,
+        reconciled,
+        warnings,
+        notes,
+    }
+}
+
+/// The review's fields of a `design_review` payload.
+pub fn payload_into(state: &ReviewState, payload: &mut Map<String, Value>) {
+    payload.insert("threads".into(), threads::payload(&state.threads));
+    payload.insert("unrequested_changes".into(), json!(state.last.unrequested));
+    payload.insert("restored".into(), json!(state.last.restored));
+    payload.insert("conflicts".into(), json!(state.last.conflicts));
+    payload.insert("settled".into(), json!(state.settled));
+    // D050 itself is in `diagnostics`: the design compiler reports every conflict left.
+}
+
+/// The hand edits waiting in `design/` when a feedback arrives for the cycle under
+/// review: the edited artifacts, or `None` when the files are as volk wrote them.
+/// Runs at the runtime's edge (it reads files); an unreadable directory is no edit.
+pub fn detect_hand_edit(
+    session: &crate::volk::session::Session,
+    input: &crate::volk::machine::Input,
+) -> Option<Artifacts> {
+    use crate::volk::machine::{Action, Input};
+    use crate::volk::session::Phase;
+    let Input::Act(Action::Review(feedback)) = input else {
+        return None;
+    };
+    let Phase::AwaitingReview { cycle } = session.phase else {
+        return None;
+    };
+    if feedback.design_cycle.is_some_and(|c| c != cycle) {
+        return None;
+    }
+    // Compared in the files' own form, so a fence volk added is no edit.
+    let dir = session.project_dir.join("design");
+    let written = crate::design::write::as_written(&session.artifacts);
+    let read_back = crate::design::write::read_design_docs(&dir).ok()?;
+    let mut edited = session.artifacts.clone();
+    let mut any = false;
+    for s in Section::ALL {
+        let raw = match std::fs::read_to_string(dir.join(s.file_name())) {
+            Ok(text) => text.trim_end().to_string(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(_) => return None,
+        };
+        if raw != written.get(s) {
+            any = true;
+            edited.set(s, read_back.get(s).to_string());
+        }
+    }
+    any.then_some(edited)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn design() -> Artifacts {
+        Artifacts {
+            architecture: "A".into(),
+            requirements: "1. FR-01: add\n2. FR-02: list".into(),
+            file_tree: "src/".into(),
+            api_spec: "run()".into(),
+            class_diagram: "classDiagram".into(),
+        }
+    }
+
+    #[test]
+    fn marks_are_all_or_nothing() {
+        let mut state = ReviewState::default();
+        let bad = ReviewMarks {
+            settled: vec!["FR-02".into(), "database".into()],
+            ..ReviewMarks::default()
+        };
+        let err = apply_marks(&mut state, &bad).unwrap_err();
+        assert!(err.starts_with("payload.settled: 'database'"), "{err}");
+        assert!(state.settled.is_empty());
+        let good = ReviewMarks {
+            settled: vec!["fr-2".into(), "file_tree".into()],
+            ..ReviewMarks::default()
+        };
+        apply_marks(&mut state, &good).unwrap();
+        assert_eq!(state.settled, ["FR-02", "file_tree"]);
+        let (_, section) = prompt(&state, &design(), 2);
+        assert!(
+            section.contains("```text\n2. FR-02: list\n```"),
+            "{section}"
+        );
+        assert!(section.contains("FILE_TREE (file_tree)"));
+    }
+
+    #[test]
+    fn a_dropped_edit_is_merged_back_and_settled_text_restored() {
+        let mut state = ReviewState::default();
+        apply_marks(
+            &mut state,
+            &ReviewMarks {
+                settled: vec!["file_tree".into()],
+                ..ReviewMarks::default()
+            },
+        )
+        .unwrap();
+        let before = design();
+        let mut edited = before.clone();
+        edited.requirements = "1. FR-01: add with a name\n2. FR-02: list".into();
+        assert_eq!(
+            record_edit(&mut state, &before, &edited),
+            vec![Section::Requirements]
+        );
+        let (_, section) = prompt(&state, &edited, 2);
+        assert!(section.contains("+1. FR-01: add with a name"), "{section}");
+        let mut answer = before.clone();
+        answer.file_tree = "lib/".into();
+        answer.api_spec = "start()".into();
+        let out = after_cycle(
+            &mut state,
+            &edited,
+            answer,
+            Some("- - api_spec: renamed run"),
+        );
+        assert_eq!(out.artifacts.requirements, edited.requirements);
+        assert_eq!(out.artifacts.file_tree, "src/");
+        assert_eq!(state.last.restored[0].item, "file_tree");
+        assert_eq!(state.last.unrequested[0].summary, "renamed run");
+        assert!(state.edit.is_none());
+        let mut payload = Map::new();
+        payload_into(&state, &mut payload);
+        assert_eq!(payload["restored"][0]["artifact"], "file_tree");
+        assert!(payload.get("diagnostics").is_none());
+    }
+
+    #[test]
+    fn only_a_real_edit_of_the_files_is_a_hand_edit() {
+        use crate::cxp::{Feedback, Scope};
+        use crate::volk::machine::{Action, Input};
+        use crate::volk::session::{Phase, Session};
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = Session::new("t", "r", dir.path().to_path_buf(), Scope::default(), 9);
+        session.phase = Phase::AwaitingReview { cycle: 1 };
+        session.artifacts = design();
+        // The architect fenced the diagram itself: the file reads back unfenced, and
+        // that is still no edit.
+        session.artifacts.class_diagram = "```mermaid\nclassDiagram\n```".into();
+        let design_dir = dir.path().join("design");
+        crate::design::write::write_design_docs(&design_dir, &session.artifacts).unwrap();
+        let feedback = Input::Act(Action::Review(Feedback::questions(
+            1,
+            vec!["q?".into()],
+            vec![],
+        )));
+        assert_eq!(detect_hand_edit(&session, &feedback), None);
+        std::fs::write(design_dir.join("api_spec.md"), "run() -> int\n").unwrap();
+        let edited = detect_hand_edit(&session, &feedback).unwrap();
+        assert_eq!(edited.api_spec, "run() -> int");
+        assert_eq!(edited.class_diagram, session.artifacts.class_diagram);
+        // Not while the architect writes, and not for another cycle's feedback.
+        let stale = Input::Act(Action::Review(Feedback::questions(
+            2,
+            vec!["q?".into()],
+            vec![],
+        )));
+        assert_eq!(detect_hand_edit(&session, &stale), None);
+        session.phase = Phase::Designing { cycle: 2 };
+        assert_eq!(detect_hand_edit(&session, &feedback), None);
+    }
+}

@@ -1,0 +1,211 @@
+//! The review threads end to end in the real workbench, in tmux, against a scripted
+//! provider on 127.0.0.1: two questions, one comes back addressed and one carried
+//! over; a hand edit through `$EDITOR` (a script) is committed and kept.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod scripted;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use scripted::Server;
+
+struct Tmux {
+    socket: PathBuf,
+    session: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn screen(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-t", &self.session]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.session.as_str()];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    fn literal(&self, text: &str) {
+        self.run(&["send-keys", "-t", &self.session, "-l", text]);
+    }
+
+    fn wait_for(&self, what: &str, timeout: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(what) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < timeout,
+                "waited {timeout:?} for {what:?}; the screen shows:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+const REQS: &str = "FUNCTIONAL:\n1. FR-01: Add tasks.\n2. FR-02: List tasks.";
+
+fn design(api: &str, changes: &str) -> String {
+    format!(
+        "ARCHITECTURE:\nA CLI over a SQLite store.\n\nREQUIREMENTS:\n{REQS}\n\nFILE_TREE:\nsrc/\n  cli.py\n\nAPI_SPEC:\n{api}\n\nCLASS_DIAGRAM:\nclassDiagram\n  Cli --> Store\n{changes}"
+    )
+}
+
+fn commits(dir: &Path) -> Vec<(String, String)> {
+    let repo = git2::Repository::open(dir).unwrap();
+    let mut walk = repo.revwalk().unwrap();
+    walk.push_head().unwrap();
+    let mut out: Vec<_> = walk
+        .map(|oid| {
+            let c = repo.find_commit(oid.unwrap()).unwrap();
+            (
+                c.summary().ok().flatten().unwrap_or_default().to_string(),
+                c.author().name().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    out.reverse();
+    out
+}
+
+#[test]
+fn threads_and_a_hand_edit_end_to_end_in_tmux() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: tmux is not installed (apt-get install -y tmux)");
+        return;
+    }
+    let server = Server::start(vec![
+        design("add(name: str) -> int", ""),
+        // Cycle 2 answers Q1.1, ignores Q1.2, and drops the reviewer's edit.
+        design(
+            "add(name: str) -> int\nlist() -> list",
+            "\nCHANGES:\n- Q1.1 api_spec: added list()\n",
+        ),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let scope = dir.path().join("tasks.md");
+    std::fs::write(&scope, "# A task CLI\n1. Add tasks\n2. List tasks\n").unwrap();
+    // The editor: records how it was called, makes the edit, exits.
+    let editor = dir.path().join("editor.sh");
+    let called = dir.path().join("editor-args");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\necho \"$@\" > {}\nsed -i 's/FR-02: List tasks./FR-02: List tasks by due date./' \"$2\"\n",
+            called.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let tmux = Tmux {
+        socket: dir.path().join("tmux.sock"),
+        session: "volk-threads".into(),
+    };
+    let command = format!(
+        "env -u VISUAL HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 EDITOR={editor} \
+         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
+         {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai --model scripted --base-url {url}; \
+         echo VOLK-EXITED-$?; sleep 30",
+        home = home.display(),
+        editor = editor.display(),
+        config = dir.path().join("config").display(),
+        log = dir.path().join("volk.log").display(),
+        volk = env!("CARGO_BIN_EXE_volk"),
+        scope = scope.display(),
+        ws = ws.display(),
+        url = server.url,
+    );
+    let out = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        &tmux.session,
+        "-x",
+        "150",
+        "-y",
+        "44",
+        &command,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    tmux.wait_for("your review", Duration::from_secs(60));
+    let project = ws.join("tasks");
+
+    // E on the FR-02 line of the Requirements tab: the script edits the file.
+    tmux.keys(&["2"]);
+    tmux.keys(&["j"]);
+    tmux.keys(&["j"]);
+    tmux.keys(&["E"]);
+    tmux.wait_for("FR-02: List tasks by due date.", Duration::from_secs(20));
+    assert_eq!(
+        std::fs::read_to_string(&called).unwrap().trim(),
+        format!("+3 {}", project.join("design/requirements.md").display())
+    );
+
+    // Two questions, sent.
+    for question in ["How are tasks listed?", "Time zones?"] {
+        tmux.keys(&["a"]);
+        tmux.wait_for("New question", Duration::from_secs(15));
+        tmux.literal(question);
+        tmux.keys(&["Enter"]);
+    }
+    tmux.wait_for("Your questions (2)", Duration::from_secs(15));
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("cycle 2/", Duration::from_secs(30));
+    tmux.wait_for("your review", Duration::from_secs(60));
+    let shot = tmux.wait_for("[unaddressed] Q1.2", Duration::from_secs(20));
+    assert!(
+        shot.contains("[addressed] Q1.1 How are tasks listed?"),
+        "{shot}"
+    );
+    assert!(shot.contains("carried over"), "{shot}");
+
+    // The edit was committed as the reviewer's before cycle 2, and survived it.
+    let log = commits(&project);
+    let names: Vec<_> = log.iter().map(|(s, _)| s.as_str()).collect();
+    let edit = names
+        .iter()
+        .position(|s| *s == "Reviewer edit: requirements")
+        .unwrap_or_else(|| panic!("{names:?}"));
+    assert!(names[edit + 1].starts_with("Design cycle 2"), "{names:?}");
+    assert_eq!(log[edit].1, "volk reviewer");
+    let reqs = std::fs::read_to_string(project.join("design/requirements.md")).unwrap();
+    assert!(reqs.contains("FR-02: List tasks by due date."), "{reqs}");
+    let prompts = server.prompts();
+    assert!(prompts[1].contains("The reviewer's own edits (binding)"));
+    assert!(prompts[1].contains("- Q1.2: Time zones?"), "{}", prompts[1]);
+
+    tmux.keys(&["q"]);
+    std::thread::sleep(Duration::from_millis(300));
+    if tmux.screen().contains("Quit?") {
+        tmux.keys(&["y"]);
+    }
+    let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
+    assert!(end.contains("VOLK-EXITED-0"), "{end}");
+}
