@@ -13,6 +13,10 @@ pub const SYSTEM: &str = include_str!("../../assets/prompts/system.md");
 const DESIGN: &str = include_str!("../../assets/prompts/design.md");
 const UPDATE: &str = include_str!("../../assets/prompts/update.md");
 const ANSWERS: &str = include_str!("../../assets/prompts/answers.md");
+/// The opening of an update that answers the reviewer's questions.
+const UPDATE_QUESTIONS: &str = include_str!("../../assets/prompts/update_questions.md");
+/// The opening of a repair pass of the design compiler, which nobody asked for.
+const UPDATE_LINT: &str = include_str!("../../assets/prompts/update_lint.md");
 const REFLECT: &str = include_str!("../../assets/prompts/reflect.md");
 
 /// Injected context larger than this is cut with a visible marker.
@@ -173,16 +177,19 @@ pub fn update(brief: &Brief, context: &str) -> String {
         render(ANSWERS, &[("answers", &lines)])
     };
     let current = brief.current.as_ref().map(design_text).unwrap_or_default();
-    let questions = if brief.questions.is_empty() {
-        "(none: this pass fixes the design compiler's findings below)\n".to_string()
+    let cycle = brief.cycle.saturating_sub(1).max(1).to_string();
+    let opening = if brief.questions.is_empty() && !brief.lint_feedback.is_empty() {
+        render(UPDATE_LINT, &[("cycle", &cycle)])
     } else {
-        list(&brief.questions)
+        render(
+            UPDATE_QUESTIONS,
+            &[("cycle", &cycle), ("questions", &list(&brief.questions))],
+        )
     };
     render(
         UPDATE,
         &[
-            ("cycle", &brief.cycle.saturating_sub(1).max(1).to_string()),
-            ("questions", &questions),
+            ("opening", &opening),
             ("answers_section", &answers_section),
             ("lint_section", &lint_section(brief)),
             ("review_section", &brief.review),
@@ -251,6 +258,31 @@ mod tests {
         assert!(p.contains("## Open questions"));
         assert!(p.contains("# Existing API sources"));
         assert!(p.contains("struct Foo;"));
+    }
+
+    #[test]
+    fn a_repair_pass_of_the_design_compiler_claims_no_question_from_the_reviewer() {
+        let brief = Brief {
+            task_summary: "Build X".into(),
+            cycle: 1,
+            lint_feedback: vec!["error[D030] design/class_diagram.md:3:9: Phantom".into()],
+            ..Brief::default()
+        };
+        let p = update(&brief, "");
+        assert!(p.starts_with("The design compiler found problems"), "{p}");
+        assert!(!p.contains("The reviewer's questions"), "{p}");
+        assert!(
+            !p.contains("cannot implement it without the answers"),
+            "{p}"
+        );
+        assert!(p.contains("error[D030]"), "{p}");
+        let asked = Brief {
+            questions: vec!["Q1.1 Which schema?".into()],
+            ..brief
+        };
+        let p = update(&asked, "");
+        assert!(p.contains("The reviewer's questions"), "{p}");
+        assert!(p.contains("Which schema?"), "{p}");
     }
 
     #[test]
