@@ -157,6 +157,49 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // The same frame with the Markdown drawn as highlighted source (`m`), for the
+    // cost of rendering it as a document.
+    app.on_key(KeyEvent::new(KeyCode::Char('m'), KeyModifiers::NONE));
+    app.docs[0].highlight_until(10_100, None);
+    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    c.bench_function("frame_20k_line_artifact_200x60_source", |b| {
+        b.iter(|| {
+            let code = if down { KeyCode::Down } else { KeyCode::Up };
+            down = !down;
+            app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+            terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+        })
+    });
+    // Every line of a 20,000-line artifact once (what the cache then keeps), rendered
+    // as a document and highlighted as source.
+    let text = markdown(20_000);
+    for (name, rendering) in [
+        (
+            "render_20k_lines_once",
+            volk::tui::document::Rendering::Rendered,
+        ),
+        (
+            "highlight_source_20k_lines_once",
+            volk::tui::document::Rendering::Source,
+        ),
+    ] {
+        let mut group = c.benchmark_group("whole_artifact");
+        group.sample_size(10);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut doc = volk::tui::document::Document::new(
+                    volk::tui::highlight::Grammar::Markdown,
+                    "base16-ocean.dark",
+                );
+                doc.set_rendering(rendering);
+                doc.set_text(&text);
+                doc.highlight_until(20_000, None);
+                doc.highlighted()
+            })
+        });
+        group.finish();
+    }
+
     // A keystroke while a stream delivers 500 chunks a second: one frame's worth of
     // work is 8 chunks, the key, the sync and the draw.
     let text = markdown(4_000);

@@ -174,14 +174,14 @@ fn every_cli_operation_keeps_unrelated_keys_and_order() {
             "reflect",
             "update",
             "question",
-            "RFQ-010",
+            "RFQ-014",
             "--text",
             "Who reviewed it?",
             "--category",
             "risk",
             "--disable",
         ],
-        &["reflect", "update", "question", "RFQ-010", "--enable"],
+        &["reflect", "update", "question", "RFQ-014", "--enable"],
         &[
             "reflect",
             "policy",
@@ -190,7 +190,7 @@ fn every_cli_operation_keeps_unrelated_keys_and_order() {
             "--on-stop",
             "false",
         ],
-        &["reflect", "delete", "question", "RFQ-010"],
+        &["reflect", "delete", "question", "RFQ-014"],
         &["reflect", "delete", "category", "review"],
         &["reflect", "delete", "category", "handoff", "--force"],
         &["reflect", "policy", "--enable", "--on-stop", "true"],
@@ -211,7 +211,7 @@ fn every_cli_operation_keeps_unrelated_keys_and_order() {
     assert_eq!(config.max_questions_per_stop, 4);
     assert!(config.on_stop && config.enabled);
     assert!(config.category("handoff").is_none() && config.category("review").is_none());
-    // The deleted RFQ-010 is never handed out again.
+    // The deleted RFQ-014 is never handed out again.
     let id = p.ok(&[
         "reflect",
         "create",
@@ -221,12 +221,12 @@ fn every_cli_operation_keeps_unrelated_keys_and_order() {
         "--text",
         "Next?",
     ]);
-    assert_eq!(id.trim(), "RFQ-011");
+    assert_eq!(id.trim(), "RFQ-015");
 
     let listed: Value = serde_json::from_str(&p.ok(&["reflect", "list", "--json"])).unwrap();
     assert_eq!(listed, p.document()["reflection"]);
     let human = p.ok(&["reflect", "list"]);
-    assert!(human.contains("RFQ-011  Next?"), "{human}");
+    assert!(human.contains("RFQ-015  Next?"), "{human}");
 }
 
 #[test]
@@ -785,12 +785,12 @@ mod mcp {
         )
         .await;
         let question: Value = serde_json::from_str(&text(&created)).unwrap();
-        assert_eq!(question["id"], "RFQ-010");
+        assert_eq!(question["id"], "RFQ-014");
         assert_eq!(question["category"], "data-safety");
 
         let updated = call(
             "prd_reflection_update",
-            json!({"entity": "question", "id": "RFQ-010", "enabled": false, "category": "risk"}),
+            json!({"entity": "question", "id": "RFQ-014", "enabled": false, "category": "risk"}),
         )
         .await;
         let moved: Value = serde_json::from_str(&text(&updated)).unwrap();
@@ -805,7 +805,7 @@ mod mcp {
         )
         .await;
         let risk: Value = serde_json::from_str(&text(&listed)).unwrap();
-        assert_eq!(risk.as_array().unwrap().last().unwrap()["id"], "RFQ-010");
+        assert_eq!(risk.as_array().unwrap().last().unwrap()["id"], "RFQ-014");
         let whole = call("prd_reflection_list", json!({})).await;
         let whole: Value = serde_json::from_str(&text(&whole)).unwrap();
         assert_eq!(whole["source"], "file");
@@ -837,7 +837,7 @@ mod mcp {
 
         let deleted = call(
             "prd_reflection_delete",
-            json!({"entity": "question", "id": "RFQ-010"}),
+            json!({"entity": "question", "id": "RFQ-014"}),
         )
         .await;
         assert_ne!(deleted.is_error, Some(true), "{}", text(&deleted));
@@ -853,7 +853,7 @@ mod mcp {
         // The CLI sees what the server wrote, and the unrelated keys survived.
         let config = p.reflection();
         assert!(config.category("data-safety").is_none());
-        assert_eq!(config.next_question_number, Some(11));
+        assert_eq!(config.next_question_number, Some(15));
         assert_eq!(
             unrelated_keys(&p.document()),
             unrelated_keys(&serde_json::from_str(UNRELATED).unwrap())

@@ -4,6 +4,7 @@
 pub mod changes;
 pub mod edit;
 pub mod lint;
+pub mod marker;
 pub mod merge;
 pub mod model;
 pub mod parser;

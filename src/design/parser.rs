@@ -6,7 +6,8 @@
 //! an artifact: [`Reply::changes`] carries it, [`Artifacts`] never does.
 //!
 //! A section starts at a marker line (`ARCHITECTURE:` and friends, also written as a
-//! Markdown heading or in bold) and runs to the next marker. Markers inside code fences
+//! Markdown heading or in bold, in any case: [`crate::design::marker`]) and runs to
+//! the next marker. Markers inside code fences
 //! are content. Fed in chunks split anywhere, the parser gives exactly what one pass over
 //! the whole text gives; the workbench uses [`SectionParser::growing`] to fill tabs live.
 
@@ -15,6 +16,7 @@ use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 
+use crate::design::marker::{Recognised, recognise};
 use crate::design::{Artifacts, Section};
 
 /// Below this many bytes of complete lines, looking at each line is cheaper than
@@ -22,14 +24,19 @@ use crate::design::{Artifacts, Section};
 const BULK: usize = 4096;
 
 /// Substrings that every line able to change the parse contains: a fence opener or
-/// closer has three fence bytes in a row, a marker line has its word.
+/// closer has three fence bytes in a row, a strict marker line has its word, and a
+/// marker in another case is a heading (`# `) or bold (`**`).
 static CANDIDATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    let mut patterns = vec!["```", "~~~"];
+    // Three bytes each, so the SIMD search keeps three-byte fingerprints; a heading or
+    // bold line is found by the newline before it (the first line is looked at anyway).
+    let mut patterns = vec![
+        "```", "~~~", "\n# ", "\n##", "\n**", "\n #", "\n *", "  #", "  *",
+    ];
     patterns.extend(Part::ALL.map(Part::marker));
     AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostFirst)
         .build(patterns)
-        .unwrap_or_else(|_| unreachable!("eight short literal patterns always build"))
+        .unwrap_or_else(|_| unreachable!("fifteen short literal patterns always build"))
 });
 
 /// The marker word of the architect's list of changes, without the colon.
@@ -131,12 +138,30 @@ impl Scanner {
     /// speed.
     fn scan_candidates(&mut self, bytes: &[u8], start: usize, end: usize) {
         let haystack = &bytes[..end];
-        let mut pos = start;
-        while let Some(hit) = CANDIDATES.find(Input::new(haystack).span(pos..end)) {
-            let line_start =
-                memchr::memrchr(b'\n', &bytes[pos..hit.start()]).map_or(pos, |i| pos + i + 1);
-            let line_end =
-                memchr::memchr(b'\n', &bytes[hit.end()..end]).map_or(end, |i| hit.end() + i + 1);
+        // The first line has no newline before it for the heading patterns to find.
+        let first_end = memchr::memchr(b'\n', &bytes[start..end]).map_or(end, |i| start + i + 1);
+        self.line(bytes, start, first_end);
+        let mut pos = first_end;
+        loop {
+            // From the newline that ends the line before, so a heading right after a
+            // line just looked at is found too.
+            let from = if pos > start && bytes[pos - 1] == b'\n' {
+                pos - 1
+            } else {
+                pos
+            };
+            let Some(hit) = CANDIDATES.find(Input::new(haystack).span(from..end)) else {
+                break;
+            };
+            // A pattern that starts with the newline ending the line before.
+            let at = if bytes[hit.start()] == b'\n' {
+                hit.start() + 1
+            } else {
+                hit.start()
+            };
+            let line_start = memchr::memrchr(b'\n', &bytes[pos..at]).map_or(pos, |i| pos + i + 1);
+            let from = hit.end().max(at);
+            let line_end = memchr::memchr(b'\n', &bytes[from..end]).map_or(end, |i| from + i + 1);
             self.line(bytes, line_start, line_end);
             pos = line_end;
         }
@@ -342,34 +367,7 @@ fn plain_prefix(prefix: &[u8]) -> bool {
 /// Whether `body` (a line without its indent, perhaps unfinished) is the start of
 /// something [`marker`] accepts.
 fn could_be_marker(body: &[u8]) -> bool {
-    let mut body = match past_heading(body) {
-        Ok(rest) => rest,
-        Err(undecided) => return undecided,
-    };
-    let bold = body.starts_with(b"**");
-    if bold {
-        body = &body[2..];
-    } else if body == b"*" {
-        return true;
-    }
-    if body.is_empty() {
-        return true;
-    }
-    Part::ALL.into_iter().any(|part| {
-        let word = part.marker().as_bytes();
-        if body.len() <= word.len() {
-            return word.starts_with(body);
-        }
-        let Some(after) = body.strip_prefix(word) else {
-            return false;
-        };
-        // What may follow the word: `:` (then anything), or in bold `**:` or `:**`.
-        let endings: &[&[u8]] = if bold { &[b"**:", b":"] } else { &[b":"] };
-        endings.iter().any(|ending| {
-            let n = after.len().min(ending.len());
-            after[..n] == ending[..n]
-        })
-    })
+    recognise(body, &Part::ALL.map(Part::marker), false) != Recognised::Not
 }
 
 /// Incremental section parser. Text arrives as `&str` (as reasoner deltas do) or as
@@ -839,52 +837,13 @@ fn closes_fence(line: &[u8], fence: Fence) -> bool {
     len >= fence.len && body[len..].iter().all(|b| b.is_ascii_whitespace())
 }
 
-/// Skips a Markdown heading's `#`s (one to six) and the spaces after them: `Ok` with
-/// what follows (all of `body` when it is no heading), or `Err(undecided)`: `true` when
-/// `body` ends before a space tells, `false` when no heading a marker may use starts so.
-fn past_heading(body: &[u8]) -> Result<&[u8], bool> {
-    let hashes = body.iter().take_while(|b| **b == b'#').count();
-    if hashes == 0 {
-        return Ok(body);
-    }
-    if hashes > 6 {
-        return Err(false);
-    }
-    let rest = &body[hashes..];
-    let spaces = rest.iter().take_while(|b| **b == b' ').count();
-    if spaces == 0 {
-        return Err(rest.is_empty());
-    }
-    Ok(&rest[spaces..])
-}
-
-/// Recognises `MARKER:`, `## MARKER:`, `**MARKER:**`, `**MARKER**:` at the start of a
-/// line and returns the section and the bytes after the marker.
+/// The section a marker line opens (see [`crate::design::marker`] for the forms
+/// accepted) and the bytes after the marker.
 fn marker(line: &[u8]) -> Option<(Part, &[u8])> {
-    let mut rest = past_heading(strip_indent(line, 3)?).ok()?;
-    let bold = rest.starts_with(b"**");
-    if bold {
-        rest = &rest[2..];
+    match recognise(line, &Part::ALL.map(Part::marker), true) {
+        Recognised::Marker { word, content } => Some((Part::ALL[word], &line[content..])),
+        Recognised::Not | Recognised::Undecided => None,
     }
-    let first = *rest.first()?;
-    if !matches!(first, b'A' | b'R' | b'F' | b'C') {
-        return None;
-    }
-    let section = Part::ALL
-        .into_iter()
-        .find(|s| rest.starts_with(s.marker().as_bytes()))?;
-    rest = &rest[section.marker().len()..];
-    if bold && rest.starts_with(b"**:") {
-        rest = &rest[3..];
-    } else if rest.first() == Some(&b':') {
-        rest = &rest[1..];
-        if bold && rest.starts_with(b"**") {
-            rest = &rest[2..];
-        }
-    } else {
-        return None;
-    }
-    Some((section, rest))
 }
 
 #[cfg(test)]
@@ -938,6 +897,24 @@ mod tests {
     }
 
     #[test]
+    fn headings_in_any_case_without_colon_are_markers() {
+        let text = "Sure, here is the design.\n\n## ARCHITECTURE\nx\n### Requirements\n\
+            1. FR-01: y\n**File tree:**\nsrc/\n## 4. API spec\nrun()\n# Class Diagram #\n\
+            classDiagram\n## Architecture notes\n";
+        let a = parse(text);
+        assert_eq!(a.architecture, "x");
+        assert_eq!(a.requirements, "1. FR-01: y");
+        assert_eq!(a.file_tree, "src/");
+        assert_eq!(a.api_spec, "run()");
+        assert_eq!(a.class_diagram, "classDiagram\n## Architecture notes");
+        let mut p = SectionParser::new();
+        for chunk in text.as_bytes().chunks(2) {
+            p.feed_bytes(chunk);
+        }
+        assert_eq!(p.finish(), a);
+    }
+
+    #[test]
     fn markers_inside_fences_are_content() {
         let a = parse("ARCHITECTURE:\n```\nREQUIREMENTS:\n```\nafter\n");
         assert_eq!(a.architecture, "```\nREQUIREMENTS:\n```\nafter");
@@ -980,6 +957,11 @@ mod tests {
                     proptest::strategy::Just("a ``` b"),
                     proptest::strategy::Just("`` ~~"),
                     proptest::strategy::Just("Component A"),
+                    proptest::strategy::Just("## Architecture"),
+                    proptest::strategy::Just("### 2. File tree:"),
+                    proptest::strategy::Just("**Api spec**"),
+                    proptest::strategy::Just("text ** bold # hash"),
+                    proptest::strategy::Just("## Requirements notes"),
                     proptest::strategy::Just(""),
                 ],
                 0..60,
@@ -1014,6 +996,7 @@ mod tests {
             pieces in proptest::collection::vec(proptest::sample::select(vec![
                 "ARCHITECTURE", "ARCH", "FILE_TREE", "FILE_", "API_SPEC", "CLASS_DIAGRAM",
                 "REQUIREMENTS", "**", "*", ":", "#", "##", " ", "   ", "`", "```", "~", "x", "C",
+                "Architecture", "arch", "File tree", "file-", "api spec", "1.", "2) ", "\r",
             ]), 0..7),
             cut in 0usize..64,
         ) {

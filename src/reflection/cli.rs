@@ -10,7 +10,7 @@ use super::error::ReflectionError;
 use super::hook::{self, HookContext, Host};
 use super::install::{self, InstallError, Scope};
 use super::ops::{self, DeleteMode};
-use super::select::select;
+use super::select::{Audience, select, select_for};
 use super::store::{ConfigStore, Source, locate_config};
 use crate::BadInput;
 
@@ -419,6 +419,13 @@ fn print_list(
     let asked: Vec<String> = select(c).into_iter().map(|q| q.id).collect();
     if !asked.is_empty() {
         writeln!(out, "asked: {}", asked.join(", "))?;
+    }
+    let architect: Vec<String> = select_for(c, Audience::Architect)
+        .into_iter()
+        .map(|q| q.id)
+        .collect();
+    if !architect.is_empty() {
+        writeln!(out, "architect asks: {}", architect.join(", "))?;
     }
     for category in &c.categories {
         let off = if category.enabled { "" } else { "  [disabled]" };

@@ -32,7 +32,10 @@ pub fn architect_questions(
     if !loaded.config.enabled {
         return Ok(None);
     }
-    Ok(Some(select::select(&loaded.config)))
+    Ok(Some(select::select_for(
+        &loaded.config,
+        select::Audience::Architect,
+    )))
 }
 
 /// The request for the architect's reflection pass, for the design loop to send once
@@ -81,7 +84,7 @@ mod tests {
         )
         .unwrap();
         let prompt = architect_prompt(&defaults);
-        assert!(prompt.contains("\n1. [Verification]") && prompt.contains("\n3. ["));
+        assert!(prompt.contains("\n1. [Design]") && prompt.contains("\n3. ["));
         assert_eq!(architect_questions(&path).unwrap(), None);
         std::fs::write(&path, "{\"reflection\": 1}").unwrap();
         assert!(architect_questions(&path).is_err());

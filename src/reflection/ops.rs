@@ -370,10 +370,10 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(q.question.id.to_string(), "RFQ-010");
+        assert_eq!(q.question.id.to_string(), "RFQ-014");
         let moved = update_question(
             &store,
-            "RFQ-010",
+            "RFQ-014",
             QuestionChange {
                 category: Some("risk".into()),
                 enabled: Some(true),
@@ -406,7 +406,7 @@ mod tests {
         let refused = delete_category(&store, "risk", DeleteMode::OnlyIfEmpty);
         assert!(refused.unwrap_err().to_string().contains("still has"));
         delete_category(&store, "risk", DeleteMode::WithQuestions).unwrap();
-        assert!(delete_question(&store, "RFQ-010").is_err());
+        assert!(delete_question(&store, "RFQ-014").is_err());
         let next = create_question(
             &store,
             NewQuestion {
@@ -416,7 +416,7 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(next.question.id.to_string(), "RFQ-011");
+        assert_eq!(next.question.id.to_string(), "RFQ-015");
         assert!(update_question(&store, "RFQ-1", QuestionChange::default()).is_err());
         assert!(
             update_question(

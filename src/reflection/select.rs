@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::model::ReflectionConfig;
+use super::model::{Category, ReflectionConfig};
 
 /// One question chosen for a reflection pass.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -15,14 +15,51 @@ pub struct SelectedQuestion {
     pub text: String,
 }
 
-/// At most `max_questions_per_stop` questions; the first question of every enabled
-/// category, then the second of each, and so on.
+/// The category of questions about a design, asked of the architect before it
+/// finalizes; the Stop hook of coding agents never asks them.
+pub const DESIGN_CATEGORY: &str = "design";
+
+/// Who reflects, which decides the categories drawn from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    /// A coding agent at its Stop: every category but [`DESIGN_CATEGORY`].
+    CodingAgent,
+    /// The architect before finalizing: the design category; when a config has none
+    /// (or nothing enabled in it), the coding agents' selection, as before it existed.
+    Architect,
+}
+
+/// The questions a coding agent's Stop asks.
 pub fn select(config: &ReflectionConfig) -> Vec<SelectedQuestion> {
+    select_for(config, Audience::CodingAgent)
+}
+
+/// At most `max_questions_per_stop` questions for `audience`; the first question of
+/// every enabled category, then the second of each, and so on.
+pub fn select_for(config: &ReflectionConfig, audience: Audience) -> Vec<SelectedQuestion> {
+    let design = |c: &Category| c.id == DESIGN_CATEGORY;
+    match audience {
+        Audience::CodingAgent => round_robin(config, |c| !design(c)),
+        Audience::Architect => {
+            let asked = round_robin(config, design);
+            if asked.is_empty() {
+                round_robin(config, |c| !design(c))
+            } else {
+                asked
+            }
+        }
+    }
+}
+
+fn round_robin(
+    config: &ReflectionConfig,
+    from: impl Fn(&Category) -> bool,
+) -> Vec<SelectedQuestion> {
     let limit = config.max_questions_per_stop as usize;
     let pools: Vec<_> = config
         .categories
         .iter()
-        .filter(|c| c.enabled)
+        .filter(|c| c.enabled && from(c))
         .map(|c| {
             (
                 c,
@@ -103,5 +140,23 @@ mod tests {
         assert_eq!(picked.len(), 3);
         let categories: std::collections::HashSet<_> = picked.iter().map(|q| &q.category).collect();
         assert_eq!(categories.len(), 3);
+        assert!(!categories.contains(&"Design".to_string()), "{picked:?}");
+    }
+
+    #[test]
+    fn the_architect_is_asked_about_its_design_and_coding_agents_are_not() {
+        let defaults = ReflectionConfig::defaults();
+        let architect = select_for(&defaults, Audience::Architect);
+        assert_eq!(architect.len(), 3);
+        assert!(
+            architect.iter().all(|q| q.category == "Design"),
+            "{architect:?}"
+        );
+        assert!(architect[0].text.contains("junior"), "{architect:?}");
+        // Without a design category the architect gets the general questions.
+        let mut config = defaults.clone();
+        config.categories.retain(|c| c.id != DESIGN_CATEGORY);
+        assert_eq!(select_for(&config, Audience::Architect), select(&config));
+        assert_eq!(select(&config), select(&defaults));
     }
 }

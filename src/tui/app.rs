@@ -18,7 +18,7 @@ use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
 use crate::reasoner::{Answer, Purpose, StreamEvent};
 use crate::tui::diff::{DiffLine, diff_lines};
-use crate::tui::document::Document;
+use crate::tui::document::{Document, Rendering};
 use crate::tui::draft::{Anchor, Draft, DraftQuestion};
 use crate::tui::event::{Action, AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
@@ -28,6 +28,18 @@ use crate::volk::plan_step::PlanCheck;
 use crate::volk::review::ReviewState;
 use crate::volk::runtime::CommitInfo;
 use crate::volk::runtime::Notice;
+
+/// A loop notice without its `(trace …)` suffix: trace ids belong to the journal, not
+/// the status bar.
+fn without_trace(line: &str) -> String {
+    match line.rfind(" (trace ") {
+        Some(at) if line.ends_with(')') => line[..at].to_string(),
+        _ => line.to_string(),
+    }
+}
+
+/// Columns one ←/→ scrolls with wrap off.
+const SIDE_STEP: usize = 8;
 
 /// The six tabs: five artifacts and the decision journal.
 pub const TAB_COUNT: usize = 6;
@@ -60,6 +72,8 @@ pub struct ViewState {
     pub top: usize,
     pub cursor: usize,
     pub follow: Follow,
+    /// Screen columns scrolled off to the left (with wrap off).
+    pub left: usize,
 }
 
 impl Default for ViewState {
@@ -68,6 +82,7 @@ impl Default for ViewState {
             top: 0,
             cursor: 0,
             follow: Follow::Stream,
+            left: 0,
         }
     }
 }
@@ -185,11 +200,56 @@ pub struct Metrics {
     pub reported: bool,
 }
 
+/// The text of a design call before its first section marker.
+pub struct RawAnswer {
+    pub doc: Document,
+    /// Whether a marker has been seen: then the raw text stops growing.
+    pub sectioned: bool,
+    /// The unfinished last line.
+    pending: String,
+}
+
+impl RawAnswer {
+    fn new(theme: &Theme) -> RawAnswer {
+        RawAnswer {
+            doc: Document::new(Grammar::Markdown, &theme.syntax_theme),
+            sectioned: false,
+            pending: String::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.doc.clear();
+        self.sectioned = false;
+        self.pending.clear();
+    }
+
+    fn push(&mut self, text: &str) {
+        self.pending.push_str(text);
+        if let Some(end) = self.pending.rfind('\n') {
+            self.doc.append_lines(&self.pending[..=end]);
+            self.pending.drain(..=end);
+        }
+        self.doc.set_tail(&self.pending);
+    }
+
+    /// Whether the viewer shows it: text came, but no section.
+    pub fn shown(&self) -> bool {
+        !self.sectioned && !self.doc.is_empty()
+    }
+}
+
 /// Areas of the last drawn frame, for mouse hits and page sizes.
 #[derive(Debug, Clone, Default)]
 pub struct HitAreas {
     pub tabs: Vec<Rect>,
     pub viewer: Rect,
+    /// The document line drawn on each row of the viewer (a wrapped line fills
+    /// several rows), so a click selects the line it lands on.
+    pub viewer_lines: Vec<usize>,
+    /// The top line at which the document's end reaches the bottom of the viewer:
+    /// paging stops there instead of scrolling the text away.
+    pub viewer_last_top: usize,
     pub review: Rect,
 }
 
@@ -223,11 +283,16 @@ pub struct App {
     pub cycle: u32,
     pub docs: Vec<Document>,
     pub journal: Document,
+    /// The design answer as it arrived, while no section marker has been seen (and
+    /// after a failure, the whole unusable answer): never a blank screen.
+    pub raw: RawAnswer,
     pub views: [ViewState; TAB_COUNT],
     pub tab: usize,
     /// Whether the tab bar moves to the section being written.
     pub tab_follow: Follow,
     pub wrap: Wrap,
+    /// Markdown artifacts drawn as documents or as their source (`m`).
+    pub rendering: Rendering,
     pub gutter: Gutter,
     pub focus: Focus,
     pub thinking_pane: ThinkingPane,
@@ -258,6 +323,12 @@ pub struct App {
     /// The older commit last asked for: a slower answer to an earlier Enter is dropped.
     pub wanted_commit: Option<String>,
     pub last_search: String,
+    /// Where the cursor was when `/` opened, and the search before: Esc goes back.
+    search_origin: Option<(usize, String)>,
+    /// `3/7`, and whether the last move wrapped, for the search bar and status line.
+    pub search_status: Option<String>,
+    /// The question deleted last and where it stood: `u` puts it back.
+    deleted: Option<(usize, DraftQuestion)>,
     pub verdict: Verdict,
     pub spinner: usize,
     pub areas: HitAreas,
@@ -283,7 +354,8 @@ fn new_docs(theme: &Theme) -> Vec<Document> {
 impl App {
     pub fn new(info: SessionInfo, theme: Theme) -> App {
         let docs = new_docs(&theme);
-        let journal = Document::new(Grammar::Json, &theme.syntax_theme);
+        let journal = Document::new(Grammar::Plain, &theme.syntax_theme);
+        let raw = RawAnswer::new(&theme);
         App {
             info,
             theme,
@@ -291,10 +363,12 @@ impl App {
             cycle: 0,
             docs,
             journal,
+            raw,
             views: [ViewState::default(); TAB_COUNT],
             tab: 0,
             tab_follow: Follow::Stream,
             wrap: Wrap::Soft,
+            rendering: Rendering::Rendered,
             gutter: Gutter::Numbers,
             focus: Focus::Viewer,
             thinking_pane: ThinkingPane::Collapsed,
@@ -321,6 +395,9 @@ impl App {
             old_cycle: None,
             wanted_commit: None,
             last_search: String::new(),
+            search_origin: None,
+            search_status: None,
+            deleted: None,
             verdict: Verdict::None,
             spinner: 0,
             areas: HitAreas::default(),
@@ -410,10 +487,12 @@ impl App {
         self.live.is_some()
     }
 
-    /// The document on the current tab (an old cycle's when one is open).
+    /// The document on the current tab (an old cycle's when one is open; the raw
+    /// answer on every artifact tab while it has no section).
     pub fn current_doc(&self) -> &Document {
         match (&self.old_cycle, Section::ALL.get(self.tab)) {
             (Some(old), Some(section)) => &old.docs[section.index()],
+            (None, Some(_)) if self.raw.shown() => &self.raw.doc,
             (None, Some(section)) => &self.docs[section.index()],
             _ => &self.journal,
         }
@@ -422,6 +501,7 @@ impl App {
     pub fn current_doc_mut(&mut self) -> &mut Document {
         match (&mut self.old_cycle, Section::ALL.get(self.tab)) {
             (Some(old), Some(section)) => &mut old.docs[section.index()],
+            (None, Some(_)) if self.raw.shown() => &mut self.raw.doc,
             (None, Some(section)) => &mut self.docs[section.index()],
             _ => &mut self.journal,
         }
@@ -503,7 +583,11 @@ impl App {
             }
             AppEvent::Loop(LoopEvent::Journal(value)) => {
                 self.cost.on_journal(&value);
-                let line = serde_json::to_string(&value).unwrap_or_default();
+                if self.journal.is_empty() {
+                    self.journal
+                        .append_lines(&format!("{}\n", crate::tui::timeline::header()));
+                }
+                let line = crate::tui::timeline::line(&value);
                 self.journal.append_lines(&format!("{line}\n"));
             }
             AppEvent::Loop(LoopEvent::History(commits)) => {
@@ -521,6 +605,9 @@ impl App {
                 }
                 self.wanted_commit = None;
                 let mut docs = new_docs(&self.theme);
+                for doc in &mut docs {
+                    doc.set_rendering(self.rendering);
+                }
                 for section in Section::ALL {
                     docs[section.index()].set_text(artifacts.get(section));
                 }
@@ -542,13 +629,15 @@ impl App {
             }
             AppEvent::Loop(LoopEvent::Review(state)) => self.review = *state,
             AppEvent::Loop(LoopEvent::Notice(line)) => {
-                self.notice = Some(line.trim_start_matches("[U:Ar]").trim().to_string());
+                self.notice = Some(without_trace(line.trim_start_matches("[U:Ar]").trim()));
             }
             AppEvent::Loop(LoopEvent::Noticed(notice)) => {
-                let line = notice.to_string();
-                let line = line.trim_start_matches("[U:Ar]").trim().to_string();
+                let full = notice.to_string();
+                let full = full.trim_start_matches("[U:Ar]").trim();
+                // The summary's warning keeps the trace id; the status bar does not.
+                let line = without_trace(full);
                 match notice {
-                    Notice::CycleLimit { .. } => self.warning = Some(line.clone()),
+                    Notice::CycleLimit { .. } => self.warning = Some(full.to_string()),
                 }
                 self.notice = Some(line);
             }
@@ -619,6 +708,10 @@ impl App {
                         };
                         if let Some(s) = growing {
                             live.touched[s.index()] = true;
+                            self.raw.sectioned = true;
+                        } else if !self.raw.sectioned && live.patch.is_none() {
+                            // (An update drawn on the current design shows that instead.)
+                            self.raw.push(&text);
                         }
                     }
                     Purpose::Reflect | Purpose::Plan => self.side_stream.push_str(&text),
@@ -652,6 +745,7 @@ impl App {
                     doc.clear();
                 }
             }
+            self.raw.clear();
             self.marks = Default::default();
             for view in &mut self.views[..5] {
                 *view = ViewState::default();
@@ -762,7 +856,8 @@ impl App {
             Event::Mouse(mouse) => self.on_mouse(mouse),
             Event::Paste(text) => {
                 if let Some(Popup::Composer { editor, .. }) = &mut self.popup {
-                    editor.insert_str(&text);
+                    // Terminals send a pasted line break as CR (or CR LF).
+                    editor.insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
                     self.composer_changed();
                 }
             }
@@ -776,7 +871,16 @@ impl App {
             && key.code == KeyCode::Char('c')
             && !matches!(self.popup, Some(Popup::Composer { .. }))
         {
-            self.request_quit();
+            if matches!(self.popup, Some(Popup::ConfirmQuit { .. })) {
+                // The second Ctrl-C: quit without another question.
+                self.popup = None;
+                if self.phase.is_busy() {
+                    self.intents.push(Intent::Act(Action::Cancel));
+                }
+                self.intents.push(Intent::Quit);
+            } else {
+                self.request_quit();
+            }
             return;
         }
         if self.popup.is_some() {
@@ -854,13 +958,36 @@ impl App {
                 self.wrap = match self.wrap {
                     Wrap::Soft => Wrap::Off,
                     Wrap::Off => Wrap::Soft,
+                };
+                self.notice = Some(match self.wrap {
+                    Wrap::Soft => "w: wrap on (at words)".into(),
+                    Wrap::Off => "w: wrap off (←/→ scroll sideways)".into(),
+                });
+            }
+            KeyCode::Char('m') => {
+                self.rendering = match self.rendering {
+                    Rendering::Rendered => Rendering::Source,
+                    Rendering::Source => Rendering::Rendered,
+                };
+                let rendering = self.rendering;
+                let old = self.old_cycle.iter_mut().flat_map(|o| o.docs.iter_mut());
+                for doc in self.docs.iter_mut().chain(old).chain([&mut self.raw.doc]) {
+                    doc.set_rendering(rendering);
                 }
+                self.notice = Some(match rendering {
+                    Rendering::Rendered => "m: Markdown drawn as a document".into(),
+                    Rendering::Source => "m: Markdown shown as source".into(),
+                });
             }
             KeyCode::Char('l') => {
                 self.gutter = match self.gutter {
                     Gutter::Numbers => Gutter::Hidden,
                     Gutter::Hidden => Gutter::Numbers,
-                }
+                };
+                self.notice = Some(match self.gutter {
+                    Gutter::Numbers => "l: line numbers shown".into(),
+                    Gutter::Hidden => "l: line numbers hidden".into(),
+                });
             }
             KeyCode::Char('t') => {
                 self.thinking_pane = match self.thinking_pane {
@@ -869,10 +996,16 @@ impl App {
                 }
             }
             KeyCode::Char('/') => {
+                self.search_origin = Some((
+                    self.views[self.tab].cursor,
+                    std::mem::take(&mut self.last_search),
+                ));
+                self.search_status = None;
                 self.popup = Some(Popup::Search {
                     query: String::new(),
                 })
             }
+            KeyCode::Char('u') if self.deleted.is_some() => self.undo_delete(),
             KeyCode::Char('n') => self.search_next(false),
             KeyCode::Char('N') => self.search_next(true),
             KeyCode::Char('r') if self.phase.can_retry() => {
@@ -904,6 +1037,18 @@ impl App {
 
     fn on_viewer_key(&mut self, key: KeyEvent) {
         match key.code {
+            KeyCode::Left | KeyCode::Right if self.wrap == Wrap::Soft => {
+                self.notice = Some("←/→ scroll sideways with wrap off (w)".into());
+            }
+            KeyCode::Left => {
+                let view = &mut self.views[self.tab];
+                view.left = view.left.saturating_sub(SIDE_STEP);
+            }
+            KeyCode::Right => {
+                let widest = self.current_doc().widest();
+                let view = &mut self.views[self.tab];
+                view.left = (view.left + SIDE_STEP).min(widest.saturating_sub(1));
+            }
             KeyCode::Down | KeyCode::Char('j') => self.move_cursor(1),
             KeyCode::Up | KeyCode::Char('k') => self.move_cursor(-1),
             KeyCode::PageDown | KeyCode::Char(' ') => self.page(1, 1),
@@ -1004,7 +1149,9 @@ impl App {
             KeyCode::Delete | KeyCode::Char('x') => {
                 let n = self.draft.questions.len();
                 if self.review_selected < n {
-                    self.draft.questions.remove(self.review_selected);
+                    let removed = self.draft.questions.remove(self.review_selected);
+                    self.deleted = Some((self.review_selected, removed));
+                    self.notice = Some("question deleted · u undoes".into());
                     self.draft_changed = true;
                     self.review_selected = self
                         .review_selected
@@ -1030,18 +1177,28 @@ impl App {
                 _ => Some(Popup::Help { scroll }),
             },
             Popup::Search { mut query } => match key.code {
-                KeyCode::Esc => None,
-                KeyCode::Enter => {
-                    self.last_search = query;
-                    self.search_next(false);
+                KeyCode::Esc => {
+                    // Back to where the search started, and to the search before.
+                    if let Some((cursor, previous)) = self.search_origin.take() {
+                        self.views[self.tab].cursor = cursor;
+                        self.last_search = previous;
+                    }
+                    self.search_status = None;
                     None
                 }
-                KeyCode::Backspace => {
-                    query.pop();
-                    Some(Popup::Search { query })
+                KeyCode::Enter => {
+                    self.search_origin = None;
+                    self.last_search = query;
+                    None
                 }
-                KeyCode::Char(c) => {
-                    query.push(c);
+                KeyCode::Backspace | KeyCode::Char(_) => {
+                    match key.code {
+                        KeyCode::Char(c) => query.push(c),
+                        _ => {
+                            query.pop();
+                        }
+                    }
+                    self.search_as_typed(&query);
                     Some(Popup::Search { query })
                 }
                 _ => Some(Popup::Search { query }),
@@ -1166,6 +1323,12 @@ impl App {
                 return;
             }
             KeyCode::Char('j') if ctrl => editor.insert_newline(),
+            KeyCode::Char('l') if ctrl => {
+                // Clears the composer; the text goes to the yank buffer (Ctrl-Y).
+                editor.select_all();
+                editor.cut();
+                self.notice = Some("composer cleared · Ctrl-Y brings it back".into());
+            }
             KeyCode::Enter => editor.insert_newline(),
             KeyCode::Char('s') if ctrl => {
                 self.submit_composer(target.clone(), editor.lines().join("\n"));
@@ -1437,6 +1600,11 @@ impl App {
         view.top = view
             .top
             .saturating_add_signed(amount)
+            .min(
+                self.areas
+                    .viewer_last_top
+                    .max(view.top.min(len.saturating_sub(1))),
+            )
             .min(len.saturating_sub(1));
         view.follow = Follow::Manual;
     }
@@ -1462,14 +1630,72 @@ impl App {
             return;
         }
         let from = self.views[self.tab].cursor;
-        match self.current_doc().find(&self.last_search, from, backwards) {
-            Some(line) => {
-                let view = &mut self.views[self.tab];
-                view.cursor = line;
-                view.follow = Follow::Manual;
-                self.notice = None;
-            }
-            None => self.notice = Some(format!("not found: {}", self.last_search)),
+        let found = self.current_doc().find(&self.last_search, from, backwards);
+        self.show_match(found, from, backwards);
+    }
+
+    /// Moves to the first match at or after where `/` was pressed, as the query grows.
+    fn search_as_typed(&mut self, query: &str) {
+        let origin = self.search_origin.as_ref().map_or(0, |(c, _)| *c);
+        self.last_search = query.to_string();
+        if query.is_empty() {
+            self.views[self.tab].cursor = origin;
+            self.search_status = None;
+            return;
+        }
+        let doc = self.current_doc();
+        let found = match doc.lines().get(origin) {
+            Some(line) if line.to_lowercase().contains(&query.to_lowercase()) => Some(origin),
+            _ => doc.find(query, origin, false),
+        };
+        self.show_match(found, origin, false);
+    }
+
+    /// Puts the cursor on a match and says which of how many it is, and whether the
+    /// search went round the end of the document.
+    fn show_match(&mut self, found: Option<usize>, from: usize, backwards: bool) {
+        let needle = self.last_search.to_lowercase();
+        let Some(line) = found else {
+            let status = format!("not found: {}", self.last_search);
+            self.search_status = Some(status.clone());
+            self.notice = Some(status);
+            return;
+        };
+        let doc = self.current_doc();
+        let matching: Vec<usize> = doc
+            .lines()
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.to_lowercase().contains(&needle))
+            .map(|(i, _)| i)
+            .collect();
+        let nth = matching
+            .iter()
+            .position(|&i| i == line)
+            .map_or(0, |i| i + 1);
+        let wrapped = if backwards { line > from } else { line < from };
+        let mut status = format!("{nth}/{}", matching.len());
+        if wrapped {
+            status.push_str(if backwards {
+                " · wrapped to the bottom"
+            } else {
+                " · wrapped to the top"
+            });
+        }
+        let view = &mut self.views[self.tab];
+        view.cursor = line;
+        view.follow = Follow::Manual;
+        self.notice = Some(format!("/{} {status}", self.last_search));
+        self.search_status = Some(status);
+    }
+
+    fn undo_delete(&mut self) {
+        if let Some((at, question)) = self.deleted.take() {
+            let at = at.min(self.draft.questions.len());
+            self.draft.questions.insert(at, question);
+            self.draft_changed = true;
+            self.review_selected = at;
+            self.notice = Some("question restored".into());
         }
     }
 
@@ -1496,10 +1722,11 @@ impl App {
                 } else if self.areas.viewer.contains(at) {
                     self.focus = Focus::Viewer;
                     let row = (mouse.row - self.areas.viewer.y) as usize;
-                    let len = self.current_doc().len();
-                    let view = &mut self.views[self.tab];
-                    view.cursor = (view.top + row).min(len.saturating_sub(1));
-                    view.follow = Follow::Manual;
+                    if let Some(&line) = self.areas.viewer_lines.get(row) {
+                        let view = &mut self.views[self.tab];
+                        view.cursor = line;
+                        view.follow = Follow::Manual;
+                    }
                 } else if self.areas.review.contains(at) {
                     self.focus = Focus::Review;
                 }

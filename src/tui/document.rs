@@ -4,6 +4,22 @@
 use ratatui::text::{Line, Span};
 
 use crate::tui::highlight::{Grammar, LineHighlighter, Runs, StyleRun, styled_line};
+use crate::tui::markdown::MarkdownRenderer;
+
+/// How a Markdown document is drawn (other grammars are always highlighted source).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rendering {
+    /// As a document: no delimiters, aligned tables.
+    Rendered,
+    /// The source, highlighted.
+    Source,
+}
+
+/// What turns lines into styled runs.
+enum Painter {
+    Syntax(LineHighlighter),
+    Markdown(MarkdownRenderer),
+}
 
 /// A borrowed line: highlighted spans, or plain text not highlighted yet.
 pub enum LineRef<'a> {
@@ -35,7 +51,8 @@ pub struct Document {
     lines: Vec<String>,
     /// Highlighted prefix of `lines`; `styled.len() <= lines.len()`.
     styled: Vec<Runs>,
-    highlighter: Option<LineHighlighter>,
+    highlighter: Option<Painter>,
+    rendering: Rendering,
     syntax_theme: String,
     /// The line being streamed, not yet complete.
     tail: String,
@@ -48,6 +65,7 @@ impl Document {
             lines: Vec::new(),
             styled: Vec::new(),
             highlighter: None,
+            rendering: Rendering::Rendered,
             syntax_theme: syntax_theme.to_string(),
             tail: String::new(),
         }
@@ -63,6 +81,15 @@ impl Document {
 
     pub fn lines(&self) -> &[String] {
         &self.lines
+    }
+
+    /// Screen width of the widest line (for scrolling sideways).
+    pub fn widest(&self) -> usize {
+        self.lines
+            .iter()
+            .map(|l| unicode_width::UnicodeWidthStr::width(l.as_str()))
+            .max()
+            .unwrap_or(0)
     }
 
     pub fn tail(&self) -> &str {
@@ -90,7 +117,28 @@ impl Document {
             Some(end) => &text[..end],
             None => return,
         };
+        // A table row drawn already is aligned with the rows seen then: redraw the
+        // table when it grows (the renderer is in no fence at a table's first row).
+        if matches!(&self.highlighter, Some(Painter::Markdown(m)) if !m.in_fence())
+            && let Some(last) = self.styled.len().checked_sub(1)
+            && is_table_line(&self.lines[last])
+        {
+            let first = self.lines[..last]
+                .iter()
+                .rposition(|l| !is_table_line(l))
+                .map_or(0, |i| i + 1);
+            self.styled.truncate(first);
+            self.highlighter = None;
+        }
         self.lines.extend(complete.split('\n').map(str::to_string));
+    }
+
+    /// Draws Markdown rendered or as source; a change redraws lazily.
+    pub fn set_rendering(&mut self, rendering: Rendering) {
+        if self.rendering != rendering {
+            self.rendering = rendering;
+            self.reset_highlight();
+        }
     }
 
     pub fn set_tail(&mut self, tail: &str) {
@@ -133,14 +181,23 @@ impl Document {
             return Progress::Done;
         }
         if self.highlighter.is_none() {
-            self.highlighter = LineHighlighter::new(self.grammar, &self.syntax_theme);
+            self.highlighter = match (self.grammar, self.rendering) {
+                (Grammar::Markdown, Rendering::Rendered) => {
+                    MarkdownRenderer::new(&self.syntax_theme).map(Painter::Markdown)
+                }
+                _ => LineHighlighter::new(self.grammar, &self.syntax_theme).map(Painter::Syntax),
+            };
         }
         let Some(highlighter) = self.highlighter.as_mut() else {
             return Progress::Waiting;
         };
         let start = self.styled.len();
-        for (i, line) in self.lines[start..end].iter().enumerate() {
-            self.styled.push(highlighter.next_line(line));
+        for i in 0..end - start {
+            let index = start + i;
+            self.styled.push(match highlighter {
+                Painter::Syntax(h) => h.next_line(&self.lines[index]),
+                Painter::Markdown(m) => m.next_line(&self.lines, index),
+            });
             if i % 16 == 15 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
                 return if self.styled.len() >= end {
                     Progress::Done
@@ -196,6 +253,10 @@ impl Document {
             })
             .find(|i| self.lines[*i].to_lowercase().contains(&needle))
     }
+}
+
+fn is_table_line(line: &str) -> bool {
+    line.trim_start_matches(' ').starts_with('|')
 }
 
 #[cfg(test)]

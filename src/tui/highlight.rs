@@ -8,7 +8,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use syntect::easy::HighlightLines;
 use syntect::highlighting::{FontStyle, HighlightState, Theme as SyntectTheme, ThemeSet};
-use syntect::parsing::{ParseState, SyntaxDefinition, SyntaxSet};
+use syntect::parsing::{ParseState, SyntaxDefinition, SyntaxReference, SyntaxSet};
 
 use crate::design::Section;
 
@@ -156,22 +156,33 @@ fn warm_up_blocking() {
 pub struct LineHighlighter {
     theme: &'static SyntectTheme,
     state: Option<(HighlightState, ParseState)>,
-    grammar: Grammar,
+    syntax: &'static SyntaxReference,
 }
 
 impl LineHighlighter {
     /// `None` while the assets are still being built or the names are unknown.
     pub fn new(grammar: Grammar, syntax_theme: &str) -> Option<LineHighlighter> {
         let assets = assets_if_ready()?;
-        let theme = assets
-            .themes
-            .themes
-            .get(syntax_theme)
-            .or_else(|| assets.themes.themes.get("base16-ocean.dark"))?;
+        let syntax = assets
+            .syntaxes
+            .find_syntax_by_name(grammar.syntax_name())
+            .unwrap_or_else(|| assets.syntaxes.find_syntax_plain_text());
         Some(LineHighlighter {
-            theme,
+            theme: syntect_theme(syntax_theme)?,
             state: None,
-            grammar,
+            syntax,
+        })
+    }
+
+    /// A highlighter for a fenced block's language (`rust`, `py`, `json`...): `None`
+    /// when no bundled grammar knows the name.
+    pub fn for_language(token: &str, syntax_theme: &str) -> Option<LineHighlighter> {
+        let assets = assets_if_ready()?;
+        let syntax = assets.syntaxes.find_syntax_by_token(token)?;
+        Some(LineHighlighter {
+            theme: syntect_theme(syntax_theme)?,
+            state: None,
+            syntax,
         })
     }
 
@@ -180,13 +191,9 @@ impl LineHighlighter {
         let Some(assets) = assets_if_ready() else {
             return plain_runs(line);
         };
-        let syntax = assets
-            .syntaxes
-            .find_syntax_by_name(self.grammar.syntax_name())
-            .unwrap_or_else(|| assets.syntaxes.find_syntax_plain_text());
         let mut lines = match self.state.take() {
             Some((hs, ps)) => HighlightLines::from_state(self.theme, hs, ps),
-            None => HighlightLines::new(syntax, self.theme),
+            None => HighlightLines::new(self.syntax, self.theme),
         };
         let mut with_newline = String::with_capacity(line.len() + 1);
         with_newline.push_str(line);
@@ -212,6 +219,7 @@ impl LineHighlighter {
                             start: start as u32,
                             end: end as u32,
                             style,
+                            pad: 0,
                         }),
                     }
                 }
@@ -226,12 +234,25 @@ impl LineHighlighter {
 }
 
 /// A styled stretch of a line: byte offsets into the line's text. Kept instead of
-/// owned spans so a highlighted document costs little more than its text.
+/// owned spans so a highlighted document costs little more than its text. Rendered
+/// Markdown leaves bytes out (`**`, `##`) and pads table cells with `pad` spaces
+/// after the stretch, so it needs no copy of the text either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StyleRun {
     pub start: u32,
     pub end: u32,
     pub style: Style,
+    pub pad: u16,
+}
+
+/// The colour scheme called `name` (the default dark one when unknown).
+pub fn syntect_theme(name: &str) -> Option<&'static SyntectTheme> {
+    let assets = assets_if_ready()?;
+    assets
+        .themes
+        .themes
+        .get(name)
+        .or_else(|| assets.themes.themes.get("base16-ocean.dark"))
 }
 
 pub type Runs = Box<[StyleRun]>;
@@ -241,22 +262,32 @@ fn plain_runs(line: &str) -> Runs {
         start: 0,
         end: line.len() as u32,
         style: Style::default(),
+        pad: 0,
     }])
 }
 
+const SPACES: &str = "                                                                ";
+
 /// The drawable line for `text` and its runs, borrowing the text.
 pub fn styled_line<'a>(text: &'a str, runs: &[StyleRun]) -> Line<'a> {
-    Line::from(
-        runs.iter()
-            .filter_map(|r| {
-                text.get(r.start as usize..r.end as usize)
-                    .map(|piece| Span::styled(piece, r.style))
-            })
-            .collect::<Vec<_>>(),
-    )
+    let mut spans = Vec::with_capacity(runs.len());
+    for r in runs {
+        if let Some(piece) = text.get(r.start as usize..r.end as usize)
+            && !piece.is_empty()
+        {
+            spans.push(Span::styled(piece, r.style));
+        }
+        let mut pad = r.pad as usize;
+        while pad > 0 {
+            let n = pad.min(SPACES.len());
+            spans.push(Span::raw(&SPACES[..n]));
+            pad -= n;
+        }
+    }
+    Line::from(spans)
 }
 
-fn convert(style: syntect::highlighting::Style) -> Style {
+pub(crate) fn convert(style: syntect::highlighting::Style) -> Style {
     let fg = style.foreground;
     let mut out = Style::default().fg(Color::Rgb(fg.r, fg.g, fg.b));
     if style.font_style.contains(FontStyle::BOLD) {

@@ -148,18 +148,22 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
                 .add_modifier(Modifier::BOLD),
         ),
         Span::raw(" "),
+        // What matters first: the state and the cycle survive the narrowest terminal.
+        Span::styled(app.phase.short_label(), state_style),
+        sep.clone(),
+        Span::raw(format!("cycle {}/{}", app.cycle, max)),
+        sep.clone(),
         Span::styled(
             app.info.project_name.clone(),
             Style::default().fg(p.title).add_modifier(Modifier::BOLD),
         ),
         sep.clone(),
-        Span::styled(app.info.thread_id.clone(), Style::default().fg(p.muted)),
-        sep.clone(),
-        Span::raw(format!("cycle {}/{}", app.cycle, max)),
-        sep.clone(),
         Span::raw(format!("{}/{}", app.info.reasoner, app.info.model)),
         sep,
-        Span::styled(app.phase.short_label(), state_style),
+        Span::styled(
+            short_thread(&app.info.thread_id),
+            Style::default().fg(p.muted),
+        ),
     ];
     if let Some(holder) = &app.read_only {
         spans.push(Span::styled(
@@ -174,6 +178,17 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         ));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// A thread id short enough for the header (`thread-1a2b3c4d-…` becomes
+/// `thread-1a2b3c4d…`); the whole id is in the session and the journal.
+fn short_thread(id: &str) -> String {
+    const KEEP: usize = 15;
+    if id.chars().count() <= KEEP + 1 {
+        return id.to_string();
+    }
+    let cut: String = id.chars().take(KEEP).collect();
+    format!("{}…", cut.trim_end_matches(['-', '_']))
 }
 
 fn draw_tabs(frame: &mut Frame, area: Rect, app: &mut App) {
@@ -230,9 +245,11 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     let focused = app.focus == Focus::Viewer;
     let tab = app.tab;
     let live_section = app.streaming_section();
-    let is_live = Section::ALL
+    let raw = tab < Section::ALL.len() && app.old_cycle.is_none() && app.raw.shown();
+    let is_live = (Section::ALL
         .get(tab)
         .is_some_and(|s| Some(*s) == live_section)
+        || (raw && app.is_streaming()))
         && app.old_cycle.is_none();
     let wrap = app.wrap;
     let gutter = app.gutter;
@@ -244,6 +261,8 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             tab_title(tab),
             old.summary
         ),
+        None if raw && is_live => " The architect's answer · no section marker yet ".to_string(),
+        None if raw => " The architect's answer · no section markers found ".to_string(),
         None => match Section::ALL.get(tab).and_then(|s| app.patch_label(*s)) {
             Some(label) => format!(" {} — {label} ", tab_title(tab)),
             None => format!(" {} ", tab_title(tab)),
@@ -257,7 +276,11 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         } else {
             ""
         };
-        format!(" {}/{}{} ", view.cursor + 1, len, follow)
+        let sideways = match (wrap, view.left) {
+            (Wrap::Off, left) if left > 0 => format!(" · col {}", left + 1),
+            _ => String::new(),
+        };
+        format!(" {}/{}{}{} ", view.cursor + 1, len, sideways, follow)
     };
     let block = panel(
         title,
@@ -273,8 +296,11 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     }
     let height = inner.height as usize;
 
+    // While a stream grows, the gutter is sized for a thousand lines at once, so the
+    // text does not shift sideways each time the count gains a digit.
+    let numbered = if is_live { len.max(999) } else { len.max(1) };
     let gutter_width = match gutter {
-        Gutter::Numbers => digits(len.max(1)) + 1,
+        Gutter::Numbers => digits(numbered) + 1,
         Gutter::Hidden => 0,
     };
     let text_width = inner.width.saturating_sub(gutter_width).max(1);
@@ -317,13 +343,20 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     } else if len > 0 {
         top = top.max(top_ending_at(view.cursor.min(len - 1), 0));
     }
+    let last_top = if len == 0 {
+        0
+    } else {
+        top_ending_at(len - 1, 0)
+    };
     app.views[tab].top = top;
+    app.areas.viewer_last_top = last_top;
 
     let budget = std::time::Instant::now() + HIGHLIGHT_BUDGET;
     let doc = app.current_doc_mut();
     if doc.highlight_until(top + height, Some(budget)) == Progress::Waiting {
         app.redraw_soon = true;
     }
+    app.areas.viewer_lines.clear();
     let doc = app.current_doc();
     if doc.is_empty() {
         let message = match (Section::ALL.get(tab), &app.phase) {
@@ -356,6 +389,13 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
     let mut y = inner.y;
     let bottom = inner.bottom();
     let mut index = top;
+    let mut row_lines = std::mem::take(&mut app.areas.viewer_lines);
+    row_lines.clear();
+    let left = match wrap {
+        Wrap::Off => view.left,
+        Wrap::Soft => 0,
+    };
+    let doc = app.current_doc();
     let buf = frame.buffer_mut();
     while y < bottom && index < len {
         let Some(line) = doc.line_ref(index) else {
@@ -368,6 +408,10 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
         let rows: &[Line] = match wrap {
             Wrap::Soft if line.width() > text_width as usize => {
                 wrapped = wrap::wrap_line(line.clone(), text_width);
+                &wrapped
+            }
+            Wrap::Off if left > 0 => {
+                wrapped = vec![wrap::skip_columns(line.clone(), left)];
                 &wrapped
             }
             _ => std::slice::from_ref(line),
@@ -413,6 +457,7 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             if !needle.is_empty() {
                 mark_matches(buf, text_x, y, &row.to_string(), &needle, match_style);
             }
+            row_lines.push(index);
             y += 1;
         }
         index += 1;
@@ -431,6 +476,7 @@ fn draw_viewer(frame: &mut Frame, area: Rect, app: &mut App) {
             Rect::new(text_x, y, text_width, bottom - y),
         );
     }
+    app.areas.viewer_lines = row_lines;
 }
 
 /// Paints the occurrences of `needle` (ASCII case-insensitive) in one drawn row.
@@ -452,6 +498,19 @@ fn mark_matches(
         buf.set_style(Rect::new(x.saturating_add(column), y, width, 1), style);
         from = end;
     }
+}
+
+/// A typed text as lines: the first after `prefix`, the others indented under it,
+/// so the line breaks a person typed (Ctrl-J) or pasted survive.
+fn text_lines(prefix: &str, text: &str, style: Style) -> Vec<Line<'static>> {
+    let indent = " ".repeat(unicode_width::UnicodeWidthStr::width(prefix));
+    text.split('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            let lead = if i == 0 { prefix } else { indent.as_str() };
+            Line::styled(format!("{lead}{line}"), style)
+        })
+        .collect()
 }
 
 fn section_title(p: &Palette, text: &str) -> Line<'static> {
@@ -559,7 +618,7 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                 } else {
                     Style::default()
                 };
-                lines.push(Line::styled(format!("{}. {}", i + 1, q.text), style));
+                lines.extend(text_lines(&format!("{}. ", i + 1), &q.text, style));
                 if let Some(a) = &q.anchor {
                     lines.push(Line::styled(
                         format!(
@@ -573,8 +632,9 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                 }
             }
             if !app.draft.composer.trim().is_empty() {
-                lines.push(Line::styled(
-                    format!("✎ {}", app.draft.composer),
+                lines.extend(text_lines(
+                    "✎ ",
+                    &app.draft.composer,
                     Style::default().fg(p.tail).add_modifier(Modifier::ITALIC),
                 ));
             }
@@ -593,10 +653,9 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                     };
                     lines.push(Line::styled(format!("Q{}. {}", j + 1, q), style));
                     match app.draft.answer_for(q) {
-                        Some(a) => lines.push(Line::styled(
-                            format!("   → {a}"),
-                            Style::default().fg(p.added),
-                        )),
+                        Some(a) => {
+                            lines.extend(text_lines("   → ", a, Style::default().fg(p.added)))
+                        }
                         None => lines.push(Line::styled("   (f, then Enter to answer)", hint)),
                     }
                 }
@@ -698,10 +757,13 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(commit) = &app.last_commit {
         left.push_str(&format!(" · commit {commit}"));
     }
+    let hints;
     let help = if app.notice.is_some() {
         "  ? help "
     } else {
-        "? help · q quit "
+        let width = (area.width as usize).saturating_sub(left.chars().count() + 2);
+        hints = crate::tui::keys::hint_bar(hint_context(app), width);
+        hints.as_str()
     };
     let room =
         (area.width as usize).saturating_sub(left.chars().count() + help.chars().count() + 3);
@@ -727,6 +789,21 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         ])),
         area,
     );
+}
+
+/// Which keys the hint bar lists: those of the focus and phase at hand.
+fn hint_context(app: &App) -> crate::tui::keys::Context {
+    use crate::tui::keys::Context;
+    match (&app.popup, app.screen, &app.phase) {
+        (Some(Popup::Composer { .. }), _, _) => Context::Composer,
+        (Some(Popup::Diff { .. }), _, _) => Context::Diff,
+        (_, Screen::Summary, _) => Context::Summary,
+        (_, _, Phase::AwaitingFinalize) => Context::Finalize,
+        (_, _, Phase::AwaitingPlanApproval) => Context::Plan,
+        _ if app.focus == Focus::Review => Context::ReviewPane,
+        _ if app.is_streaming() => Context::Streaming,
+        _ => Context::Reading,
+    }
 }
 
 fn draw_summary(frame: &mut Frame, area: Rect, app: &App) {
@@ -891,8 +968,16 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
             let height = 10u16 + u16::from(context.is_some()) * 2;
             let rect = centered(area, area.width.saturating_sub(8).min(100), height);
             frame.render_widget(Clear, rect);
+            let enter = match target {
+                ComposerTarget::NewQuestion { .. } | ComposerTarget::EditQuestion(_) => {
+                    " Enter save · Ctrl-S send all ·"
+                }
+                ComposerTarget::Answer { .. } => " Enter save answer ·",
+                ComposerTarget::FollowUp(_) => " Enter save follow-up ·",
+                ComposerTarget::Steer => " Enter send ·",
+            };
             let block = popup_block(&p, title, p.accent).title_bottom(Line::styled(
-                " Enter add · Ctrl-J newline · Esc close (kept) ",
+                format!("{enter} Ctrl-J newline · Ctrl-L clear · Esc keeps "),
                 Style::default().fg(p.muted),
             ));
             let inner = block.inner(rect);
@@ -927,6 +1012,19 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
                 .style(Style::default().bg(p.status_bg).fg(p.status_fg)),
                 rect,
             );
+            if let Some(status) = &app.search_status {
+                frame.render_widget(
+                    Paragraph::new(format!("{status} · Enter keeps · Esc goes back "))
+                        .right_aligned()
+                        .style(Style::default().bg(p.status_bg).fg(p.muted)),
+                    Rect::new(
+                        area.x + area.width / 2,
+                        rect.y,
+                        area.width - area.width / 2,
+                        1,
+                    ),
+                );
+            }
         }
         Popup::ConfirmReady => {
             let unsent = app.draft.questions.len();
@@ -982,20 +1080,26 @@ fn draw_popup(frame: &mut Frame, area: Rect, app: &mut App) {
                 area.height.saturating_sub(2),
             );
             frame.render_widget(Clear, rect);
-            let shown: Vec<Line> = lines
-                .iter()
-                .skip(*scroll)
-                .take(rect.height as usize)
-                .map(|l| {
-                    let (sign, style) = match l.kind {
-                        DiffKind::Same => ("  ", Style::default().fg(p.foreground)),
-                        DiffKind::Added => ("+ ", Style::default().fg(p.added)),
-                        DiffKind::Removed => ("- ", Style::default().fg(p.removed)),
-                        DiffKind::Gap => ("  ", Style::default().fg(p.muted)),
-                    };
-                    Line::styled(format!("{sign}{}", l.text), style)
-                })
-                .collect();
+            // Long lines wrap at words under their sign, like the viewer's.
+            let text_width = rect.width.saturating_sub(4).max(1);
+            let mut shown: Vec<Line> = Vec::new();
+            for l in lines.iter().skip(*scroll) {
+                if shown.len() >= rect.height as usize {
+                    break;
+                }
+                let (sign, style) = match l.kind {
+                    DiffKind::Same => ("  ", Style::default().fg(p.foreground)),
+                    DiffKind::Added => ("+ ", Style::default().fg(p.added)),
+                    DiffKind::Removed => ("- ", Style::default().fg(p.removed)),
+                    DiffKind::Gap => ("  ", Style::default().fg(p.muted)),
+                };
+                let rows = wrap::wrap_line(Line::styled(l.text.as_str(), style), text_width);
+                for (i, row) in rows.into_iter().enumerate() {
+                    let mut spans = vec![Span::styled(if i == 0 { sign } else { "  " }, style)];
+                    spans.extend(row.spans);
+                    shown.push(Line::from(spans));
+                }
+            }
             let mut body = if shown.is_empty() {
                 vec![Line::styled(
                     "no change since the previous cycle",

@@ -132,6 +132,11 @@ pub enum Effect {
         call: u64,
         request: ReasonerRequest,
     },
+    /// Keep an answer volk could not use at `path` (relative to the project).
+    KeepAnswer {
+        path: String,
+        text: String,
+    },
     /// Write the artifacts to `design/` (before any packet that claims them).
     WriteDocs {
         artifacts: Artifacts,
@@ -650,9 +655,19 @@ impl Architect {
             artifacts
         };
         if artifacts.is_empty() {
+            let kept = crate::volk::unparsed::relative_path(cycle, text);
+            fx.push(Effect::KeepAnswer {
+                path: kept.clone(),
+                text: text.to_string(),
+            });
+            self.journal(
+                fx,
+                "answer_unparsed",
+                json!({ "bytes": text.len(), "saved": kept }),
+            );
             self.fail(
                 format!(
-                    "the reasoner's answer ({} bytes) has none of the five section markers",
+                    "the reasoner's answer ({} bytes) has none of the five section markers; it is saved in {kept}",
                     text.len()
                 ),
                 true,

@@ -22,3 +22,4 @@ pub mod review;
 pub mod runtime;
 pub mod session;
 pub mod threads;
+pub mod unparsed;

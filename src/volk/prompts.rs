@@ -80,7 +80,8 @@ fn list(items: &[String]) -> String {
     }
     let mut out = String::new();
     for item in items {
-        let _ = writeln!(out, "- {}", item.trim());
+        // An item of several lines (a multi-line question) keeps them, indented.
+        let _ = writeln!(out, "- {}", item.trim().replace('\n', "\n  "));
     }
     out
 }
@@ -88,7 +89,9 @@ fn list(items: &[String]) -> String {
 fn numbered(items: &[String]) -> String {
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {
-        let _ = writeln!(out, "{}. {}", i + 1, item.trim());
+        // A question of several lines keeps them, indented under its number.
+        let item = item.trim().replace('\n', "\n   ");
+        let _ = writeln!(out, "{}. {item}", i + 1);
     }
     out
 }

@@ -198,6 +198,14 @@ impl Executor {
                     self.events.clone(),
                 )));
             }
+            Effect::KeepAnswer { path, text } => {
+                crate::volk::unparsed::keep(&session.project_dir, &path, &text).map_err(
+                    |source| RuntimeError::Io {
+                        path: session.project_dir.join(&path),
+                        source,
+                    },
+                )?;
+            }
             Effect::WriteDocs { artifacts, written } => {
                 let dir = Layout::new(&session.project_dir).design_dir();
                 let target = dir.clone();
