@@ -2,59 +2,14 @@
 //! sends the paste bracketed, its line breaks as CR as terminals do) keeps its line
 //! breaks in the review pane and reaches the architect's prompt with them, read back
 //! from the call recorded with `--record`.
+
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
+mod support;
+use support::tmux::Tmux;
+
 use std::process::Command;
-use std::time::{Duration, Instant};
-
-struct Tmux {
-    socket: PathBuf,
-    session: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap()
-    }
-
-    fn screen(&self) -> String {
-        let out = self.run(&["capture-pane", "-p", "-t", &self.session]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", self.session.as_str()];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    fn wait_for(&self, what: &str, timeout: Duration) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(what) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < timeout,
-                "waited {timeout:?} for {what:?}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
+use std::time::Duration;
 
 #[test]
 fn a_pasted_three_line_question_reaches_the_prompt_with_its_line_breaks() {

@@ -1,86 +1,16 @@
 //! SIGTERM, SIGHUP, SIGQUIT and SIGINT to the workbench, in tmux: the pane is back to
 //! normal afterwards (main screen, cursor shown, mouse reporting off, typing echoes),
 //! the draft is on disk and the exit status is 128 + the signal number.
+
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+mod support;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use support::tmux::{Tmux, tmux_available};
 
 const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");
-
-struct Tmux {
-    socket: PathBuf,
-    session: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap()
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(
-            &self
-                .run(&["capture-pane", "-p", "-t", &self.session])
-                .stdout,
-        )
-        .into_owned()
-    }
-
-    fn flag(&self, name: &str) -> String {
-        let format = format!("#{{{name}}}");
-        String::from_utf8_lossy(
-            &self
-                .run(&["display", "-p", "-t", &self.session, &format])
-                .stdout,
-        )
-        .trim()
-        .to_string()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", self.session.as_str()];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    fn literal(&self, text: &str) {
-        self.run(&["send-keys", "-t", &self.session, "-l", text]);
-    }
-
-    fn wait_for(&self, what: &str, timeout: Duration) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(what) {
-                return screen;
-            }
-            if start.elapsed() > timeout {
-                panic!("waited {timeout:?} for {what:?}; the screen shows:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
-
-fn tmux_available() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 fn read_pid(path: &Path) -> String {
     let start = Instant::now();

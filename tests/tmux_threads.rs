@@ -1,67 +1,18 @@
 //! The review threads end to end in the real workbench, in tmux, against a scripted
 //! provider on 127.0.0.1: two questions, one comes back addressed and one carried
 //! over; a hand edit through `$EDITOR` (a script) is committed and kept.
+
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod scripted;
 
-use std::path::{Path, PathBuf};
+mod support;
+use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use support::tmux::Tmux;
 
 use scripted::Server;
-
-struct Tmux {
-    socket: PathBuf,
-    session: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap()
-    }
-
-    fn screen(&self) -> String {
-        let out = self.run(&["capture-pane", "-p", "-t", &self.session]);
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", self.session.as_str()];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    fn literal(&self, text: &str) {
-        self.run(&["send-keys", "-t", &self.session, "-l", text]);
-    }
-
-    fn wait_for(&self, what: &str, timeout: Duration) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(what) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < timeout,
-                "waited {timeout:?} for {what:?}; the screen shows:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
 
 const REQS: &str = "FUNCTIONAL:\n1. FR-01: Add tasks.\n2. FR-02: List tasks.";
 

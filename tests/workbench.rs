@@ -3,9 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+use support::tmux::{Tmux, tmux_available};
 use volk::tui::event::LoopEvent;
 
 use ratatui::Terminal;
@@ -329,72 +331,6 @@ fn open_refuses_a_directory_volk_did_not_create() {
 }
 
 // ----- end to end in tmux -----
-
-struct Tmux {
-    socket: PathBuf,
-    session: String,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap()
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(
-            &self
-                .run(&["capture-pane", "-p", "-t", &self.session])
-                .stdout,
-        )
-        .into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", self.session.as_str()];
-        args.extend_from_slice(keys);
-        self.run(&args);
-        if keys.last() == Some(&"Escape") {
-            // A key sent right after Esc would reach the terminal as Alt+key.
-            std::thread::sleep(Duration::from_millis(150));
-        }
-    }
-
-    fn literal(&self, text: &str) {
-        self.run(&["send-keys", "-t", &self.session, "-l", text]);
-    }
-
-    fn wait_for(&self, what: &str, timeout: Duration) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(what) {
-                return screen;
-            }
-            if start.elapsed() > timeout {
-                panic!("waited {timeout:?} for {what:?}; the screen shows:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
-
-fn tmux_available() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 fn outbox_packets(project: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(project.join(".volk").join("outbox"))

@@ -1,0 +1,4 @@
+//! Helpers shared by the integration tests (each test binary includes what it uses).
+#![allow(dead_code)]
+
+pub mod tmux;
