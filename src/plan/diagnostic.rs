@@ -11,17 +11,19 @@ pub enum Severity {
     Error,
 }
 
-macro_rules! codes {
-    ($($variant:ident = $id:literal, $severity:ident, $title:literal;)*) => {
-        /// One rule of the plan language. The `P0nn` id never changes meaning, so
-        /// scripts, tests and the repair prompt can rely on it.
+/// Declares a compiler's rule codes: one enum variant per rule with its stable id, its
+/// severity and its title. The plan compiler (`P0nn`) and the design compiler (`D0nn`)
+/// share it, so both keep one table per compiler and the same accessors.
+macro_rules! rule_codes {
+    (#[doc = $doc:literal] $($variant:ident = $id:literal, $severity:ident, $title:literal;)*) => {
+        #[doc = $doc]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Code { $($variant,)* }
 
         impl Code {
             pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
 
-            /// The stable id, `P001`...
+            /// The stable id (`P001`, `D030`, ...).
             pub fn id(self) -> &'static str {
                 match self { $(Code::$variant => $id,)* }
             }
@@ -30,15 +32,17 @@ macro_rules! codes {
                 match self { $(Code::$variant => Severity::$severity,)* }
             }
 
-            /// What the rule demands, in a few words (README table, `--format json`).
+            /// What the rule demands, in a few words (docs table, `--format json`).
             pub fn title(self) -> &'static str {
                 match self { $(Code::$variant => $title,)* }
             }
         }
     };
 }
+pub(crate) use rule_codes;
 
-codes! {
+rule_codes! {
+    #[doc = "One rule of the plan language. The `P0nn` id never changes meaning, so scripts, tests and the repair prompt can rely on it."]
     JsonSyntax = "P001", Error, "the file is valid JSON";
     MissingField = "P002", Error, "required fields are present";
     WrongType = "P003", Error, "every field has the expected JSON type";

@@ -7,36 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::design::{Artifacts, Section};
 use crate::plan::Severity;
-use crate::plan::diagnostic::LineIndex;
+use crate::plan::diagnostic::{LineIndex, rule_codes};
 use crate::plan::render::Finding;
 
-macro_rules! codes {
-    ($($variant:ident = $id:literal, $severity:ident, $title:literal;)*) => {
-        /// One rule of the design compiler. A `D0nn` id never changes meaning: the
-        /// repair prompt, the reviewer and scripts rely on it.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Code { $($variant,)* }
-
-        impl Code {
-            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
-
-            pub fn id(self) -> &'static str {
-                match self { $(Code::$variant => $id,)* }
-            }
-
-            pub fn severity(self) -> Severity {
-                match self { $(Code::$variant => Severity::$severity,)* }
-            }
-
-            /// What the rule demands, in a few words.
-            pub fn title(self) -> &'static str {
-                match self { $(Code::$variant => $title,)* }
-            }
-        }
-    };
-}
-
-codes! {
+rule_codes! {
+    #[doc = "One rule of the design compiler. A `D0nn` id never changes meaning: the repair prompt, the reviewer and scripts rely on it."]
     DiagramSyntax = "D001", Error, "the class diagram parses as a Mermaid classDiagram";
     EmptyArtifact = "D002", Error, "every artifact is present and not empty";
     DuplicateRequirement = "D010", Error, "each requirement id is defined once";
