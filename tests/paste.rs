@@ -41,22 +41,7 @@ fn a_pasted_three_line_question_reaches_the_prompt_with_its_line_breaks() {
         workspace.display(),
         cassette.display(),
     );
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        &tmux.session,
-        "-x",
-        "140",
-        "-y",
-        "40",
-        &command,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    tmux.start(140, 40, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
 
     tmux.keys(&["a"]);

@@ -37,22 +37,7 @@ fn signal_restores_the_terminal(signal: &str, number: i32) {
         session: format!("volk-{signal}"),
     };
     // A plain `sh` (no line editor of its own), so echo depends on the terminal's mode.
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        &tmux.session,
-        "-x",
-        "140",
-        "-y",
-        "40",
-        "env PS1='$ ' sh",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    tmux.start(140, 40, "env PS1='$ ' sh");
     let command = format!(
         "VOLK_CONFIG_DIR={config} VOLK_LOG={log} sh -c 'echo $$ > {pid}; exec {volk} design {scope} --workspace {ws} --reasoner offline'; echo VOLK-EXITED-$?",
         config = dir.path().join("config").display(),

@@ -89,22 +89,7 @@ fn threads_and_a_hand_edit_end_to_end_in_tmux() {
         ws = ws.display(),
         url = server.url,
     );
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        &tmux.session,
-        "-x",
-        "150",
-        "-y",
-        "44",
-        &command,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    tmux.start(150, 44, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
     let project = ws.join("tasks");
 

@@ -361,22 +361,7 @@ fn demo_end_to_end_in_tmux() {
         env!("CARGO_BIN_EXE_volk"),
         workspace.display()
     );
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        &tmux.session,
-        "-x",
-        "140",
-        "-y",
-        "40",
-        &command,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    tmux.start(140, 40, &command);
 
     // The tabs fill live, then cycle 1 waits for the review.
     tmux.wait_for("streaming", Duration::from_secs(60));
@@ -720,35 +705,13 @@ fn a_second_workbench_on_one_project_opens_read_only() {
             project.display()
         )
     };
-    let started = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "volk-first",
-        "-x",
-        "140",
-        "-y",
-        "40",
-        &open("first"),
-    ]);
-    assert!(started.status.success());
+    tmux.start(140, 40, &open("first"));
     tmux.wait_for("cycle 1/", Duration::from_secs(30));
     let second = Tmux {
         socket: dir.path().join("tmux.sock"),
         session: "volk-second".into(),
     };
-    let started = second.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "volk-second",
-        "-x",
-        "140",
-        "-y",
-        "40",
-        &open("second"),
-    ]);
-    assert!(started.status.success());
+    second.start(140, 40, &open("second"));
     let screen = second.wait_for("READ-ONLY: held by volk open (pid", Duration::from_secs(30));
     assert!(screen.contains("cycle 1/"), "{screen}");
     assert!(!tmux.screen().contains("READ-ONLY"), "the first one writes");

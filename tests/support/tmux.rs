@@ -20,6 +20,27 @@ impl Tmux {
             .unwrap()
     }
 
+    /// Starts the session `width` x `height` running `command` (a shell command line).
+    pub fn start(&self, width: u16, height: u16, command: &str) {
+        let (w, h) = (width.to_string(), height.to_string());
+        let out = self.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            &self.session,
+            "-x",
+            &w,
+            "-y",
+            &h,
+            command,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     pub fn screen(&self) -> String {
         String::from_utf8_lossy(
             &self
