@@ -11,7 +11,8 @@ use crate::cxp::{CODE_DIRECTOR, Feedback, JUNIOR, Packet, Verdict};
 use crate::design::parser::parse;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
-use crate::reasoner::{Purpose, ReasonerRequest};
+use crate::reasoner::ReasonerRequest;
+use crate::volk::brief::Purpose;
 use crate::volk::journal::JournalEntry;
 use crate::volk::lint_step;
 use crate::volk::loop_args::Limits;
@@ -525,7 +526,7 @@ impl Architect {
     }
 
     /// Issues a reasoner call and remembers it so a failure can be retried.
-    fn call(&mut self, purpose: Purpose, brief: crate::reasoner::Brief, fx: &mut Vec<Effect>) {
+    fn call(&mut self, purpose: Purpose, brief: crate::volk::brief::Brief, fx: &mut Vec<Effect>) {
         let context = &self.session.context;
         let prompt = match purpose {
             Purpose::Design => prompts::design(&brief, context),
@@ -1115,8 +1116,8 @@ fn cycle_message(cycle: u32, changed: &[Section], summary: &str) -> String {
 mod tests {
     use super::*;
     use crate::cxp::Scope;
-    use crate::reasoner::Purpose;
     use crate::reasoner::offline::draft;
+    use crate::volk::brief::Purpose;
 
     fn scope() -> Scope {
         Scope {
@@ -1172,7 +1173,10 @@ mod tests {
     fn feedback(verdict: Verdict, questions: &[&str]) -> Input {
         Input::Act(Action::Review(Feedback {
             verdict,
-            questions: questions.iter().map(|q| q.to_string()).collect(),
+            questions: questions
+                .iter()
+                .map(|q| crate::volk::brief::Question::new(*q))
+                .collect(),
             design_cycle: None,
             answers: vec![],
             project_dir: None,
@@ -1517,7 +1521,7 @@ mod tests {
                 verdict: Verdict::Questions,
                 questions: vec!["Schema?".into()],
                 design_cycle: Some(1),
-                answers: vec![crate::reasoner::Answer {
+                answers: vec![crate::volk::brief::Answer {
                     question: "Shared?".into(),
                     answer: "No, single user".into(),
                 }],
@@ -1528,5 +1532,40 @@ mod tests {
         let (_, request) = call_of(&fx);
         assert!(request.prompt.contains("No, single user"));
         assert!(request.prompt.contains("binding"));
+    }
+
+    #[test]
+    fn an_anchored_question_reads_the_same_from_the_workbench_and_a_packet() {
+        use crate::volk::brief::{Anchor, Question};
+        let line = "- Q1.1 [api_spec line 3: \"def run()\"]: Why sync?";
+        let workbench = Question::anchored(
+            "Why sync?",
+            Anchor {
+                section: crate::design::Section::ApiSpec,
+                line: 3,
+                quote: "def run()".into(),
+            },
+        );
+        let payload = serde_json::json!({
+            "verdict": "QUESTIONS",
+            "questions": [{"text": "Why sync?", "anchor": {"section": "api_spec", "line": 3, "quote": "def run()"}}]
+        });
+        let packet = crate::cxp::feedback_from(payload.as_object().unwrap()).unwrap();
+        let typed = Question::new("[API spec line 3: \"def run()\"] Why sync?");
+        for question in [workbench, packet.questions[0].clone(), typed] {
+            let mut a = designed(Mode::Headless, 99);
+            let fx = a
+                .handle(Input::Act(Action::Review(Feedback {
+                    verdict: Verdict::Questions,
+                    questions: vec![question],
+                    design_cycle: Some(1),
+                    answers: vec![],
+                    project_dir: None,
+                    marks: Default::default(),
+                })))
+                .unwrap();
+            let (_, request) = call_of(&fx);
+            assert!(request.prompt.contains(line), "{}", request.prompt);
+        }
     }
 }

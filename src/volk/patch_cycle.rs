@@ -14,7 +14,7 @@ use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, Sectio
 use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
 use crate::design::edit::{EditBlock, SEARCH_MARKER};
 use crate::design::{Artifacts, Section};
-use crate::reasoner::Brief;
+use crate::volk::brief::Brief;
 use crate::volk::prompts;
 
 const REPAIR: &str = include_str!("../../assets/prompts/repair.md");

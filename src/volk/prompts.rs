@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::design::{Artifacts, Section};
-use crate::reasoner::Brief;
+use crate::volk::brief::{Brief, Question};
 
 pub const SYSTEM: &str = include_str!("../../assets/prompts/system.md");
 const DESIGN: &str = include_str!("../../assets/prompts/design.md");
@@ -84,6 +84,32 @@ fn list(items: &[String]) -> String {
         let _ = writeln!(out, "- {}", item.trim().replace('\n', "\n  "));
     }
     out
+}
+
+/// A reviewer's question as the architect reads it: its thread id, the line it points
+/// at, whether it is carried over or follows up another, then the question. The only
+/// place a question becomes prompt text, for the workbench and packets alike.
+pub fn question_line(q: &Question) -> String {
+    let mut line = q.thread.clone().unwrap_or_default();
+    if let Some(a) = &q.anchor {
+        let _ = write!(line, " [{} line {}", a.section.key(), a.line);
+        if !a.quote.trim().is_empty() {
+            let _ = write!(line, ": \"{}\"", a.quote.trim());
+        }
+        line.push(']');
+    }
+    if let Some(cycle) = q.carried_from {
+        let _ = write!(line, " (asked after cycle {cycle}, still not addressed)");
+    }
+    if let Some(old) = &q.follows {
+        let _ = write!(line, " (follows up {old})");
+    }
+    let text = q.text.trim();
+    if line.is_empty() {
+        text.to_string()
+    } else {
+        format!("{}: {text}", line.trim_start())
+    }
 }
 
 fn numbered(items: &[String]) -> String {
@@ -183,7 +209,19 @@ pub fn update(brief: &Brief, context: &str) -> String {
     } else {
         render(
             UPDATE_QUESTIONS,
-            &[("cycle", &cycle), ("questions", &list(&brief.questions))],
+            &[
+                ("cycle", &cycle),
+                (
+                    "questions",
+                    &list(
+                        &brief
+                            .questions
+                            .iter()
+                            .map(question_line)
+                            .collect::<Vec<_>>(),
+                    ),
+                ),
+            ],
         )
     };
     render(
@@ -228,7 +266,7 @@ pub fn reflect(brief: &Brief) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reasoner::Answer;
+    use crate::volk::brief::Answer;
 
     #[test]
     fn render_is_single_pass() {

@@ -13,6 +13,7 @@ use crate::design::changes::parse_changes;
 use crate::design::merge::{merge_edit, unified_diff};
 use crate::design::settled::{Mark, item_range, restore};
 use crate::design::{Artifacts, Section};
+use crate::volk::brief::Question;
 use crate::volk::threads::{self, Change, Reconciled, StatusChange, Thread};
 
 /// Diagnostic code of an edit conflict left in an artifact.
@@ -134,7 +135,7 @@ pub fn check_marks(state: &ReviewState, marks: &ReviewMarks) -> Result<(), Strin
 }
 
 /// Opens the threads of the questions sent after `cycle`.
-pub fn open_threads(state: &mut ReviewState, cycle: u32, questions: &[String]) -> Vec<Note> {
+pub fn open_threads(state: &mut ReviewState, cycle: u32, questions: &[Question]) -> Vec<Note> {
     let opened = threads::open(&mut state.threads, cycle, questions);
     opened
         .iter()
@@ -172,8 +173,8 @@ pub fn settled_byte_ranges(
 /// What the update prompt carries for the review: the question lines (ids, anchors,
 /// carried-over threads first) and the binding parts (the reviewer's edit, the
 /// settled text). `reviewed` is the cycle the reviewer just read.
-pub fn prompt(state: &ReviewState, design: &Artifacts, reviewed: u32) -> (Vec<String>, String) {
-    let questions = threads::prompt_lines(&state.threads, reviewed);
+pub fn prompt(state: &ReviewState, design: &Artifacts, reviewed: u32) -> (Vec<Question>, String) {
+    let questions = threads::pending_questions(&state.threads, reviewed);
     let mut section = String::new();
     if let Some(edit) = &state.edit {
         section.push_str(

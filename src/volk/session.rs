@@ -11,7 +11,7 @@ use crate::design::Artifacts;
 use crate::fsutil::{atomic_write, create_private_dir};
 use crate::project::Layout;
 use crate::project::slug::slugify;
-use crate::reasoner::{Brief, Purpose};
+use crate::volk::brief::{Brief, Purpose};
 
 pub const SESSION_VERSION: u32 = 1;
 pub const DEFAULT_MAX_CYCLES: u32 = crate::volk::loop_args::Limits::DEFAULT.max_cycles;
@@ -163,7 +163,7 @@ pub struct Session {
     pub history: Vec<CycleRecord>,
     /// Every answer the reviewer gave to the architect's open questions so far.
     #[serde(default)]
-    pub answers: Vec<crate::reasoner::Answer>,
+    pub answers: Vec<crate::volk::brief::Answer>,
     #[serde(default)]
     pub pending: Option<PendingCall>,
     /// True when the design was finalized at the cycle limit without READY.
