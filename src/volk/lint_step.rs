@@ -69,7 +69,7 @@ mod tests {
 
     fn journaled<'a>(fx: &'a [Effect], event: &str) -> Option<&'a Value> {
         fx.iter().find_map(|e| match e {
-            Effect::Journal(j) if j.event == event => Some(&j.detail),
+            Effect::Journal(j) if j.event.name() == event => Some(&j.detail),
             _ => None,
         })
     }

@@ -13,14 +13,14 @@ use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
 use crate::reasoner::ReasonerRequest;
 use crate::volk::brief::Purpose;
-use crate::volk::journal::JournalEntry;
+use crate::volk::journal::{JournalEntry, JournalEvent};
 use crate::volk::lint_step;
 use crate::volk::loop_args::Limits;
 use crate::volk::patch_cycle::{self, Next};
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
 use crate::volk::review;
-use crate::volk::session::{CycleRecord, PendingCall, Phase, Session};
+use crate::volk::session::{CycleRecord, FinalizeReason, PendingCall, Phase, Session};
 
 /// Who decides at the points where a person may step in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -319,7 +319,7 @@ impl Architect {
                 }
                 self.journal(
                     &mut fx,
-                    "committed",
+                    JournalEvent::Committed,
                     json!({ "commit": short_id, "cycle": cycle }),
                 );
                 fx.push(Effect::SaveSession);
@@ -340,7 +340,11 @@ impl Architect {
             review::record_edit(&mut self.session.review, &self.session.artifacts, &edited);
         self.session.artifacts = edited;
         let names: Vec<&str> = sections.iter().map(|s| s.key()).collect();
-        self.journal(fx, "reviewer_edit", json!({ "artifacts": names }));
+        self.journal(
+            fx,
+            JournalEvent::ReviewerEdit,
+            json!({ "artifacts": names }),
+        );
         self.log(
             fx,
             format!("reviewer edit of {} committed", names.join(", ")),
@@ -371,7 +375,7 @@ impl Architect {
                     matches!(self.session.phase, Phase::AwaitingPlanApproval),
                     "a plan approval",
                 )?;
-                self.journal(fx, "plan_approved", json!({}));
+                self.journal(fx, JournalEvent::PlanApproved, json!({}));
                 self.emit_implement(fx);
             }
             Action::SteerPlan(note) => {
@@ -379,7 +383,7 @@ impl Architect {
                     matches!(self.session.phase, Phase::AwaitingPlanApproval),
                     "a plan note",
                 )?;
-                self.journal(fx, "plan_steered", json!({ "note": note }));
+                self.journal(fx, JournalEvent::PlanSteered, json!({ "note": note }));
                 self.session.plan.notes.push(note);
                 self.session.phase = Phase::Planning { attempt: 1 };
                 self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx);
@@ -433,13 +437,13 @@ impl Architect {
         }
     }
 
-    fn journal(&self, fx: &mut Vec<Effect>, event: &str, detail: Value) {
+    fn journal(&self, fx: &mut Vec<Effect>, event: JournalEvent, detail: Value) {
         fx.push(Effect::Journal(JournalEntry {
             time: String::new(),
             trace_id: self.session.trace_id.clone(),
             thread_id: self.session.thread_id.clone(),
             cycle: self.session.cycle,
-            event: event.to_string(),
+            event,
             detail,
         }));
     }
@@ -463,7 +467,7 @@ impl Architect {
         let scope = &self.session.scope;
         self.journal(
             fx,
-            "design_started",
+            JournalEvent::DesignStarted,
             json!({ "subject": scope.subject, "task_summary": scope.task_summary, "max_cycles": self.session.max_cycles }),
         );
         self.log(
@@ -475,11 +479,11 @@ impl Architect {
         );
         if scope.ux_design.is_some() {
             self.log(fx, "UX design incorporated into the prompt".into());
-            self.journal(fx, "ux_design_incorporated", Value::Null);
+            self.journal(fx, JournalEvent::UxDesignIncorporated, Value::Null);
         }
         if let Some(report) = &scope.impact_report {
             self.log(fx, format!("impact report: {report}"));
-            self.journal(fx, "impact_report", report.clone());
+            self.journal(fx, JournalEvent::ImpactReport, report.clone());
         }
         self.session.phase = Phase::GatheringContext;
         fx.push(Effect::GatherContext {
@@ -514,7 +518,7 @@ impl Architect {
         self.session.context = prompts::cap(&section, prompts::CONTEXT_CAP);
         self.journal(
             fx,
-            "context_gathered",
+            JournalEvent::ContextGathered,
             json!({ "bytes": section.len(), "symbols": symbols }),
         );
         self.begin_design(fx);
@@ -543,7 +547,7 @@ impl Architect {
         });
         self.journal(
             fx,
-            "reasoner_call",
+            JournalEvent::ReasonerCall,
             json!({ "call": call, "purpose": purpose, "prompt_bytes": prompt.len() }),
         );
         fx.push(Effect::SaveSession);
@@ -566,7 +570,7 @@ impl Architect {
         };
         self.journal(
             fx,
-            "call_failed",
+            JournalEvent::CallFailed,
             json!({ "message": message, "retryable": retryable }),
         );
         fx.push(Effect::Warn(format!(
@@ -650,7 +654,11 @@ impl Architect {
             let artifacts = parse(text);
             if !artifacts.is_empty() {
                 let cost = self.session.patch.first_cycle(text, &artifacts);
-                self.journal(fx, "cycle_cost", json!({ "cycle": cycle, "cost": cost }));
+                self.journal(
+                    fx,
+                    JournalEvent::CycleCost,
+                    json!({ "cycle": cycle, "cost": cost }),
+                );
                 self.log(fx, cost.status());
             }
             artifacts
@@ -663,7 +671,7 @@ impl Architect {
             });
             self.journal(
                 fx,
-                "answer_unparsed",
+                JournalEvent::AnswerUnparsed,
                 json!({ "bytes": text.len(), "saved": kept }),
             );
             self.fail(
@@ -737,7 +745,7 @@ impl Architect {
         fx.push(Effect::Commit { cycle, message });
         self.journal(
             fx,
-            "cycle_written",
+            JournalEvent::CycleWritten,
             json!({ "changed": changed.iter().map(|s| s.key()).collect::<Vec<_>>(), "missing": missing }),
         );
         self.log(
@@ -753,7 +761,7 @@ impl Architect {
     fn lint_repair(&mut self, cycle: u32, artifacts: &Artifacts, fx: &mut Vec<Effect>) -> bool {
         let linted = lint_step::check(artifacts);
         let detail = lint_step::journal_detail(&linted, self.lint_repairs_used);
-        self.journal(fx, "design_linted", detail);
+        self.journal(fx, JournalEvent::DesignLinted, detail);
         if !linted.has_errors() || self.lint_repairs_used >= self.lint_repairs {
             self.lint_repairs_used = 0;
             return false;
@@ -845,7 +853,7 @@ impl Architect {
             .extend(feedback.answers.iter().cloned());
         self.journal(
             fx,
-            "feedback_received",
+            JournalEvent::FeedbackReceived,
             json!({ "verdict": feedback.verdict, "questions": feedback.questions, "answers": feedback.answers }),
         );
         match feedback.verdict {
@@ -854,7 +862,7 @@ impl Architect {
                 self.start_finalization(fx);
             }
             Verdict::Questions if cycle >= self.session.max_cycles => {
-                self.session.forced = true;
+                self.session.finalize = FinalizeReason::CycleLimit;
                 fx.push(Effect::Notice(Notice::CycleLimit {
                     cycle,
                     max: self.session.max_cycles,
@@ -862,7 +870,7 @@ impl Architect {
                 }));
                 self.journal(
                     fx,
-                    "forced_finalize",
+                    JournalEvent::ForcedFinalize,
                     json!({ "max_cycles": self.session.max_cycles }),
                 );
                 self.start_finalization(fx);
@@ -912,7 +920,7 @@ impl Architect {
             Ok(Some(questions)) if !questions.is_empty() => {
                 self.journal(
                     fx,
-                    "reflection_started",
+                    JournalEvent::ReflectionStarted,
                     json!({ "questions": questions.len() }),
                 );
                 let mut brief = self.session.brief(Purpose::Reflect);
@@ -939,7 +947,7 @@ impl Architect {
         // Only the fact is journaled, never the answers.
         self.journal(
             fx,
-            "reflection_done",
+            JournalEvent::ReflectionDone,
             json!({ "questions": questions.len() }),
         );
         fx.push(Effect::ShowReflection { questions, answers });
@@ -958,19 +966,15 @@ impl Architect {
             artifacts: self.session.artifacts.clone(),
             written: Written::Final,
         });
-        let how = if self.session.forced {
-            "at the cycle limit, without READY"
-        } else {
-            "after READY"
-        };
+        let how = self.session.finalize.describe();
         fx.push(Effect::Commit {
             cycle,
             message: format!("Finalize design after {cycle} cycle(s), {how}"),
         });
         self.journal(
             fx,
-            "finalized_docs",
-            json!({ "forced": self.session.forced }),
+            JournalEvent::FinalizedDocs,
+            json!({ "forced": self.session.finalize.is_forced() }),
         );
         self.log(
             fx,
@@ -987,7 +991,7 @@ impl Architect {
         self.session.plan.ok = check.ok;
         self.journal(
             fx,
-            "plan_compiled",
+            JournalEvent::PlanCompiled,
             json!({ "attempt": attempt, "ok": check.ok, "errors": check.error_count }),
         );
         if !check.ok && attempt <= self.plan_repairs {
@@ -1065,7 +1069,7 @@ impl Architect {
             Value::Object(scope.spec_metadata.clone()),
         );
         payload.insert("design_cycles".into(), json!(s.cycle));
-        payload.insert("forced".into(), json!(s.forced));
+        payload.insert("forced".into(), json!(s.finalize.is_forced()));
         if let Some(plan) = plan {
             payload.insert("execution_plan".into(), plan);
         }
@@ -1077,7 +1081,7 @@ impl Architect {
             payload,
         );
         self.session.phase = Phase::Finalized;
-        self.journal(fx, "escalated", json!({ "to": CODE_DIRECTOR }));
+        self.journal(fx, JournalEvent::Escalated, json!({ "to": CODE_DIRECTOR }));
         self.log(fx, format!("implement packet sent to {CODE_DIRECTOR}"));
         fx.push(Effect::SaveSession);
         fx.push(Effect::Emit(packet));
@@ -1339,7 +1343,10 @@ mod tests {
             |e| matches!(e, Effect::Notice(n @ Notice::CycleLimit { max: 1, .. })
                 if n.to_string().starts_with("[U:Ar] Max design cycles reached (1)"))
         ));
-        assert!(a.session.forced);
+        assert_eq!(
+            a.session.finalize,
+            crate::volk::session::FinalizeReason::CycleLimit
+        );
         assert_eq!(a.phase(), &Phase::Reflecting);
     }
 

@@ -14,6 +14,7 @@ use crate::design::merge::{merge_edit, unified_diff};
 use crate::design::settled::{Mark, item_range, restore};
 use crate::design::{Artifacts, Section};
 use crate::volk::brief::Question;
+use crate::volk::journal::JournalEvent;
 use crate::volk::threads::{self, Change, Reconciled, StatusChange, Thread};
 
 /// Diagnostic code of an edit conflict left in an artifact.
@@ -83,12 +84,12 @@ pub struct Conflict {
 }
 
 /// A journal line the machine writes: event name and detail.
-pub type Note = (&'static str, Value);
+pub type Note = (JournalEvent, Value);
 
 fn status_notes(changes: &[StatusChange]) -> Vec<Note> {
     changes
         .iter()
-        .map(|c| ("thread_status", c.detail()))
+        .map(|c| (JournalEvent::ThreadStatus, c.detail()))
         .collect()
 }
 
@@ -114,7 +115,7 @@ pub fn apply_marks(state: &mut ReviewState, marks: &ReviewMarks) -> Result<Vec<N
     for mark in settle {
         let label = mark.label();
         if !state.settled.contains(&label) {
-            notes.push(("settled", json!({ "item": label })));
+            notes.push((JournalEvent::Settled, json!({ "item": label })));
             state.settled.push(label);
         }
     }
@@ -122,7 +123,7 @@ pub fn apply_marks(state: &mut ReviewState, marks: &ReviewMarks) -> Result<Vec<N
         let label = mark.label();
         if let Some(i) = state.settled.iter().position(|s| *s == label) {
             state.settled.remove(i);
-            notes.push(("unsettled", json!({ "item": label })));
+            notes.push((JournalEvent::Unsettled, json!({ "item": label })));
         }
     }
     Ok(notes)
@@ -147,7 +148,7 @@ pub fn open_threads(state: &mut ReviewState, cycle: u32, questions: &[Question])
                 .map(|t| t.question.clone());
             let mut detail = c.detail();
             detail["question"] = json!(question);
-            ("thread_status", detail)
+            (JournalEvent::ThreadStatus, detail)
         })
         .collect()
 }
@@ -295,7 +296,7 @@ pub fn after_cycle(
             artifacts.set(*s, merged.text);
         }
         notes.push((
-            "reviewer_edit_merged",
+            JournalEvent::ReviewerEditMerged,
             json!({ "artifacts": edit.sections.iter().map(|s| s.key()).collect::<Vec<_>>(), "conflicts": report.conflicts }),
         ));
     }
@@ -309,7 +310,7 @@ pub fn after_cycle(
                 s.key()
             ));
             notes.push((
-                "settled_restored",
+                JournalEvent::SettledRestored,
                 json!({ "artifact": s.key(), "item": item }),
             ));
             report.restored.push(Restored {
@@ -333,7 +334,7 @@ pub fn after_cycle(
     notes.extend(status_notes(&reconciled.changes));
     if !reconciled.unrequested.is_empty() {
         notes.push((
-            "unrequested_changes",
+            JournalEvent::UnrequestedChanges,
             json!({ "changes": reconciled.unrequested }),
         ));
     }
