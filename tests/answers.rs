@@ -4,51 +4,14 @@
 //! all is kept under `.volk/` and reported.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");
+mod support;
+use support::provider::Provider;
 
-/// Serves `answer` as an OpenAI chat-completions stream, in small pieces, to every
-/// request; returns the base URL.
-fn serve(answer: &'static str) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let mut events = String::new();
-            let chars: Vec<char> = answer.chars().collect();
-            for piece in chars.chunks(7) {
-                let content: String = piece.iter().collect();
-                let chunk = serde_json::json!({"choices":[{"index":0,"delta":{"content":content},"finish_reason":null}]});
-                events.push_str(&format!("data: {chunk}\n\n"));
-            }
-            events.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{events}",
-                events.len()
-            );
-        }
-    });
-    url
-}
+const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");
 
 fn run(workspace: &Path, base_url: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_volk"))
@@ -92,7 +55,7 @@ const HEADINGS: &str = "Here is the design you asked for.\n\n\
 #[test]
 fn heading_markers_in_title_case_fill_every_section() {
     let workspace = tempfile::tempdir().unwrap();
-    let out = run(workspace.path(), &serve(HEADINGS));
+    let out = run(workspace.path(), &Provider::repeating(HEADINGS).v1());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let packet: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -121,7 +84,7 @@ const NO_SECTIONS: &str = "I would structure this as a small CLI.\n\n\
 #[test]
 fn an_answer_without_sections_is_kept_and_reported() {
     let workspace = tempfile::tempdir().unwrap();
-    let out = run(workspace.path(), &serve(NO_SECTIONS));
+    let out = run(workspace.path(), &Provider::repeating(NO_SECTIONS).v1());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(out.stdout.is_empty());
