@@ -14,10 +14,15 @@ use support::provider::Provider;
 const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");
 
 fn run(workspace: &Path, base_url: &str) -> Output {
+    run_with(workspace, base_url, &[])
+}
+
+fn run_with(workspace: &Path, base_url: &str, extra: &[&str]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_volk"))
         .args(["run", "--packet", "-", "--workspace"])
         .arg(workspace)
         .args(["--reasoner", "openai", "--base-url", base_url])
+        .args(extra)
         .current_dir(workspace)
         .env("VOLK_LOG", workspace.join("volk.log"))
         .env("VOLK_CONFIG_DIR", workspace.join("no-user-config"))
@@ -103,4 +108,43 @@ fn an_answer_without_sections_is_kept_and_reported() {
     );
     let journal = std::fs::read_to_string(dir.join(".volk/journal.jsonl")).unwrap();
     assert!(journal.contains("\"answer_unparsed\""), "{journal}");
+}
+
+#[test]
+fn the_retry_of_an_answer_without_sections_only_asks_for_the_markers() {
+    let workspace = tempfile::tempdir().unwrap();
+    let provider = Provider::scripted(vec![NO_SECTIONS.to_string(), HEADINGS.to_string()]);
+    let url = provider.v1();
+    let first = run_with(workspace.path(), &url, &["--lint-repairs", "0"]);
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(first.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("a retry asks the model only to put it under the markers"),
+        "{stderr}"
+    );
+    // The same packet again is the retry.
+    let second = run_with(workspace.path(), &url, &["--lint-repairs", "0"]);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(0), "{stderr}");
+    let packet: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(packet["payload"]["design_cycle"], 1);
+    assert_eq!(
+        packet["payload"]["architecture"],
+        "A CLI over one SQLite store."
+    );
+    let prompts = provider.prompts();
+    assert_eq!(prompts.len(), 2, "one design call, one reformat call");
+    let reformat = &prompts[1];
+    assert!(reformat.contains(NO_SECTIONS.trim()), "{reformat}");
+    assert!(
+        reformat.contains("ARCHITECTURE:\nREQUIREMENTS:"),
+        "{reformat}"
+    );
+    // Only the answer and the markers: a fraction of the design prompt.
+    assert!(
+        reformat.len() * 3 < prompts[0].len(),
+        "reformat {} bytes vs design {} bytes",
+        reformat.len(),
+        prompts[0].len()
+    );
 }

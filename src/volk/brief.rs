@@ -177,6 +177,11 @@ pub struct Brief {
     /// settled text (rendered by `volk::review`).
     #[serde(default)]
     pub review: String,
+    /// An answer of this call that had no section markers: the retry only asks the
+    /// model to put it under the markers, a short prompt without the scope, the
+    /// context or the current design.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reformat: Option<String>,
 }
 
 #[cfg(test)]

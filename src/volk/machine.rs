@@ -533,6 +533,7 @@ impl Architect {
     fn call(&mut self, purpose: Purpose, brief: crate::volk::brief::Brief, fx: &mut Vec<Effect>) {
         let context = &self.session.context;
         let prompt = match purpose {
+            _ if brief.reformat.is_some() => prompts::reformat(&brief),
             Purpose::Design => prompts::design(&brief, context),
             Purpose::Update => prompts::update(&brief, context),
             Purpose::Reflect => prompts::reflect(&brief),
@@ -674,9 +675,22 @@ impl Architect {
                 JournalEvent::AnswerUnparsed,
                 json!({ "bytes": text.len(), "saved": kept }),
             );
+            // The retry of this call reformats the answer; if a reformatted answer
+            // still has no markers, the retry after it designs again.
+            let next = match self.session.pending.as_mut() {
+                Some(pending) if pending.brief.reformat.is_none() => {
+                    pending.brief.reformat = Some(text.to_string());
+                    "a retry asks the model only to put it under the markers"
+                }
+                Some(pending) => {
+                    pending.brief.reformat = None;
+                    "a retry asks for the design again"
+                }
+                None => "",
+            };
             self.fail(
                 format!(
-                    "the reasoner's answer ({} bytes) has none of the five section markers; it is saved in {kept}",
+                    "the reasoner's answer ({} bytes) has none of the five section markers; it is saved in {kept}; {next}",
                     text.len()
                 ),
                 true,

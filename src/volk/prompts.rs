@@ -13,6 +13,8 @@ pub const SYSTEM: &str = include_str!("../../assets/prompts/system.md");
 const DESIGN: &str = include_str!("../../assets/prompts/design.md");
 const UPDATE: &str = include_str!("../../assets/prompts/update.md");
 const ANSWERS: &str = include_str!("../../assets/prompts/answers.md");
+/// The retry of an answer without section markers.
+const REFORMAT: &str = include_str!("../../assets/prompts/reformat.md");
 /// The opening of an update that answers the reviewer's questions.
 const UPDATE_QUESTIONS: &str = include_str!("../../assets/prompts/update_questions.md");
 /// The opening of a repair pass of the design compiler, which nobody asked for.
@@ -178,6 +180,22 @@ pub fn design(brief: &Brief, context: &str) -> String {
             ("nfrs", &list(&brief.nfrs)),
             ("ux_section", &ux_section(brief)),
             ("context_section", &context_section(context)),
+        ],
+    )
+}
+
+/// The retry of an answer that had no section markers: the answer, and the markers
+/// to put it under. Nothing else, so it costs a fraction of the call it repairs.
+pub fn reformat(brief: &Brief) -> String {
+    let markers: Vec<String> = Section::ALL
+        .iter()
+        .map(|s| format!("{}:", s.marker()))
+        .collect();
+    render(
+        REFORMAT,
+        &[
+            ("markers", &markers.join("\n")),
+            ("answer", brief.reformat.as_deref().unwrap_or_default()),
         ],
     )
 }

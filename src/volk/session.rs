@@ -327,6 +327,7 @@ impl Session {
             },
             repair: None,
             review: String::new(),
+            reformat: None,
         }
     }
 }
