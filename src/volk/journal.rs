@@ -72,6 +72,8 @@ pub enum JournalEvent {
     ReflectionStarted,
     /// The reflection pass ended.
     ReflectionDone,
+    /// The person withdrew READY after the reflection.
+    ReviewReopened,
     /// The final design was written.
     FinalizedDocs,
     /// An execution plan was compiled.
@@ -87,7 +89,7 @@ pub enum JournalEvent {
 }
 
 impl JournalEvent {
-    pub const ALL: [JournalEvent; 31] = [
+    pub const ALL: [JournalEvent; 32] = [
         JournalEvent::DesignStarted,
         JournalEvent::ContextGathered,
         JournalEvent::UxDesignIncorporated,
@@ -113,6 +115,7 @@ impl JournalEvent {
         JournalEvent::ForcedFinalize,
         JournalEvent::ReflectionStarted,
         JournalEvent::ReflectionDone,
+        JournalEvent::ReviewReopened,
         JournalEvent::FinalizedDocs,
         JournalEvent::PlanCompiled,
         JournalEvent::PlanApproved,
@@ -148,6 +151,7 @@ impl JournalEvent {
             JournalEvent::ForcedFinalize => "forced_finalize",
             JournalEvent::ReflectionStarted => "reflection_started",
             JournalEvent::ReflectionDone => "reflection_done",
+            JournalEvent::ReviewReopened => "review_reopened",
             JournalEvent::FinalizedDocs => "finalized_docs",
             JournalEvent::PlanCompiled => "plan_compiled",
             JournalEvent::PlanApproved => "plan_approved",

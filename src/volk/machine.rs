@@ -86,6 +86,8 @@ pub enum Action {
     Review(Feedback),
     /// After reflection: finalize now.
     Finalize,
+    /// After reflection: READY was a mistake; review the same cycle again.
+    Reopen,
     ApprovePlan,
     /// Steer the next plan attempt with a note.
     SteerPlan(String),
@@ -207,6 +209,9 @@ pub enum Refusal {
     /// A close, settle or unsettle mark that names nothing (the message names the field).
     #[error("{0}")]
     Review(String),
+    /// Going back to the review after the cycle limit forced finalization.
+    #[error("cycle {cycle} was the last of {max}: the design can only be finalized")]
+    LastCycle { cycle: u32, max: u32 },
 }
 
 /// The state machine of one thread.
@@ -369,6 +374,26 @@ impl Architect {
                     "finalize",
                 )?;
                 self.finalize_docs(fx);
+            }
+            Action::Reopen => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingFinalize),
+                    "going back to the review",
+                )?;
+                if self.session.finalize.is_forced() {
+                    return Err(Refusal::LastCycle {
+                        cycle: self.session.cycle,
+                        max: self.session.max_cycles,
+                    });
+                }
+                let cycle = self.session.cycle;
+                self.journal(fx, JournalEvent::ReviewReopened, json!({ "cycle": cycle }));
+                self.log(
+                    fx,
+                    format!("READY withdrawn; cycle {cycle} is under review again"),
+                );
+                self.session.phase = Phase::AwaitingReview { cycle };
+                fx.push(Effect::SaveSession);
             }
             Action::ApprovePlan => {
                 self.expect(
@@ -1588,5 +1613,36 @@ mod tests {
             let (_, request) = call_of(&fx);
             assert!(request.prompt.contains(line), "{}", request.prompt);
         }
+    }
+
+    #[test]
+    fn ready_can_be_withdrawn_after_the_reflection_but_not_at_the_limit() {
+        let mut a = designed(Mode::Interactive, 99);
+        let fx = a.handle(feedback(Verdict::Ready, &[])).unwrap();
+        let fx = a
+            .handle(Input::ReflectionLoaded(Ok(Some(vec!["Q?".into()]))))
+            .unwrap_or(fx);
+        answer(&mut a, &fx);
+        assert_eq!(a.phase(), &Phase::AwaitingFinalize);
+        a.handle(Input::Act(Action::Reopen)).unwrap();
+        assert_eq!(a.phase(), &Phase::AwaitingReview { cycle: 1 });
+        // The same cycle takes questions again.
+        let fx = a
+            .handle(feedback(Verdict::Questions, &["Schema?"]))
+            .unwrap();
+        assert_eq!(call_of(&fx).1.purpose, Purpose::Update);
+
+        let mut forced = designed(Mode::Interactive, 1);
+        let fx = forced
+            .handle(feedback(Verdict::Questions, &["Late?"]))
+            .unwrap();
+        let fx = forced
+            .handle(Input::ReflectionLoaded(Ok(Some(vec!["Q?".into()]))))
+            .unwrap_or(fx);
+        answer(&mut forced, &fx);
+        assert_eq!(forced.phase(), &Phase::AwaitingFinalize);
+        let refused = forced.handle(Input::Act(Action::Reopen)).unwrap_err();
+        assert!(refused.to_string().contains("last of 1"), "{refused}");
+        assert_eq!(forced.phase(), &Phase::AwaitingFinalize);
     }
 }
