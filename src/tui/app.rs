@@ -18,9 +18,8 @@ use ratatui::layout::{Position, Rect};
 use crate::cxp::Feedback;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
-use crate::reasoner::Answer;
 use crate::tui::document::{Document, Rendering};
-use crate::tui::draft::{Anchor, Draft, DraftQuestion};
+use crate::tui::draft::Draft;
 use crate::tui::event::{Action, AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::patch_view::CostMeter;
@@ -29,6 +28,7 @@ use crate::tui::popup::help::Help;
 use crate::tui::stream::{RawAnswer, StreamState};
 use crate::tui::tab::Tab;
 use crate::tui::theme::Theme;
+use crate::volk::brief::{Anchor, Answer, Question};
 use crate::volk::plan_step::PlanCheck;
 use crate::volk::review::ReviewState;
 use crate::volk::runtime::Notice;
@@ -231,7 +231,7 @@ pub struct App {
     /// `3/7`, and whether the last move wrapped, for the search bar and status line.
     pub search_status: Option<String>,
     /// The question deleted last and where it stood: `u` puts it back.
-    pub(crate) deleted: Option<(usize, DraftQuestion)>,
+    pub(crate) deleted: Option<(usize, Question)>,
     pub verdict: Verdict,
     pub spinner: usize,
     /// The screen of the last frame (set by [`App::prepare_frame`]).
@@ -580,6 +580,18 @@ impl App {
                 let line = without_trace(full);
                 match notice {
                     Notice::CycleLimit { .. } => self.warning = Some(full.to_string()),
+                    Notice::Cancelled { questions } => {
+                        // Back in the review pane, in the order sent, ahead of any
+                        // question written since.
+                        let back: Vec<Question> = questions
+                            .into_iter()
+                            .filter(|q| !self.draft.questions.contains(q))
+                            .collect();
+                        if !back.is_empty() {
+                            self.draft.questions.splice(0..0, back);
+                            self.draft_changed = true;
+                        }
+                    }
                 }
                 self.notice = Some(line);
             }
@@ -603,6 +615,7 @@ impl App {
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
+            Phase::Cancelled { .. } => self.end_stream(),
             Phase::Failed {
                 message, retryable, ..
             } => {
@@ -687,26 +700,22 @@ impl App {
     }
 
     pub(crate) fn send_questions(&mut self) {
-        if !matches!(self.phase, Phase::AwaitingReview { .. }) || self.verdict == Verdict::Sent {
-            self.notice = Some("Ctrl-S: wait until the cycle is ready for review".into());
-            return;
-        }
+        let cycle = match self.phase.reviewed_cycle() {
+            Some(cycle) if self.verdict != Verdict::Sent => cycle,
+            _ => {
+                self.notice = Some("Ctrl-S: wait until the cycle is ready for review".into());
+                return;
+            }
+        };
         if !self.draft.composer.trim().is_empty() {
             let text = std::mem::take(&mut self.draft.composer).trim().to_string();
-            self.draft
-                .questions
-                .push(DraftQuestion { text, anchor: None });
+            self.draft.questions.push(Question::new(text));
         }
         if self.draft.questions.is_empty() {
             self.notice = Some("Ctrl-S: add a question first (a), or answer READY (Ctrl-R)".into());
             return;
         }
-        let questions = self
-            .draft
-            .questions
-            .iter()
-            .map(DraftQuestion::rendered)
-            .collect();
+        let questions = self.draft.questions.to_vec();
         let answers: Vec<Answer> = self
             .draft
             .answers
@@ -716,11 +725,11 @@ impl App {
             .collect();
         self.intents
             .push(Intent::Act(Action::Review(Feedback::questions(
-                self.cycle, questions, answers,
+                cycle, questions, answers,
             ))));
         self.verdict = Verdict::Sent;
         self.draft = Draft {
-            cycle: self.cycle,
+            cycle,
             ..Draft::default()
         };
         self.draft_changed = true;
@@ -846,9 +855,10 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reasoner::{Purpose, StreamEvent};
+    use crate::reasoner::StreamEvent;
     use crate::tui::popup::confirm::Confirm;
     use crate::tui::test_keys::{ctrl, key, typed};
+    use crate::volk::brief::Purpose;
     use crate::volk::runtime::CommitInfo;
 
     fn text(call: u64, t: &str) -> AppEvent {
@@ -890,6 +900,37 @@ mod tests {
         app.sync_stream();
         assert!(app.docs[0].is_empty(), "a new call starts clean");
         assert_eq!(app.docs[1].lines(), ["FR-01"]);
+    }
+
+    #[test]
+    fn cancelled_questions_come_back_and_ctrl_s_sends_them_for_the_reviewed_cycle() {
+        let mut app = reviewing();
+        app.on_key(key(KeyCode::Char('a')));
+        typed(&mut app, "Why JSON?");
+        app.on_key(key(KeyCode::Enter));
+        app.on_key(ctrl('s'));
+        app.take_intents();
+        assert!(app.draft.questions.is_empty());
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+            cycle: 2,
+        })));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Cancelled {
+            resume: Box::new(Phase::Designing { cycle: 2 }),
+        })));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Noticed(Notice::Cancelled {
+            questions: vec!["Why JSON?".into()],
+        })));
+        assert_eq!(app.draft.questions, [Question::new("Why JSON?")]);
+        assert!(app.notice.as_deref().unwrap().contains("Ctrl-S sends them"));
+        app.on_key(ctrl('s'));
+        assert_eq!(
+            app.take_intents(),
+            vec![Intent::Act(Action::Review(Feedback::questions(
+                1,
+                vec!["Why JSON?".into()],
+                vec![]
+            )))]
+        );
     }
 
     #[test]
@@ -935,7 +976,14 @@ mod tests {
             intents,
             vec![Intent::Act(Action::Review(Feedback::questions(
                 1,
-                vec!["[API spec line 1: \"run() -> None\"] Async?".into()],
+                vec![Question::anchored(
+                    "Async?",
+                    Anchor {
+                        section: Section::ApiSpec,
+                        line: 1,
+                        quote: "run() -> None".into()
+                    }
+                )],
                 vec![Answer {
                     question: "Which database?".into(),
                     answer: "SQLite".into()

@@ -122,12 +122,13 @@ mod tests {
 
     use super::*;
     use crate::design::{Artifacts, Section};
-    use crate::reasoner::{Purpose, StreamEvent};
+    use crate::reasoner::StreamEvent;
     use crate::tui::app::SessionInfo;
     use crate::tui::event::{AppEvent, LoopEvent, Phase};
     use crate::tui::keymap::{Chord, hint_bar};
     use crate::tui::test_keys::{ch, ctrl, key, typed};
     use crate::tui::theme::Theme;
+    use crate::volk::brief::Purpose;
     use crate::volk::runtime::CommitInfo;
 
     fn cycle(app: &mut App, cycle: u32, architecture: &str) {
@@ -159,7 +160,7 @@ mod tests {
         );
         phase(&mut app, Phase::AwaitingReview { cycle: 2 });
         let mut review = crate::volk::review::ReviewState::default();
-        crate::volk::threads::open(&mut review.threads, 1, &["Why JSON?".to_string()]);
+        crate::volk::threads::open(&mut review.threads, 1, &["Why JSON?".into()]);
         app.on_app_event(AppEvent::Loop(LoopEvent::Review(Box::new(review))));
         for q in ["one", "two"] {
             app.on_key(ch('a'));

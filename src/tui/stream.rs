@@ -8,13 +8,14 @@ use std::time::Instant;
 
 use crate::design::Section;
 use crate::design::parser::SectionParser;
-use crate::reasoner::{Purpose, StreamEvent};
+use crate::reasoner::StreamEvent;
 use crate::tui::app::{App, Follow, ViewState};
 use crate::tui::document::Document;
 use crate::tui::highlight::Grammar;
 use crate::tui::patch_view::{LivePatch, Synced};
 use crate::tui::tab::Tab;
 use crate::tui::theme::Theme;
+use crate::volk::brief::Purpose;
 
 /// The text of a design call before its first section marker.
 pub struct RawAnswer {

@@ -189,6 +189,9 @@ fn body(app: &App, focused: bool) -> (Vec<Line<'static>>, usize) {
                 hint,
             ));
         }
+        if let Some(old) = &q.follows {
+            lines.push(Line::styled(format!("   ↳ follows up {old}"), hint));
+        }
     }
     if !app.draft.composer.trim().is_empty() {
         lines.extend(text_lines(

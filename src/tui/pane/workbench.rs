@@ -9,6 +9,12 @@ use crate::tui::document::Rendering;
 use crate::tui::event::{Action, Intent, Phase};
 use crate::tui::keymap::{Binding, Chord, Group, Handled};
 
+/// Questions can be sent: a cycle is under review (or its call was cancelled) and no
+/// verdict is on its way.
+fn sendable(app: &App) -> bool {
+    app.phase.reviewed_cycle().is_some() && app.verdict != Verdict::Sent
+}
+
 fn reviewable(app: &App) -> bool {
     matches!(app.phase, Phase::AwaitingReview { .. }) && app.verdict != Verdict::Sent
 }
@@ -136,7 +142,7 @@ pub const BINDINGS: &[Binding] = &[
         &[Chord::ctrl('s')],
     )
     .hint("Ctrl-S", "send", 3)
-    .when(reviewable),
+    .when(sendable),
     Binding::new(
         "Ctrl-R",
         "answer READY (asks first)",

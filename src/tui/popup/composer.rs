@@ -10,11 +10,11 @@ use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 use ratatui_textarea::{TextArea, WrapMode};
 
 use crate::tui::app::{App, ComposerTarget, Verdict};
-use crate::tui::draft::DraftQuestion;
 use crate::tui::event::Action;
 use crate::tui::keymap::{Binding, Chord, Group, Handled};
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, popup_block};
+use crate::volk::brief::Question;
 
 pub struct Composer {
     pub target: ComposerTarget,
@@ -185,7 +185,11 @@ impl App {
         match target {
             ComposerTarget::NewQuestion { anchor } => {
                 if !text.is_empty() {
-                    self.draft.questions.push(DraftQuestion { text, anchor });
+                    self.draft.questions.push(Question {
+                        text,
+                        anchor,
+                        ..Question::default()
+                    });
                 }
                 self.draft.composer.clear();
             }
@@ -205,9 +209,9 @@ impl App {
             }
             ComposerTarget::FollowUp(id) => {
                 if !text.is_empty() {
-                    self.draft.questions.push(DraftQuestion {
-                        text: format!("(follows up {id}) {text}"),
-                        anchor: None,
+                    self.draft.questions.push(Question {
+                        follows: Some(id),
+                        ..Question::new(text)
                     });
                 }
             }
