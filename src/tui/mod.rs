@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod diagram;
 pub mod diff;
 pub mod document;
 pub mod draft;
