@@ -4,13 +4,21 @@
 //! association and dependency), labelled. Only the window the screen shows is
 //! painted, so scrolling a 200-class drawing costs what the window costs.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::widgets::Widget;
 use unicode_width::UnicodeWidthChar;
 
-use crate::design::diagram::layout::{BoxLine, Cell, DiagramLayout, HeadShape, Stroke, Toward};
+use crate::design::diagram::layout::{
+    BoxLine, Cell, DiagramLayout, HeadShape, Stroke, Toward, layout,
+};
+use crate::design::lint::diagnostic::Code;
+use crate::design::model::mermaid::parse;
+use crate::plan::diagnostic::LineIndex;
 use crate::tui::theme::Palette;
 
 /// How the parts of a drawing look.
@@ -361,11 +369,270 @@ pub fn to_text(layout: &DiagramLayout) -> String {
     out
 }
 
+/// The first syntax fault of a class diagram, as `volk lint` reports it (D001).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    /// 1-based, in the text the tab shows.
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl Fault {
+    pub fn headline(&self) -> String {
+        format!(
+            "{} line {}:{}: {}",
+            Code::DiagramSyntax,
+            self.line,
+            self.column,
+            self.message
+        )
+    }
+}
+
+/// A class diagram read once for the tab: its drawing, its fault, its lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drawing {
+    pub layout: DiagramLayout,
+    pub fault: Option<Fault>,
+    pub source: Vec<String>,
+}
+
+impl Drawing {
+    pub fn of(text: &str) -> Drawing {
+        let diagram = parse(text);
+        let fault = diagram.error.as_ref().map(|e| {
+            let (line, column) = LineIndex::new(text).locate(e.span.start);
+            Fault {
+                line,
+                column,
+                message: e.message.clone(),
+            }
+        });
+        Drawing {
+            layout: layout(&diagram),
+            fault,
+            source: text.lines().map(|l| l.replace('\t', "    ")).collect(),
+        }
+    }
+}
+
+/// What the tab shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiagramMode {
+    Drawing,
+    /// The Mermaid text, with the fault marked when there is one.
+    Source,
+}
+
+/// A scroll or toggle asked of the tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scroll {
+    Up(usize),
+    Down(usize),
+    Left(usize),
+    Right(usize),
+    /// Back to the top-left corner.
+    Home,
+    /// The bottom of the drawing (the last line of the source).
+    End,
+}
+
+/// The Class diagram tab's own state: the reader's choice of drawing or source, the
+/// two scroll positions, and the drawing of the last text shown (read again only when
+/// the text changes).
+#[derive(Debug, Default)]
+pub struct DiagramPane {
+    /// `None` until the reader toggles: then a diagram that parses is drawn and one
+    /// that does not shows its source.
+    choice: Option<DiagramMode>,
+    /// The diagram cell at the top-left of the window.
+    pub origin: Cell,
+    /// The first source line shown.
+    pub source_top: usize,
+    drawn: RefCell<Option<(u64, Rc<Drawing>)>>,
+}
+
+fn text_hash(text: &str) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = foldhash::fast::FixedState::with_seed(0x5eed).build_hasher();
+    h.write(text.as_bytes());
+    h.finish()
+}
+
+impl DiagramPane {
+    /// The drawing of `text`, from the cache when the text is the one last drawn.
+    pub fn drawing(&self, text: &str) -> Rc<Drawing> {
+        let hash = text_hash(text);
+        let mut drawn = self.drawn.borrow_mut();
+        if let Some((h, d)) = drawn.as_ref()
+            && *h == hash
+        {
+            return Rc::clone(d);
+        }
+        let d = Rc::new(Drawing::of(text));
+        *drawn = Some((hash, Rc::clone(&d)));
+        d
+    }
+
+    pub fn mode(&self, d: &Drawing) -> DiagramMode {
+        self.choice.unwrap_or(if d.fault.is_some() {
+            DiagramMode::Source
+        } else {
+            DiagramMode::Drawing
+        })
+    }
+
+    pub fn toggle(&mut self, d: &Drawing) {
+        self.choice = Some(match self.mode(d) {
+            DiagramMode::Drawing => DiagramMode::Source,
+            DiagramMode::Source => DiagramMode::Drawing,
+        });
+    }
+
+    /// Moves the window over what the tab shows; `view` is the window's size in
+    /// cells. The window never leaves the drawing (or the source).
+    pub fn scroll(&mut self, d: &Drawing, view: (usize, usize), step: Scroll) {
+        match self.mode(d) {
+            DiagramMode::Drawing => {
+                let max_x = d.layout.width.saturating_sub(view.0);
+                let max_y = d.layout.height.saturating_sub(drawing_rows(d, view.1));
+                let (x, y) = self.origin;
+                self.origin = match step {
+                    Scroll::Up(n) => (x, y.saturating_sub(n)),
+                    Scroll::Down(n) => (x, y.saturating_add(n)),
+                    Scroll::Left(n) => (x.saturating_sub(n), y),
+                    Scroll::Right(n) => (x.saturating_add(n), y),
+                    Scroll::Home => (0, 0),
+                    Scroll::End => (x, max_y),
+                };
+                self.origin = (self.origin.0.min(max_x), self.origin.1.min(max_y));
+            }
+            DiagramMode::Source => {
+                let rows = view.1.saturating_sub(usize::from(d.fault.is_some()));
+                let max = d.source.len().saturating_sub(rows.max(1));
+                self.source_top = match step {
+                    Scroll::Up(n) => self.source_top.saturating_sub(n),
+                    Scroll::Down(n) => self.source_top.saturating_add(n),
+                    Scroll::Left(_) | Scroll::Right(_) => self.source_top,
+                    Scroll::Home => 0,
+                    Scroll::End => max,
+                }
+                .min(max);
+            }
+        }
+    }
+
+    /// Draws what the tab shows into `area` (inside the tab's frame).
+    pub fn render(&self, d: &Drawing, area: Rect, buf: &mut Buffer, palette: &Palette) {
+        let area = area.intersection(buf.area);
+        if area.is_empty() {
+            return;
+        }
+        let fault_style = Style::default()
+            .fg(palette.error)
+            .add_modifier(Modifier::BOLD);
+        match self.mode(d) {
+            DiagramMode::Drawing => {
+                let mut area = area;
+                if let Some(f) = &d.fault {
+                    let text = format!("{} · v: source", f.headline());
+                    buf.set_stringn(area.x, area.y, text, usize::from(area.width), fault_style);
+                    area.y += 1;
+                    area.height -= 1;
+                }
+                let origin = (
+                    self.origin
+                        .0
+                        .min(d.layout.width.saturating_sub(usize::from(area.width))),
+                    self.origin
+                        .1
+                        .min(d.layout.height.saturating_sub(usize::from(area.height))),
+                );
+                paint(
+                    &d.layout,
+                    origin,
+                    area,
+                    buf,
+                    &DiagramStyles::from_palette(palette),
+                );
+            }
+            DiagramMode::Source => render_source(self.source_top, d, area, buf, palette),
+        }
+    }
+}
+
+/// Rows of the window the drawing gets (the fault banner takes one).
+fn drawing_rows(d: &Drawing, rows: usize) -> usize {
+    rows.saturating_sub(usize::from(d.fault.is_some()))
+}
+
+/// The Mermaid text with line numbers; the faulty line on the error colour, the
+/// fault's column reversed, and the fault's message on the first row.
+fn render_source(top: usize, d: &Drawing, area: Rect, buf: &mut Buffer, p: &Palette) {
+    let mut y = area.y;
+    if let Some(f) = &d.fault {
+        let style = Style::default().fg(p.error).add_modifier(Modifier::BOLD);
+        buf.set_stringn(area.x, y, f.headline(), usize::from(area.width), style);
+        y += 1;
+    }
+    let digits = d.source.len().max(1).to_string().len();
+    let gutter = digits + 2;
+    let text_x = area.x + gutter as u16;
+    let text_width = usize::from(area.width).saturating_sub(gutter);
+    let top = top.min(d.source.len().saturating_sub(1));
+    for (i, line) in d.source.iter().enumerate().skip(top) {
+        if y >= area.bottom() {
+            break;
+        }
+        let number = i + 1;
+        let faulty = d.fault.as_ref().is_some_and(|f| f.line == number);
+        let (gutter_style, text_style) = if faulty {
+            (
+                Style::default().fg(p.error).add_modifier(Modifier::BOLD),
+                Style::default().fg(p.foreground).bg(p.cursor_line),
+            )
+        } else {
+            (
+                Style::default().fg(p.line_number),
+                Style::default().fg(p.foreground),
+            )
+        };
+        let mark = if faulty { '▶' } else { ' ' };
+        buf.set_stringn(
+            area.x,
+            y,
+            format!("{number:>digits$}{mark} "),
+            gutter,
+            gutter_style,
+        );
+        if faulty {
+            buf.set_style(Rect::new(text_x, y, text_width as u16, 1), text_style);
+        }
+        buf.set_stringn(text_x, y, line, text_width, text_style);
+        if let Some(f) = d.fault.as_ref().filter(|_| faulty) {
+            let before: usize = line
+                .chars()
+                .take(f.column.saturating_sub(1))
+                .map(|c| c.width().unwrap_or(0))
+                .sum();
+            if before < text_width
+                && let Some(cell) = buf.cell_mut((text_x + before as u16, y))
+            {
+                cell.set_style(
+                    Style::default()
+                        .fg(p.error)
+                        .add_modifier(Modifier::REVERSED | Modifier::BOLD),
+                );
+            }
+        }
+        y += 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::design::diagram::layout;
-    use crate::design::model::mermaid::parse;
     use std::fmt::Write as _;
 
     fn draw(mermaid: &str) -> String {
@@ -456,5 +723,83 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn screen(buf: &Buffer) -> String {
+        let a = buf.area;
+        (a.y..a.bottom())
+            .map(|y| {
+                let row: String = (a.x..a.right()).map(|x| buf[(x, y)].symbol()).collect();
+                row.trim_end().to_string() + "\n"
+            })
+            .collect()
+    }
+
+    const BROKEN: &str = "```mermaid\nclassDiagram\n  Store <|-- Cache\n  class Store {\n    m: dict = {}\n  }\n```\n";
+
+    #[test]
+    fn a_diagram_that_does_not_parse_shows_its_source_with_the_fault() {
+        let palette = crate::tui::theme::Theme::dark().palette;
+        let mut pane = DiagramPane::default();
+        let d = pane.drawing(BROKEN);
+        let f = d.fault.clone().unwrap();
+        assert_eq!((f.line, f.column), (5, 15));
+        assert_eq!(pane.mode(&d), DiagramMode::Source);
+        let area = Rect::new(0, 0, 70, 8);
+        let mut buf = Buffer::empty(area);
+        pane.render(&d, area, &mut buf, &palette);
+        let text = screen(&buf);
+        insta::assert_snapshot!(text);
+        // The faulty line is on the error colour, its column reversed.
+        let gutter = 3;
+        assert_eq!(buf[(0, 5)].fg, palette.error);
+        assert_eq!(buf[(gutter + 14, 5)].symbol(), "{");
+        assert!(buf[(gutter + 14, 5)].modifier.contains(Modifier::REVERSED));
+        assert_eq!(buf[(gutter + 2, 5)].bg, palette.cursor_line);
+        // The toggle shows what could be drawn, under the fault.
+        pane.toggle(&d);
+        assert_eq!(pane.mode(&d), DiagramMode::Drawing);
+        let mut buf = Buffer::empty(area);
+        pane.render(&d, area, &mut buf, &palette);
+        let text = screen(&buf);
+        assert!(text.starts_with("D001 line 5:15: "), "{text}");
+        assert!(text.contains("Store") && text.contains('△'), "{text}");
+    }
+
+    #[test]
+    fn the_drawing_is_read_again_only_when_the_text_changes() {
+        let pane = DiagramPane::default();
+        let a = pane.drawing("classDiagram\n  A <|-- B\n");
+        let b = pane.drawing("classDiagram\n  A <|-- B\n");
+        assert!(Rc::ptr_eq(&a, &b));
+        let c = pane.drawing("classDiagram\n  A <|-- C\n");
+        assert!(!Rc::ptr_eq(&a, &c));
+        assert_eq!(c.layout.boxes[1].name, "C");
+    }
+
+    #[test]
+    fn scrolling_keeps_the_window_on_the_drawing() {
+        let mut pane = DiagramPane::default();
+        let d = pane.drawing(&many(30));
+        let (w, h) = (d.layout.width, d.layout.height);
+        assert!(w > 40 && h > 12, "{w}x{h}");
+        let view = (40, 12);
+        pane.scroll(&d, view, Scroll::Left(3));
+        assert_eq!(pane.origin, (0, 0));
+        pane.scroll(&d, view, Scroll::Right(10_000));
+        pane.scroll(&d, view, Scroll::Down(10_000));
+        assert_eq!(pane.origin, (w - 40, h - 12));
+        pane.scroll(&d, view, Scroll::Up(2));
+        assert_eq!(pane.origin, (w - 40, h - 14));
+        pane.scroll(&d, view, Scroll::Home);
+        assert_eq!(pane.origin, (0, 0));
+        pane.scroll(&d, view, Scroll::End);
+        assert_eq!(pane.origin, (0, h - 12));
+        // The source scrolls by lines, within the text.
+        pane.toggle(&d);
+        pane.scroll(&d, view, Scroll::End);
+        assert_eq!(pane.source_top, d.source.len() - 12);
+        pane.scroll(&d, view, Scroll::Down(5));
+        assert_eq!(pane.source_top, d.source.len() - 12);
     }
 }
