@@ -4,8 +4,7 @@
 //! association and dependency), labelled. Only the window the screen shows is
 //! painted, so scrolling a 200-class drawing costs what the window costs.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -439,8 +438,8 @@ pub enum Scroll {
 }
 
 /// The Class diagram tab's own state: the reader's choice of drawing or source, the
-/// two scroll positions, and the drawing of the last text shown (read again only when
-/// the text changes).
+/// two scroll positions, and the drawing of the text shown, read again only when the
+/// text changes ([`DiagramPane::refresh`], before a frame is drawn).
 #[derive(Debug, Default)]
 pub struct DiagramPane {
     /// `None` until the reader toggles: then a diagram that parses is drawn and one
@@ -450,29 +449,33 @@ pub struct DiagramPane {
     pub origin: Cell,
     /// The first source line shown.
     pub source_top: usize,
-    drawn: RefCell<Option<(u64, Rc<Drawing>)>>,
+    drawn: Option<(u64, Arc<Drawing>)>,
 }
 
-fn text_hash(text: &str) -> u64 {
+fn lines_hash(lines: &[String]) -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = foldhash::fast::FixedState::with_seed(0x5eed).build_hasher();
-    h.write(text.as_bytes());
+    for l in lines {
+        h.write(l.as_bytes());
+        h.write_u8(b'\n');
+    }
     h.finish()
 }
 
 impl DiagramPane {
-    /// The drawing of `text`, from the cache when the text is the one last drawn.
-    pub fn drawing(&self, text: &str) -> Rc<Drawing> {
-        let hash = text_hash(text);
-        let mut drawn = self.drawn.borrow_mut();
-        if let Some((h, d)) = drawn.as_ref()
-            && *h == hash
-        {
-            return Rc::clone(d);
+    /// Reads the diagram again if `lines` are not the lines last read.
+    pub fn refresh(&mut self, lines: &[String]) {
+        let hash = lines_hash(lines);
+        if self.drawn.as_ref().is_some_and(|(h, _)| *h == hash) {
+            return;
         }
-        let d = Rc::new(Drawing::of(text));
-        *drawn = Some((hash, Rc::clone(&d)));
-        d
+        let d = Drawing::of(&lines.join("\n"));
+        self.drawn = Some((hash, Arc::new(d)));
+    }
+
+    /// The drawing of the lines last refreshed.
+    pub fn drawing(&self) -> Option<Arc<Drawing>> {
+        self.drawn.as_ref().map(|(_, d)| Arc::clone(d))
     }
 
     pub fn mode(&self, d: &Drawing) -> DiagramMode {
@@ -735,13 +738,18 @@ mod tests {
             .collect()
     }
 
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
     const BROKEN: &str = "```mermaid\nclassDiagram\n  Store <|-- Cache\n  class Store {\n    m: dict = {}\n  }\n```\n";
 
     #[test]
     fn a_diagram_that_does_not_parse_shows_its_source_with_the_fault() {
         let palette = crate::tui::theme::Theme::dark().palette;
         let mut pane = DiagramPane::default();
-        let d = pane.drawing(BROKEN);
+        pane.refresh(&lines(BROKEN));
+        let d = pane.drawing().unwrap();
         let f = d.fault.clone().unwrap();
         assert_eq!((f.line, f.column), (5, 15));
         assert_eq!(pane.mode(&d), DiagramMode::Source);
@@ -768,19 +776,24 @@ mod tests {
 
     #[test]
     fn the_drawing_is_read_again_only_when_the_text_changes() {
-        let pane = DiagramPane::default();
-        let a = pane.drawing("classDiagram\n  A <|-- B\n");
-        let b = pane.drawing("classDiagram\n  A <|-- B\n");
-        assert!(Rc::ptr_eq(&a, &b));
-        let c = pane.drawing("classDiagram\n  A <|-- C\n");
-        assert!(!Rc::ptr_eq(&a, &c));
+        let mut pane = DiagramPane::default();
+        assert!(pane.drawing().is_none());
+        pane.refresh(&lines("classDiagram\n  A <|-- B\n"));
+        let a = pane.drawing().unwrap();
+        pane.refresh(&lines("classDiagram\n  A <|-- B\n"));
+        let b = pane.drawing().unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        pane.refresh(&lines("classDiagram\n  A <|-- C\n"));
+        let c = pane.drawing().unwrap();
+        assert!(!Arc::ptr_eq(&a, &c));
         assert_eq!(c.layout.boxes[1].name, "C");
     }
 
     #[test]
     fn scrolling_keeps_the_window_on_the_drawing() {
         let mut pane = DiagramPane::default();
-        let d = pane.drawing(&many(30));
+        pane.refresh(&lines(&many(30)));
+        let d = pane.drawing().unwrap();
         let (w, h) = (d.layout.width, d.layout.height);
         assert!(w > 40 && h > 12, "{w}x{h}");
         let view = (40, 12);
