@@ -449,6 +449,29 @@ pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
         .map(|o| diagram.relations[o.relation].label.as_deref().map(fit))
         .collect();
 
+    let ends: Vec<(usize, usize)> = oriented
+        .iter()
+        .zip(&back)
+        .map(|(o, &back)| {
+            if back {
+                (o.lower, o.upper)
+            } else {
+                (o.upper, o.lower)
+            }
+        })
+        .collect();
+    // A box is wide enough for each line leaving or reaching it to have its own
+    // cell on the face with a gap on either side, away from the corners.
+    let mut faces = vec![(0usize, 0usize); boxes.len()];
+    for &(from, to) in &ends {
+        faces[from].0 += 1;
+        faces[to].1 += 1;
+    }
+    let mut boxes = boxes;
+    for (b, (out, into)) in boxes.iter_mut().zip(faces) {
+        b.rect.width = b.rect.width.max(2 * out.max(into) + 3);
+    }
+
     let mut graph = Graph::new();
     graph.set_port_policy(PortPolicy::Spread(PortBound::Face));
     for (b, class) in boxes.iter().zip(&diagram.classes) {
@@ -463,12 +486,7 @@ pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
             },
         );
     }
-    for (i, o) in oriented.iter().enumerate() {
-        let (from, to) = if back[i] {
-            (o.lower, o.upper)
-        } else {
-            (o.upper, o.lower)
-        };
+    for (i, &(from, to)) in ends.iter().enumerate() {
         // Declared sides give every end its own cell on the box, so two
         // relationships leaving one class keep their own heads.
         let _ = graph
@@ -478,7 +496,6 @@ pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
     }
     let ir = graph.compute_layout();
 
-    let mut boxes = boxes;
     for node in ir.nodes() {
         if let Some(b) = boxes.get_mut(node.id) {
             b.rect.x = node.x;
