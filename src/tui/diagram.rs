@@ -389,12 +389,11 @@ impl Fault {
     }
 }
 
-/// A class diagram read once for the tab: its drawing, its fault, its lines.
+/// A class diagram read once for the tab: its drawing and its fault.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Drawing {
     pub layout: DiagramLayout,
     pub fault: Option<Fault>,
-    pub source: Vec<String>,
 }
 
 impl Drawing {
@@ -411,7 +410,6 @@ impl Drawing {
         Drawing {
             layout: layout(&diagram),
             fault,
-            source: text.lines().map(|l| l.replace('\t', "    ")).collect(),
         }
     }
 }
@@ -433,7 +431,7 @@ pub enum Scroll {
     Right(usize),
     /// Back to the top-left corner.
     Home,
-    /// The bottom of the drawing (the last line of the source).
+    /// The bottom of the drawing.
     End,
 }
 
@@ -447,8 +445,6 @@ pub struct DiagramPane {
     choice: Option<DiagramMode>,
     /// The diagram cell at the top-left of the window.
     pub origin: Cell,
-    /// The first source line shown.
-    pub source_top: usize,
     drawn: Option<(u64, Arc<Drawing>)>,
 }
 
@@ -493,143 +489,54 @@ impl DiagramPane {
         });
     }
 
-    /// Moves the window over what the tab shows; `view` is the window's size in
-    /// cells. The window never leaves the drawing (or the source).
+    /// Moves the window over the drawing; `view` is the window's size in cells. The
+    /// window never leaves the drawing. (The source is the viewer's to scroll.)
     pub fn scroll(&mut self, d: &Drawing, view: (usize, usize), step: Scroll) {
-        match self.mode(d) {
-            DiagramMode::Drawing => {
-                let max_x = d.layout.width.saturating_sub(view.0);
-                let max_y = d.layout.height.saturating_sub(drawing_rows(d, view.1));
-                let (x, y) = self.origin;
-                self.origin = match step {
-                    Scroll::Up(n) => (x, y.saturating_sub(n)),
-                    Scroll::Down(n) => (x, y.saturating_add(n)),
-                    Scroll::Left(n) => (x.saturating_sub(n), y),
-                    Scroll::Right(n) => (x.saturating_add(n), y),
-                    Scroll::Home => (0, 0),
-                    Scroll::End => (x, max_y),
-                };
-                self.origin = (self.origin.0.min(max_x), self.origin.1.min(max_y));
-            }
-            DiagramMode::Source => {
-                let rows = view.1.saturating_sub(usize::from(d.fault.is_some()));
-                let max = d.source.len().saturating_sub(rows.max(1));
-                self.source_top = match step {
-                    Scroll::Up(n) => self.source_top.saturating_sub(n),
-                    Scroll::Down(n) => self.source_top.saturating_add(n),
-                    Scroll::Left(_) | Scroll::Right(_) => self.source_top,
-                    Scroll::Home => 0,
-                    Scroll::End => max,
-                }
-                .min(max);
-            }
-        }
+        let max_x = d.layout.width.saturating_sub(view.0);
+        let max_y = d.layout.height.saturating_sub(view.1);
+        let (x, y) = self.origin;
+        let (x, y) = match step {
+            Scroll::Up(n) => (x, y.saturating_sub(n)),
+            Scroll::Down(n) => (x, y.saturating_add(n)),
+            Scroll::Left(n) => (x.saturating_sub(n), y),
+            Scroll::Right(n) => (x.saturating_add(n), y),
+            Scroll::Home => (0, 0),
+            Scroll::End => (x, max_y),
+        };
+        self.origin = (x.min(max_x), y.min(max_y));
     }
 
-    /// Draws what the tab shows into `area` (inside the tab's frame).
+    /// Draws the drawing into `area` (inside the tab's frame), under the fault's
+    /// headline when the diagram does not parse.
     pub fn render(&self, d: &Drawing, area: Rect, buf: &mut Buffer, palette: &Palette) {
-        let area = area.intersection(buf.area);
+        let mut area = area.intersection(buf.area);
         if area.is_empty() {
             return;
         }
-        let fault_style = Style::default()
-            .fg(palette.error)
-            .add_modifier(Modifier::BOLD);
-        match self.mode(d) {
-            DiagramMode::Drawing => {
-                let mut area = area;
-                if let Some(f) = &d.fault {
-                    let text = format!("{} · v: source", f.headline());
-                    buf.set_stringn(area.x, area.y, text, usize::from(area.width), fault_style);
-                    area.y += 1;
-                    area.height -= 1;
-                }
-                let origin = (
-                    self.origin
-                        .0
-                        .min(d.layout.width.saturating_sub(usize::from(area.width))),
-                    self.origin
-                        .1
-                        .min(d.layout.height.saturating_sub(usize::from(area.height))),
-                );
-                paint(
-                    &d.layout,
-                    origin,
-                    area,
-                    buf,
-                    &DiagramStyles::from_palette(palette),
-                );
-            }
-            DiagramMode::Source => render_source(self.source_top, d, area, buf, palette),
+        if let Some(f) = &d.fault {
+            let style = Style::default()
+                .fg(palette.error)
+                .add_modifier(Modifier::BOLD);
+            let text = format!("{} · v: source", f.headline());
+            buf.set_stringn(area.x, area.y, text, usize::from(area.width), style);
+            area.y += 1;
+            area.height -= 1;
         }
-    }
-}
-
-/// Rows of the window the drawing gets (the fault banner takes one).
-fn drawing_rows(d: &Drawing, rows: usize) -> usize {
-    rows.saturating_sub(usize::from(d.fault.is_some()))
-}
-
-/// The Mermaid text with line numbers; the faulty line on the error colour, the
-/// fault's column reversed, and the fault's message on the first row.
-fn render_source(top: usize, d: &Drawing, area: Rect, buf: &mut Buffer, p: &Palette) {
-    let mut y = area.y;
-    if let Some(f) = &d.fault {
-        let style = Style::default().fg(p.error).add_modifier(Modifier::BOLD);
-        buf.set_stringn(area.x, y, f.headline(), usize::from(area.width), style);
-        y += 1;
-    }
-    let digits = d.source.len().max(1).to_string().len();
-    let gutter = digits + 2;
-    let text_x = area.x + gutter as u16;
-    let text_width = usize::from(area.width).saturating_sub(gutter);
-    let top = top.min(d.source.len().saturating_sub(1));
-    for (i, line) in d.source.iter().enumerate().skip(top) {
-        if y >= area.bottom() {
-            break;
-        }
-        let number = i + 1;
-        let faulty = d.fault.as_ref().is_some_and(|f| f.line == number);
-        let (gutter_style, text_style) = if faulty {
-            (
-                Style::default().fg(p.error).add_modifier(Modifier::BOLD),
-                Style::default().fg(p.foreground).bg(p.cursor_line),
-            )
-        } else {
-            (
-                Style::default().fg(p.line_number),
-                Style::default().fg(p.foreground),
-            )
-        };
-        let mark = if faulty { '▶' } else { ' ' };
-        buf.set_stringn(
-            area.x,
-            y,
-            format!("{number:>digits$}{mark} "),
-            gutter,
-            gutter_style,
+        let origin = (
+            self.origin
+                .0
+                .min(d.layout.width.saturating_sub(usize::from(area.width))),
+            self.origin
+                .1
+                .min(d.layout.height.saturating_sub(usize::from(area.height))),
         );
-        if faulty {
-            buf.set_style(Rect::new(text_x, y, text_width as u16, 1), text_style);
-        }
-        buf.set_stringn(text_x, y, line, text_width, text_style);
-        if let Some(f) = d.fault.as_ref().filter(|_| faulty) {
-            let before: usize = line
-                .chars()
-                .take(f.column.saturating_sub(1))
-                .map(|c| c.width().unwrap_or(0))
-                .sum();
-            if before < text_width
-                && let Some(cell) = buf.cell_mut((text_x + before as u16, y))
-            {
-                cell.set_style(
-                    Style::default()
-                        .fg(p.error)
-                        .add_modifier(Modifier::REVERSED | Modifier::BOLD),
-                );
-            }
-        }
-        y += 1;
+        paint(
+            &d.layout,
+            origin,
+            area,
+            buf,
+            &DiagramStyles::from_palette(palette),
+        );
     }
 }
 
@@ -745,33 +652,34 @@ mod tests {
     const BROKEN: &str = "```mermaid\nclassDiagram\n  Store <|-- Cache\n  class Store {\n    m: dict = {}\n  }\n```\n";
 
     #[test]
-    fn a_diagram_that_does_not_parse_shows_its_source_with_the_fault() {
+    fn a_diagram_that_does_not_parse_starts_on_its_source() {
         let palette = crate::tui::theme::Theme::dark().palette;
         let mut pane = DiagramPane::default();
         pane.refresh(&lines(BROKEN));
         let d = pane.drawing().unwrap();
         let f = d.fault.clone().unwrap();
         assert_eq!((f.line, f.column), (5, 15));
+        assert!(
+            f.headline()
+                .starts_with("D001 line 5:15: `{` inside a class body")
+        );
         assert_eq!(pane.mode(&d), DiagramMode::Source);
-        let area = Rect::new(0, 0, 70, 8);
-        let mut buf = Buffer::empty(area);
-        pane.render(&d, area, &mut buf, &palette);
-        let text = screen(&buf);
-        insta::assert_snapshot!(text);
-        // The faulty line is on the error colour, its column reversed.
-        let gutter = 3;
-        assert_eq!(buf[(0, 5)].fg, palette.error);
-        assert_eq!(buf[(gutter + 14, 5)].symbol(), "{");
-        assert!(buf[(gutter + 14, 5)].modifier.contains(Modifier::REVERSED));
-        assert_eq!(buf[(gutter + 2, 5)].bg, palette.cursor_line);
         // The toggle shows what could be drawn, under the fault.
         pane.toggle(&d);
         assert_eq!(pane.mode(&d), DiagramMode::Drawing);
+        let area = Rect::new(0, 0, 70, 12);
         let mut buf = Buffer::empty(area);
         pane.render(&d, area, &mut buf, &palette);
         let text = screen(&buf);
         assert!(text.starts_with("D001 line 5:15: "), "{text}");
+        assert_eq!(buf[(0, 0)].fg, palette.error);
         assert!(text.contains("Store") && text.contains('△'), "{text}");
+        pane.toggle(&d);
+        assert_eq!(pane.mode(&d), DiagramMode::Source);
+        // A diagram that parses starts drawn.
+        pane.refresh(&lines("classDiagram\n  A <|-- B\n"));
+        let ok = pane.drawing().unwrap();
+        assert_eq!(DiagramPane::default().mode(&ok), DiagramMode::Drawing);
     }
 
     #[test]
@@ -808,11 +716,5 @@ mod tests {
         assert_eq!(pane.origin, (0, 0));
         pane.scroll(&d, view, Scroll::End);
         assert_eq!(pane.origin, (0, h - 12));
-        // The source scrolls by lines, within the text.
-        pane.toggle(&d);
-        pane.scroll(&d, view, Scroll::End);
-        assert_eq!(pane.source_top, d.source.len() - 12);
-        pane.scroll(&d, view, Scroll::Down(5));
-        assert_eq!(pane.source_top, d.source.len() - 12);
     }
 }
