@@ -717,4 +717,24 @@ mod tests {
         pane.scroll(&d, view, Scroll::End);
         assert_eq!(pane.origin, (0, h - 12));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(100))]
+        /// Any diagram paints in any window, even one past its end, without a panic.
+        #[test]
+        fn any_diagram_paints_in_any_window(
+            text in crate::design::diagram::layout::tests::diagram_text(),
+            x in 0usize..200,
+            y in 0usize..200,
+            w in 1u16..90,
+            h in 1u16..40,
+        ) {
+            let d = layout(&parse(&text));
+            let area = Rect::new(1, 1, w, h);
+            let mut buf = Buffer::empty(Rect::new(0, 0, w + 2, h + 2));
+            paint(&d, (x, y), area, &mut buf, &DiagramStyles::default());
+            let whole = to_text(&d);
+            proptest::prop_assert_eq!(whole.lines().count(), d.height);
+        }
+    }
 }

@@ -867,7 +867,7 @@ fn straighten(points: Vec<Cell>) -> Vec<Cell> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::design::model::mermaid::parse;
     use proptest::prelude::*;
@@ -1025,7 +1025,7 @@ mod tests {
 
     /// Random diagrams: classes with members, every kind of arrow, labels, self
     /// relationships, and now and then a line that does not parse.
-    fn diagram_text() -> impl Strategy<Value = String> {
+    pub(crate) fn diagram_text() -> impl Strategy<Value = String> {
         let names = prop::sample::select(vec![
             "A",
             "B",
