@@ -100,7 +100,7 @@ impl ClassBox {
                 .map(|m| {
                     let mut text = String::new();
                     text.extend(m.visibility);
-                    text.push_str(&m.text);
+                    text.push_str(&generics(&m.text));
                     fit(&text)
                 })
                 .collect::<Vec<_>>()
@@ -281,6 +281,23 @@ pub struct DiagramLayout {
     pub boxes: Vec<ClassBox>,
     pub edges: Vec<EdgeRoute>,
     pub loops: Vec<SelfLoop>,
+}
+
+/// Mermaid writes `List~Book~` for `List<Book>`; the box shows the angle brackets.
+fn generics(text: &str) -> String {
+    let pairs = text.matches('~').count() / 2 * 2;
+    let mut open = true;
+    let mut seen = 0;
+    text.chars()
+        .map(|c| {
+            if c != '~' || seen == pairs {
+                return c;
+            }
+            seen += 1;
+            open = !open;
+            if open { '>' } else { '<' }
+        })
+        .collect()
 }
 
 /// Text drawn in a box or on an edge: control characters blanked, at most
@@ -502,58 +519,15 @@ pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
             b.rect.y = node.y;
         }
     }
-    let mut edges = Vec::new();
-    for e in ir.edges() {
-        let Some(o) = oriented.get(e.edge_index) else {
-            continue;
-        };
-        let mut points = route(e);
-        let (Some(&first), Some(&last)) = (points.first(), points.last()) else {
-            continue;
-        };
-        // The graph has no cycle, so ascii-dag reverses no edge: the route runs from
-        // the edge's source to its target. It starts at the bottom of the source's
-        // level, below a box shorter than its neighbours: run the line up to the box.
-        let (Some(source), Some(target)) = (boxes.get(e.from_id), boxes.get(e.to_id)) else {
-            continue;
-        };
-        if !source.rect.on_border(first) {
-            points.insert(0, touch(&source.rect, first));
-        }
-        if !target.rect.on_border(last) {
-            points.push(touch(&target.rect, last));
-        }
-        let points = straighten(points);
-        let upper = EdgeEnd {
-            class: o.upper,
-            head: o.upper_head,
-        };
-        let lower = EdgeEnd {
-            class: o.lower,
-            head: o.lower_head,
-        };
-        let (start, end) = if e.from_id == o.upper {
-            (upper, lower)
-        } else {
-            (lower, upper)
-        };
-        let kind = diagram.relations[o.relation].kind;
-        let label = labels[e.edge_index].clone().map(|text| Label {
-            text,
-            // ascii-dag leaves a column for an opening quote; the label has none.
-            x: e.label_x + 1,
-            y: e.label_y,
-        });
-        edges.push(EdgeRoute {
-            relation: o.relation,
-            kind,
-            stroke: stroke(kind),
-            points,
-            start,
-            end,
-            label,
-        });
-    }
+    let mut edges: Vec<EdgeRoute> = ir
+        .edges()
+        .iter()
+        .filter_map(|e| {
+            let o = oriented.get(e.edge_index)?;
+            let label = labels[e.edge_index].clone();
+            read_route(e, o, &boxes, diagram.relations[o.relation].kind, label)
+        })
+        .collect();
     edges.sort_by_key(|e| e.relation);
 
     let mut drawing = DiagramLayout {
@@ -567,6 +541,55 @@ pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
     place_labels(&mut drawing, &self_relations, diagram);
     drawing.fit_grid();
     drawing
+}
+
+/// One route of ascii-dag's answer as an [`EdgeRoute`] between the boxes.
+fn read_route(
+    e: &LayoutEdge<'_>,
+    o: &Oriented,
+    boxes: &[ClassBox],
+    kind: RelationKind,
+    label: Option<String>,
+) -> Option<EdgeRoute> {
+    let mut points = route(e);
+    let (&first, &last) = (points.first()?, points.last()?);
+    // The graph has no cycle, so ascii-dag reverses no edge: the route runs from the
+    // edge's source to its target. It starts at the bottom of the source's level,
+    // below a box shorter than its neighbours: run the line up to the box.
+    let (source, target) = (boxes.get(e.from_id)?, boxes.get(e.to_id)?);
+    if !source.rect.on_border(first) {
+        points.insert(0, touch(&source.rect, first));
+    }
+    if !target.rect.on_border(last) {
+        points.push(touch(&target.rect, last));
+    }
+    let upper = EdgeEnd {
+        class: o.upper,
+        head: o.upper_head,
+    };
+    let lower = EdgeEnd {
+        class: o.lower,
+        head: o.lower_head,
+    };
+    let (start, end) = if e.from_id == o.upper {
+        (upper, lower)
+    } else {
+        (lower, upper)
+    };
+    Some(EdgeRoute {
+        relation: o.relation,
+        kind,
+        stroke: stroke(kind),
+        points: straighten(points),
+        start,
+        end,
+        label: label.map(|text| Label {
+            text,
+            // ascii-dag leaves a column for an opening quote; the label has none.
+            x: e.label_x + 1,
+            y: e.label_y,
+        }),
+    })
 }
 
 impl DiagramLayout {
@@ -1010,6 +1033,16 @@ pub(crate) mod tests {
         let d = layout(&diagram);
         check(&diagram, &d).unwrap();
         assert_eq!(d.boxes.len(), 3);
+    }
+
+    #[test]
+    fn generic_members_are_shown_with_angle_brackets() {
+        let diagram = parse(
+            "classDiagram\n  class Shelf {\n    +List~Book~ books\n    +find(Map~K,V~ m) a~b\n  }\n",
+        );
+        let d = layout(&diagram);
+        assert_eq!(d.boxes[0].attributes, ["+List<Book> books"]);
+        assert_eq!(d.boxes[0].methods, ["+find(Map<K,V> m) a~b"]);
     }
 
     #[test]
