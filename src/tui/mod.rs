@@ -10,6 +10,7 @@
 pub mod app;
 pub mod cli;
 pub mod components;
+pub mod diagram;
 pub mod diff;
 pub mod document;
 pub mod draft;
