@@ -16,7 +16,7 @@ use crate::reasoner::{EventStream, ReasonerError, StreamEvent, Usage};
 
 /// Roughly four bytes of English text per token; used only when the provider sent
 /// no usage.
-const BYTES_PER_TOKEN: u64 = 4;
+pub const BYTES_PER_TOKEN: u64 = 4;
 
 /// How a metered call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

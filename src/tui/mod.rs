@@ -4,6 +4,7 @@
 //! wires terminal input, design-loop events and background jobs together; `cli` starts
 //! it all for `volk demo`, `volk design` and `volk open`.
 
+pub mod activity;
 pub mod app;
 pub mod cli;
 pub mod diff;
