@@ -10,6 +10,8 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
+#[allow(unused_imports)]
+use volk::tui::test_keys::{ctrl, key, typed};
 use volk::tui::theme::Theme;
 use volk::tui::view;
 use volk::volk::brief::Purpose;
@@ -27,7 +29,7 @@ fn info() -> SessionInfo {
 
 fn screen(app: &mut App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| view::draw(f, app)).unwrap();
+    view::render(&mut terminal, app).unwrap();
     terminal.backend().to_string()
 }
 
@@ -92,10 +94,6 @@ fn an_answer_without_sections_stays_on_screen_after_the_failure() {
     let drawn = screen(&mut app, 100, 20);
     assert!(drawn.contains("no section markers found"), "{drawn}");
     assert!(drawn.contains("One store, three commands."), "{drawn}");
-}
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
 }
 
 const PROSE: &str = "The Store component owns persistence and every handler asks it for the page count of a book before it records a session.";
@@ -230,7 +228,7 @@ fn markdown_is_drawn_as_a_document_and_m_shows_the_source() {
     volk::tui::highlight::warm_now();
     let mut app = reviewing(DESIGN_MD, None);
     let mut terminal = Terminal::new(TestBackend::new(100, 34)).unwrap();
-    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    view::render(&mut terminal, &mut app).unwrap();
     let drawn = terminal.backend().to_string();
     insta::assert_snapshot!("markdown_rendered", drawn);
     for delimiter in [
@@ -342,16 +340,6 @@ fn the_journal_tab_is_a_timeline() {
         "changed: architecture, api_spec",
     ] {
         assert!(drawn.contains(text), "{text:?} in\n{drawn}");
-    }
-}
-
-fn ctrl(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.on_key(key(KeyCode::Char(c)));
     }
 }
 
@@ -505,7 +493,14 @@ fn the_hint_bar_lists_the_keys_of_the_focus_and_fits_80_columns() {
     );
     assert!(reading.ends_with("? help · q quit "), "{reading}");
     assert_eq!(reading.chars().count(), 80);
+    // The review pane hints only what acts there: edit and delete need a question.
     app.on_key(key(KeyCode::Char('f')));
+    let empty = bottom(&mut app);
+    assert!(!empty.contains("e edit"), "{empty}");
+    app.on_key(key(KeyCode::Char('a')));
+    typed(&mut app, "Why?");
+    app.on_key(key(KeyCode::Enter));
+    app.notice = None;
     let review = bottom(&mut app);
     assert!(review.contains("e edit · x delete"), "{review}");
     app.on_key(key(KeyCode::Char('a')));

@@ -6,12 +6,14 @@ use std::path::PathBuf;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use volk::cxp::ReviewMarks;
 use volk::design::changes::parse_changes;
 use volk::design::{Artifacts, Section};
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{Action, AppEvent, Intent, LoopEvent, Phase};
+#[allow(unused_imports)]
+use volk::tui::test_keys::{ctrl, key, typed};
 use volk::tui::theme::Theme;
 use volk::tui::view;
 use volk::volk::review::ReviewState;
@@ -26,10 +28,6 @@ fn info() -> SessionInfo {
         reasoner: "openai".into(),
         model: "scripted".into(),
     }
-}
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
 }
 
 fn design() -> Artifacts {
@@ -98,7 +96,7 @@ fn reviewing() -> App {
 
 fn screen(app: &mut App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| view::draw(f, app)).unwrap();
+    view::render(&mut terminal, app).unwrap();
     terminal.backend().to_string()
 }
 

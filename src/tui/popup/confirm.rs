@@ -1,0 +1,181 @@
+//! Questions asked before an act that cannot be taken back: answering READY, and
+//! quitting with an unsent draft or a running call.
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Line;
+use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
+
+use crate::cxp::Feedback;
+use crate::tui::app::{App, Screen, Verdict};
+use crate::tui::event::{Action, Intent, Phase};
+use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::popup::Popup;
+use crate::tui::widgets::{centered, popup_block};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confirm {
+    Ready,
+    Quit { reason: String },
+}
+
+pub const READY_BINDINGS: &[Binding] = &[
+    Binding::new(
+        "y / Enter",
+        "(READY?) answer READY",
+        Group::Popups,
+        &[Chord::ch('y'), Chord::plain(KeyCode::Enter)],
+    )
+    .hint("y", "READY", 1),
+    Binding::new(
+        "Esc",
+        "(READY?) back, nothing sent (so does any other key)",
+        Group::Popups,
+        &[Chord::plain(KeyCode::Esc), Chord::AnyKey],
+    )
+    .hint("Esc", "back", 2),
+];
+
+pub const QUIT_BINDINGS: &[Binding] = &[
+    Binding::new(
+        "y / Enter",
+        "(Quit?) quit",
+        Group::Popups,
+        &[Chord::ch('y'), Chord::plain(KeyCode::Enter)],
+    )
+    .hint("y", "quit", 1),
+    Binding::new(
+        "n / Esc",
+        "(Quit?) stay",
+        Group::Popups,
+        &[Chord::ch('n'), Chord::plain(KeyCode::Esc)],
+    )
+    .hint("n", "stay", 2),
+];
+
+impl Confirm {
+    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+        let yes = matches!(key.code, KeyCode::Char('y') | KeyCode::Enter);
+        match self {
+            Confirm::Ready => {
+                if yes {
+                    app.act(Action::Review(Feedback::ready(app.cycle)));
+                    app.verdict = Verdict::Sent;
+                }
+                Handled::Close
+            }
+            Confirm::Quit { .. } if yes => {
+                app.quit();
+                Handled::Close
+            }
+            Confirm::Quit { .. } => match key.code {
+                KeyCode::Char('n') | KeyCode::Esc => Handled::Close,
+                _ => Handled::Ignored,
+            },
+        }
+    }
+
+    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        let p = app.theme.palette;
+        match self {
+            Confirm::Ready => {
+                let unsent = app.draft.questions.len();
+                let mut lines = vec![
+                    Line::raw("Answer READY: the design is good to finalize."),
+                    Line::raw("The architect reflects once, then writes the final design"),
+                    Line::raw("and the implement packet for the code director."),
+                ];
+                if unsent > 0 {
+                    lines.push(Line::styled(
+                        format!("{unsent} unsent question(s) stay in your draft, unsent."),
+                        Style::default().fg(p.warning),
+                    ));
+                }
+                lines.push(Line::raw(""));
+                lines.push(Line::styled(
+                    "y / Enter: READY · Esc: back",
+                    Style::default().fg(p.accent),
+                ));
+                let rect = centered(area, 64, lines.len() as u16 + 2);
+                frame.render_widget(Clear, rect);
+                frame.render_widget(
+                    Paragraph::new(lines).block(popup_block(&p, " READY? ".into(), p.accent)),
+                    rect,
+                );
+            }
+            Confirm::Quit { reason } => {
+                let lines = vec![
+                    Line::raw(reason.clone()),
+                    Line::raw(""),
+                    Line::styled(
+                        "y / Enter: quit · n / Esc: stay",
+                        Style::default().fg(p.accent),
+                    ),
+                ];
+                let rect = centered(area, 64, 5);
+                frame.render_widget(Clear, rect);
+                frame.render_widget(
+                    Paragraph::new(lines)
+                        .wrap(TextWrap { trim: true })
+                        .block(popup_block(&p, " Quit? ".into(), p.warning)),
+                    rect,
+                );
+            }
+        }
+    }
+}
+
+impl App {
+    /// Ctrl-R: asks before answering READY.
+    pub(crate) fn ask_ready(&mut self) {
+        if !matches!(self.phase, Phase::AwaitingReview { .. }) || self.verdict == Verdict::Sent {
+            self.notice = Some("Ctrl-R: wait until the cycle is ready for review".into());
+            return;
+        }
+        self.popup = Some(Popup::Confirm(Confirm::Ready));
+    }
+
+    /// `q`: quits, asking first when a draft is unsent or a call runs.
+    pub(crate) fn request_quit(&mut self) {
+        let reason = if self.draft.is_unsent() && self.screen == Screen::Workbench {
+            Some("Your draft is not sent (it stays saved for `volk open`).")
+        } else if self.phase.is_busy() && self.is_streaming() {
+            Some("The architect is still working; quitting stops the call.")
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => {
+                self.popup = Some(Popup::Confirm(Confirm::Quit {
+                    reason: reason.to_string(),
+                }))
+            }
+            None => self.quit_now(),
+        }
+    }
+
+    /// Ctrl-C: asks like `q`; a second Ctrl-C while it asks quits.
+    pub(crate) fn interrupt(&mut self) {
+        if matches!(self.popup, Some(Popup::Confirm(Confirm::Quit { .. }))) {
+            self.popup = None;
+            self.quit();
+        } else {
+            self.request_quit();
+        }
+    }
+
+    /// Quits, stopping the running call first.
+    fn quit(&mut self) {
+        if self.phase.is_busy() {
+            self.act(Action::Cancel);
+        }
+        self.quit_now();
+    }
+
+    /// Quits without another word.
+    pub(crate) fn quit_now(&mut self) {
+        self.intents.push(Intent::Quit);
+    }
+}
