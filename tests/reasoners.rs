@@ -372,7 +372,17 @@ async fn retries_429_honouring_retry_after_then_succeeds() {
     ])
     .await;
     let started = Instant::now();
-    let got = collect(openai(&server).stream(request())).await.unwrap();
+    let mut stream = openai(&server).stream(request());
+    // The wait is announced before it starts: the screen can count it down.
+    let first = stream.next().await.unwrap().unwrap();
+    let StreamEvent::Retrying(backoff) = first else {
+        panic!("{first:?}");
+    };
+    assert!(started.elapsed() < Duration::from_millis(900));
+    assert_eq!((backoff.attempt, backoff.max_attempts), (2, 5));
+    assert!(backoff.wait_ms >= 1000, "{backoff:?}");
+    assert_eq!(backoff.reason, "HTTP 429");
+    let got = collect(stream).await.unwrap();
     assert_eq!(got.text, "done");
     assert!(
         started.elapsed() >= Duration::from_millis(950),
@@ -531,14 +541,28 @@ async fn connection_refused_is_retried_then_reported() {
         base_url: format!("http://127.0.0.1:{port}/v1"),
         ..endpoint(&Server::start(vec![]).await, "", "OPENAI_API_KEY")
     };
-    let (error, _) = collect(OpenAi::new("openai", e).unwrap().stream(request()))
-        .await
-        .unwrap_err();
+    let mut stream = OpenAi::new("openai", e).unwrap().stream(request());
+    let mut announced = Vec::new();
+    let error = loop {
+        match stream.next().await.unwrap() {
+            Ok(StreamEvent::Retrying(b)) => announced.push((b.attempt, b.reason)),
+            Ok(other) => panic!("{other:?}"),
+            Err(error) => break error,
+        }
+    };
+    assert!(stream.next().await.is_none());
     let ReasonerError::GaveUp { attempts, last } = &error else {
         panic!("{error:?}");
     };
     assert_eq!(*attempts, 5);
     assert!(matches!(**last, ReasonerError::Connect { .. }), "{last:?}");
+    // Attempts 2 to 5 were each announced, with the cause in a few words.
+    let numbers: Vec<u32> = announced.iter().map(|(n, _)| *n).collect();
+    assert_eq!(numbers, [2, 3, 4, 5]);
+    assert!(
+        announced.iter().all(|(_, r)| r == "connection refused"),
+        "{announced:?}"
+    );
 }
 
 // ---------------------------------------------------------------- Anthropic

@@ -72,12 +72,13 @@ impl Activity {
             StreamEvent::Usage { usage } if usage.completion_tokens > 0 => {
                 self.reported = Some(usage.completion_tokens);
             }
+            StreamEvent::Retrying(backoff) => self.backing_off(backoff, now),
             StreamEvent::Usage { .. } | StreamEvent::Finished { .. } => {}
         }
     }
 
     /// The call failed an attempt and waits before the next one.
-    pub fn backing_off(&mut self, backoff: &Backoff, now: Instant) {
+    fn backing_off(&mut self, backoff: &Backoff, now: Instant) {
         self.stage = Stage::BackingOff {
             backoff: backoff.clone(),
             until: now + Duration::from_millis(backoff.wait_ms),
@@ -269,13 +270,13 @@ mod tests {
         StreamEvent::Text { text: text.into() }
     }
 
-    fn backoff(attempt: u32, wait_ms: u64) -> Backoff {
-        Backoff {
+    fn retrying(attempt: u32, wait_ms: u64) -> StreamEvent {
+        StreamEvent::Retrying(Backoff {
             attempt,
             max_attempts: 5,
             wait_ms,
             reason: "HTTP 429".into(),
-        }
+        })
     }
 
     const WIDE: usize = 200;
@@ -308,7 +309,7 @@ mod tests {
     fn a_backoff_counts_down_with_attempt_and_reason_then_waits_again() {
         let t0 = Instant::now();
         let mut a = Activity::new(t0);
-        a.backing_off(&backoff(2, 4_000), at(t0, 300));
+        a.observe(&retrying(2, 4_000), at(t0, 300));
         assert_eq!(
             a.line(at(t0, 300), WIDE, "x"),
             "retrying in 4s (attempt 2/5): HTTP 429 · elapsed 0s · x cancel"
@@ -328,7 +329,7 @@ mod tests {
                 .starts_with("waiting for the reasoner… (attempt 2/5 after HTTP 429)"),
         );
         // A second failure shows the next attempt.
-        a.backing_off(&backoff(3, 2_000), at(t0, 5_000));
+        a.observe(&retrying(3, 2_000), at(t0, 5_000));
         assert!(
             a.line(at(t0, 5_000), WIDE, "x")
                 .starts_with("retrying in 2s (attempt 3/5)")
@@ -405,7 +406,7 @@ mod tests {
     fn a_retry_fits_at_sixty_columns_with_its_cancel_key() {
         let t0 = Instant::now();
         let mut a = Activity::new(t0);
-        a.backing_off(&backoff(2, 2_000), t0);
+        a.observe(&retrying(2, 2_000), t0);
         assert_eq!(
             a.line(t0, 60, "x"),
             "retrying in 2s (attempt 2/5): HTTP 429 · x cancel"

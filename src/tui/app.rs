@@ -516,6 +516,7 @@ impl App {
     pub fn on_app_event(&mut self, event: AppEvent) {
         match event {
             AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
+            AppEvent::Loop(LoopEvent::CallStarted { .. }) => {}
             AppEvent::Loop(LoopEvent::Delta {
                 call,
                 purpose,
@@ -722,7 +723,7 @@ impl App {
                 }
             }
             StreamEvent::Thinking { text } => self.thinking.push_str(&text),
-            StreamEvent::Usage { .. } => {}
+            StreamEvent::Usage { .. } | StreamEvent::Retrying(_) => {}
             StreamEvent::Finished { .. } => self.sync_stream(),
         }
     }

@@ -36,6 +36,11 @@ use crate::volk::session::{Phase, Session, SessionError};
 #[derive(Debug, Clone)]
 pub enum Event {
     Phase(Phase),
+    /// A reasoner call is sent; its deltas follow. Screens time the wait from here.
+    CallStarted {
+        call: u64,
+        purpose: Purpose,
+    },
     Delta {
         call: u64,
         purpose: Purpose,
@@ -191,6 +196,10 @@ impl Executor {
                 queue.push_back(Input::ContextReady { section, symbols });
             }
             Effect::CallReasoner { call: id, request } => {
+                self.send(Event::CallStarted {
+                    call: id,
+                    purpose: request.purpose,
+                });
                 *call = Some(Box::pin(run_call(
                     self.reasoner.clone(),
                     id,
