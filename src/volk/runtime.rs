@@ -205,6 +205,7 @@ impl Executor {
                     id,
                     request,
                     self.events.clone(),
+                    self.options.echo_stderr,
                 )));
             }
             Effect::KeepAnswer { path, text } => {
@@ -377,12 +378,14 @@ impl Executor {
     }
 }
 
-/// Runs one reasoner call to its end, forwarding deltas as events.
+/// Runs one reasoner call to its end, forwarding deltas as events; `echo` also says
+/// each retry on stderr (headless), so a backoff never looks like a hang.
 async fn run_call(
     reasoner: SharedReasoner,
     call: u64,
     request: ReasonerRequest,
     events: Option<UnboundedSender<Event>>,
+    echo: bool,
 ) -> CallOutcome {
     let purpose = request.purpose;
     let mut text = String::new();
@@ -391,8 +394,12 @@ async fn run_call(
     while let Some(item) = stream.next().await {
         match item {
             Ok(event) => {
-                if let StreamEvent::Text { text: t } = &event {
-                    text.push_str(t);
+                match &event {
+                    StreamEvent::Text { text: t } => text.push_str(t),
+                    StreamEvent::Retrying(backoff) if echo => crate::console::note(
+                        &crate::volk::echo::escape_controls(&format!("[U:Ar] {backoff}")),
+                    ),
+                    _ => {}
                 }
                 if let Some(tx) = &events {
                     let _ = tx.send(Event::Delta {
