@@ -312,6 +312,8 @@ pub struct App {
     pub last_commit: Option<String>,
     pub committing: bool,
     pub metrics: Metrics,
+    /// What the running call is doing, for the activity line.
+    pub activity: crate::tui::activity::Running,
     pub notice: Option<String>,
     /// A warning the summary repeats (the cycle limit forced finalization).
     pub warning: Option<String>,
@@ -386,6 +388,7 @@ impl App {
             last_commit: None,
             committing: false,
             metrics: Metrics::default(),
+            activity: Default::default(),
             notice: None,
             warning: None,
             reflection: None,
@@ -509,6 +512,7 @@ impl App {
 
     pub fn tick(&mut self) {
         self.spinner = self.spinner.wrapping_add(1);
+        self.activity.tick(Instant::now());
     }
 
     // ----- events from the loop -----
@@ -516,7 +520,9 @@ impl App {
     pub fn on_app_event(&mut self, event: AppEvent) {
         match event {
             AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
-            AppEvent::Loop(LoopEvent::CallStarted { .. }) => {}
+            AppEvent::Loop(LoopEvent::CallStarted { call, .. }) => {
+                self.activity.started(call, Instant::now())
+            }
             AppEvent::Loop(LoopEvent::Delta {
                 call,
                 purpose,
@@ -570,6 +576,7 @@ impl App {
                 ttft_ms,
                 tokens_per_sec,
             }) => {
+                self.activity.ended();
                 self.metrics = Metrics {
                     ttft_ms: ttft_ms.or(self.metrics.ttft_ms),
                     tokens_per_sec: tokens_per_sec.or(self.metrics.tokens_per_sec),
@@ -578,6 +585,7 @@ impl App {
             }
             AppEvent::Loop(LoopEvent::Error { message, retryable }) => {
                 self.live = None;
+                self.activity.ended();
                 self.verdict = Verdict::None;
                 self.notice = Some(message.clone());
                 self.popup = Some(Popup::Error { message, retryable });
@@ -647,6 +655,9 @@ impl App {
 
     fn on_phase(&mut self, phase: Phase) {
         self.verdict = Verdict::None;
+        if !phase.is_busy() {
+            self.activity.ended();
+        }
         match &phase {
             Phase::Designing { cycle } => {
                 self.cycle = *cycle;
@@ -679,6 +690,10 @@ impl App {
     fn on_delta(&mut self, call: u64, purpose: Purpose, event: StreamEvent) {
         if call < self.last_call {
             return; // a superseded call: drop its pieces
+        }
+        self.activity.delta(call, &event, Instant::now());
+        if let StreamEvent::Retrying(_) = event {
+            return; // the activity line says it; the call has no text yet
         }
         if call > self.last_call || self.live.is_none() {
             if call == self.last_call && self.live.is_none() {

@@ -715,12 +715,13 @@ fn draw_thinking(frame: &mut Frame, area: Rect, app: &App) {
     } else {
         app.thinking.as_str()
     };
-    let lines: Vec<&str> = text.lines().collect();
-    let from = lines.len().saturating_sub(inner.height as usize);
-    let shown: Vec<Line> = lines[from..]
-        .iter()
-        .map(|l| Line::styled(l.to_string(), Style::default().fg(p.tail)))
-        .collect();
+    // The end of the stream, wrapped at words: long reasoning lines are read whole.
+    let shown = crate::tui::wrap::tail_rows(
+        text,
+        inner.width,
+        inner.height as usize,
+        Style::default().fg(p.tail),
+    );
     frame.render_widget(Paragraph::new(shown), inner);
 }
 
@@ -729,22 +730,29 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let base = Style::default().fg(p.status_fg).bg(p.status_bg);
     let spinner = SPINNER[app.spinner % SPINNER.len()];
     let mut left = String::new();
-    if let Some(section) = app.streaming_section() {
-        left.push_str(&format!(" {spinner} streaming {}", section.title()));
+    let writing = match app.streaming_section() {
+        Some(section) => format!("streaming {}", section.title()),
+        None => app.phase.short_label(),
+    };
+    if let Some(activity) = app.activity.activity() {
+        // The activity line first; the right side keeps `? help` (and `q quit`
+        // without a notice).
+        let tail = if app.notice.is_some() { 9 } else { 17 };
+        let room = (area.width as usize).saturating_sub(3 + tail);
+        let line = activity.line(std::time::Instant::now(), room, &writing);
+        left.push_str(&format!(" {spinner} {line}"));
     } else if app.is_streaming() {
-        left.push_str(&format!(" {spinner} {}", app.phase.short_label()));
-    } else if app.phase.is_busy() {
-        left.push_str(&format!(" {spinner} waiting for the reasoner"));
-    } else {
-        left.push_str(" idle");
-    }
-    if app.is_streaming() {
+        left.push_str(&format!(" {spinner} {writing}"));
         if let Some(tps) = app.metrics.tokens_per_sec {
             left.push_str(&format!(" · {tps:.0} tok/s"));
         }
         if let Some(ttft) = app.metrics.ttft_ms {
             left.push_str(&format!(" · first token {ttft} ms"));
         }
+    } else if app.phase.is_busy() {
+        left.push_str(&format!(" {spinner} waiting for the reasoner"));
+    } else {
+        left.push_str(" idle");
     }
     if !app.is_streaming()
         && let Some(cost) = app.cost.latest()
