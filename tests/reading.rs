@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use volk::reasoner::{Purpose, StreamEvent};
+use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::theme::Theme;
 use volk::tui::view;
+use volk::volk::brief::Purpose;
 
 fn info() -> SessionInfo {
     SessionInfo {
@@ -307,7 +308,9 @@ fn ctrl_j_and_pasted_line_breaks_stay_in_the_review_pane_and_the_question_sent()
     });
     assert_eq!(
         sent.unwrap(),
-        ["First line\nsecond line\nthird line\nfourth"]
+        [volk::volk::brief::Question::new(
+            "First line\nsecond line\nthird line\nfourth"
+        )]
     );
 }
 

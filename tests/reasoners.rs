@@ -21,9 +21,8 @@ use volk::reasoner::metrics::{Metered, Outcome};
 use volk::reasoner::openai::OpenAi;
 use volk::reasoner::retry::RetryPolicy;
 use volk::reasoner::secret::ApiKey;
-use volk::reasoner::{
-    Brief, Purpose, Reasoner, ReasonerError, ReasonerRequest, StreamEvent, Usage, collect,
-};
+use volk::reasoner::{Reasoner, ReasonerError, ReasonerRequest, StreamEvent, Usage, collect};
+use volk::volk::brief::{Brief, Purpose};
 
 const KEY: &str = "sk-volktest-9f8e7d6c5b4a39281706";
 

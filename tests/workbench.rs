@@ -15,12 +15,13 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use volk::design::parser::parse;
 use volk::design::{Artifacts, Section};
+use volk::reasoner::StreamEvent;
 use volk::reasoner::offline::draft;
-use volk::reasoner::{Brief, Purpose, StreamEvent};
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, Phase};
 use volk::tui::theme::Theme;
 use volk::tui::view;
+use volk::volk::brief::{Brief, Purpose};
 
 fn brief() -> Brief {
     Brief {

@@ -16,14 +16,16 @@ use crate::cxp::Feedback;
 use crate::design::parser::SectionParser;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
-use crate::reasoner::{Answer, Purpose, StreamEvent};
+use crate::reasoner::StreamEvent;
 use crate::tui::diff::{DiffLine, diff_lines};
 use crate::tui::document::{Document, Rendering};
-use crate::tui::draft::{Anchor, Draft, DraftQuestion};
+use crate::tui::draft::Draft;
 use crate::tui::event::{Action, AppEvent, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::patch_view::{CostMeter, LivePatch, Synced};
 use crate::tui::theme::Theme;
+use crate::volk::brief::{Anchor, Question};
+use crate::volk::brief::{Answer, Purpose};
 use crate::volk::plan_step::PlanCheck;
 use crate::volk::review::ReviewState;
 use crate::volk::runtime::CommitInfo;
@@ -330,7 +332,7 @@ pub struct App {
     /// `3/7`, and whether the last move wrapped, for the search bar and status line.
     pub search_status: Option<String>,
     /// The question deleted last and where it stood: `u` puts it back.
-    deleted: Option<(usize, DraftQuestion)>,
+    deleted: Option<(usize, Question)>,
     pub verdict: Verdict,
     pub spinner: usize,
     pub areas: HitAreas,
@@ -1388,7 +1390,11 @@ impl App {
         match target {
             ComposerTarget::NewQuestion { anchor } => {
                 if !text.is_empty() {
-                    self.draft.questions.push(DraftQuestion { text, anchor });
+                    self.draft.questions.push(Question {
+                        text,
+                        anchor,
+                        ..Question::default()
+                    });
                 }
                 self.draft.composer.clear();
             }
@@ -1408,9 +1414,9 @@ impl App {
             }
             ComposerTarget::FollowUp(id) => {
                 if !text.is_empty() {
-                    self.draft.questions.push(DraftQuestion {
-                        text: format!("(follows up {id}) {text}"),
-                        anchor: None,
+                    self.draft.questions.push(Question {
+                        follows: Some(id),
+                        ..Question::new(text)
                     });
                 }
             }
@@ -1463,20 +1469,13 @@ impl App {
         }
         if !self.draft.composer.trim().is_empty() {
             let text = std::mem::take(&mut self.draft.composer).trim().to_string();
-            self.draft
-                .questions
-                .push(DraftQuestion { text, anchor: None });
+            self.draft.questions.push(Question::new(text));
         }
         if self.draft.questions.is_empty() {
             self.notice = Some("Ctrl-S: add a question first (a), or answer READY (Ctrl-R)".into());
             return;
         }
-        let questions = self
-            .draft
-            .questions
-            .iter()
-            .map(DraftQuestion::rendered)
-            .collect();
+        let questions = self.draft.questions.to_vec();
         let answers: Vec<Answer> = self
             .draft
             .answers
@@ -1854,7 +1853,14 @@ mod tests {
             intents,
             vec![Intent::Act(Action::Review(Feedback::questions(
                 1,
-                vec!["[API spec line 1: \"run() -> None\"] Async?".into()],
+                vec![Question::anchored(
+                    "Async?",
+                    Anchor {
+                        section: Section::ApiSpec,
+                        line: 1,
+                        quote: "run() -> None".into()
+                    }
+                )],
                 vec![Answer {
                     question: "Which database?".into(),
                     answer: "SQLite".into()

@@ -630,6 +630,9 @@ fn draw_review(frame: &mut Frame, area: Rect, app: &mut App) {
                         hint,
                     ));
                 }
+                if let Some(old) = &q.follows {
+                    lines.push(Line::styled(format!("   ↳ follows up {old}"), hint));
+                }
             }
             if !app.draft.composer.trim().is_empty() {
                 lines.extend(text_lines(

@@ -20,9 +20,10 @@ use crate::project::Layout;
 pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
-use crate::reasoner::{Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::reasoner::{ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::volk::brief::Purpose;
 use crate::volk::designed_with::DesignedWith;
-use crate::volk::journal::JournalEntry;
+use crate::volk::journal::{JournalEntry, JournalEvent};
 use crate::volk::loop_args::Limits;
 pub use crate::volk::machine::{Action, Notice};
 use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
@@ -359,7 +360,7 @@ impl Executor {
             trace_id: session.trace_id.clone(),
             thread_id: session.thread_id.clone(),
             cycle: session.cycle,
-            event: "reasoner_metrics".into(),
+            event: JournalEvent::ReasonerMetrics,
             detail: json!({
                 "reasoner": self.reasoner.name(),
                 "model": self.reasoner.model(),
