@@ -4,27 +4,30 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod scripted;
 mod support;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use scripted::{Reply, Server};
+use support::provider::{
+    Piece, Provider, openai_stream, response, sse_chunk, sse_end, sse_thinking, stream_head,
+};
 use support::tmux::{Tmux, tmux_available};
-use volk::reasoner::{Purpose, StreamEvent};
+use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::theme::Theme;
 use volk::tui::view;
+use volk::volk::brief::Purpose;
 
 const DESIGN: &str = "ARCHITECTURE:\nA CLI over a SQLite store.\n\nREQUIREMENTS:\nFUNCTIONAL:\n1. FR-01: Add tasks.\n\nFILE_TREE:\nsrc/\n  cli.py\n\nAPI_SPEC:\nadd(name: str) -> int\n\nCLASS_DIAGRAM:\nclassDiagram\n  Cli --> Store\n";
 
 /// `volk design` on a small scope against `server`, in a tmux of `width` x `height`.
-fn workbench(dir: &Path, server: &Server, width: u16, height: u16) -> Tmux {
+fn workbench(dir: &Path, server: &Provider, width: u16, height: u16) -> Tmux {
     let home = dir.join("home");
     std::fs::create_dir_all(&home).unwrap();
     let scope = dir.join("tasks.md");
@@ -44,7 +47,7 @@ fn workbench(dir: &Path, server: &Server, width: u16, height: u16) -> Tmux {
         volk = env!("CARGO_BIN_EXE_volk"),
         scope = scope.display(),
         ws = dir.join("ws").display(),
-        url = server.url,
+        url = server.v1(),
     );
     tmux.start(width, height, &command);
     tmux
@@ -76,13 +79,15 @@ fn a_rate_limited_call_says_it_retries_with_the_attempt_and_the_cause() {
         eprintln!("SKIPPED: tmux is not installed (apt-get install -y tmux)");
         return;
     }
-    let server = Server::script(vec![
-        Reply::Refuse {
-            status: 429,
-            retry_after: 2,
-        },
-        Reply::Answer(DESIGN.into()),
-    ]);
+    let server = Provider::start(Arc::new(|n, _| match n {
+        0 => response(
+            "429 Too Many Requests",
+            "application/json",
+            &[("retry-after", "2")],
+            r#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#,
+        ),
+        _ => openai_stream(DESIGN, 37),
+    }));
     let dir = tempfile::tempdir().unwrap();
     let tmux = workbench(dir.path(), &server, 80, 24);
     let shot = tmux.wait_for("retrying in", Duration::from_secs(60));
@@ -102,14 +107,18 @@ fn a_thinking_model_shows_how_long_it_has_thought() {
         eprintln!("SKIPPED: tmux is not installed (apt-get install -y tmux)");
         return;
     }
-    let thoughts = (0..6)
-        .map(|i| format!("Weighing the store, step {i}. "))
-        .collect();
-    let server = Server::script(vec![Reply::Think {
-        thoughts,
-        pause_ms: 800,
-        answer: DESIGN.into(),
-    }]);
+    // Six thoughts 0.8 s apart, then the answer: about five seconds of thinking only.
+    let server = Provider::paced(Arc::new(|_, _| {
+        let mut pieces = vec![Piece::Bytes(stream_head())];
+        for i in 0..6 {
+            pieces.push(Piece::Pause(Duration::from_millis(800)));
+            let thought = format!("Weighing the store, step {i}. ");
+            pieces.push(Piece::Bytes(sse_thinking(&thought).into_bytes()));
+        }
+        let answer: String = DESIGN.split_inclusive('\n').map(sse_chunk).collect();
+        pieces.push(Piece::Bytes(format!("{answer}{}", sse_end()).into_bytes()));
+        pieces
+    }));
     let dir = tempfile::tempdir().unwrap();
     // The smallest terminal volk draws in: the line keeps what matters.
     let tmux = workbench(dir.path(), &server, 60, 16);

@@ -1,6 +1,5 @@
 //! A scripted OpenAI-compatible provider on 127.0.0.1 for integration tests: request
-//! `i` is answered with reply `i` (an answer streamed as chat chunks, a refusal such
-//! as a 429, or paced thinking before the answer), and every prompt is kept.
+//! `i` is answered with reply `i` streamed as chat chunks, and every prompt is kept.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -9,35 +8,14 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-/// What the server answers to one request.
-#[derive(Debug, Clone)]
-pub enum Reply {
-    /// The answer, one chat chunk per line, all at once.
-    Answer(String),
-    /// An error status with `retry-after: <retry_after> seconds`.
-    Refuse { status: u16, retry_after: u64 },
-    /// `reasoning_content` chunks `pause_ms` apart (the first after a pause too), then
-    /// the answer.
-    Think {
-        thoughts: Vec<String>,
-        pause_ms: u64,
-        answer: String,
-    },
-}
-
-/// Answers request `i` with `replies[i]`; keeps each prompt.
+/// Answers request `i` with `replies[i]` as a stream of chat chunks; keeps each prompt.
 pub struct Server {
     pub url: String,
     prompts: Arc<Mutex<Vec<String>>>,
 }
 
 impl Server {
-    /// Each reply is an answer streamed at once.
     pub fn start(replies: Vec<String>) -> Server {
-        Server::script(replies.into_iter().map(Reply::Answer).collect())
-    }
-
-    pub fn script(replies: Vec<Reply>) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/v1", listener.local_addr().unwrap());
         let prompts = Arc::new(Mutex::new(Vec::new()));
@@ -67,43 +45,12 @@ impl Server {
                     .to_string();
                 seen.lock().unwrap().push(prompt);
                 let mut out = socket;
-                let (thoughts, pause, text) = match replies.next() {
-                    None => {
-                        let _ = out.write_all(
-                            b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 2\r\nconnection: close\r\n\r\nno",
-                        );
-                        continue;
-                    }
-                    Some(Reply::Refuse {
-                        status,
-                        retry_after,
-                    }) => {
-                        let body = r#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#;
-                        let _ = out.write_all(
-                            format!(
-                                "HTTP/1.1 {status} Refused\r\ncontent-type: application/json\r\nretry-after: {retry_after}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                                body.len()
-                            )
-                            .as_bytes(),
-                        );
-                        continue;
-                    }
-                    Some(Reply::Answer(text)) => (Vec::new(), 0, text),
-                    Some(Reply::Think {
-                        thoughts,
-                        pause_ms,
-                        answer,
-                    }) => (thoughts, pause_ms, answer),
+                let Some(text) = replies.next() else {
+                    let _ = out.write_all(
+                        b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 2\r\nconnection: close\r\n\r\nno",
+                    );
+                    continue;
                 };
-                // Each thought is its own event, written after its pause.
-                let mut events: Vec<String> = thoughts
-                    .iter()
-                    .map(|t| {
-                        let chunk = json!({"choices":[{"index":0,"delta":{"reasoning_content":t},"finish_reason":null}]});
-                        format!("data: {chunk}\n\n")
-                    })
-                    .collect();
-                let paced = events.len();
                 let mut sse = String::new();
                 for piece in text.split_inclusive('\n') {
                     let chunk = json!({"choices":[{"index":0,"delta":{"content":piece},"finish_reason":null}]});
@@ -111,21 +58,13 @@ impl Server {
                 }
                 let done = json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]});
                 sse.push_str(&format!("data: {done}\n\ndata: [DONE]\n\n"));
-                events.push(sse);
-                let length: usize = events.iter().map(String::len).sum();
                 let head = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {length}\r\nconnection: close\r\n\r\n"
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    sse.len()
                 );
                 let _ = out.write_all(head.as_bytes());
+                let _ = out.write_all(sse.as_bytes());
                 let _ = out.flush();
-                for (i, event) in events.iter().enumerate() {
-                    if i < paced {
-                        std::thread::sleep(std::time::Duration::from_millis(pause));
-                    }
-                    if out.write_all(event.as_bytes()).is_err() || out.flush().is_err() {
-                        break;
-                    }
-                }
             }
         });
         Server { url, prompts }
