@@ -649,6 +649,18 @@ impl App {
                 let line = without_trace(full);
                 match notice {
                     Notice::CycleLimit { .. } => self.warning = Some(full.to_string()),
+                    Notice::Cancelled { questions } => {
+                        // Back in the review pane, in the order sent, ahead of any
+                        // question written since.
+                        let back: Vec<Question> = questions
+                            .into_iter()
+                            .filter(|q| !self.draft.questions.contains(q))
+                            .collect();
+                        if !back.is_empty() {
+                            self.draft.questions.splice(0..0, back);
+                            self.draft_changed = true;
+                        }
+                    }
                 }
                 self.notice = Some(line);
             }
@@ -675,6 +687,7 @@ impl App {
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
+            Phase::Cancelled { .. } => self.live = None,
             Phase::Failed {
                 message, retryable, ..
             } => {
@@ -1463,10 +1476,13 @@ impl App {
     }
 
     fn send_questions(&mut self) {
-        if !matches!(self.phase, Phase::AwaitingReview { .. }) || self.verdict == Verdict::Sent {
-            self.notice = Some("Ctrl-S: wait until the cycle is ready for review".into());
-            return;
-        }
+        let cycle = match self.phase.reviewed_cycle() {
+            Some(cycle) if self.verdict != Verdict::Sent => cycle,
+            _ => {
+                self.notice = Some("Ctrl-S: wait until the cycle is ready for review".into());
+                return;
+            }
+        };
         if !self.draft.composer.trim().is_empty() {
             let text = std::mem::take(&mut self.draft.composer).trim().to_string();
             self.draft.questions.push(Question::new(text));
@@ -1485,11 +1501,11 @@ impl App {
             .collect();
         self.intents
             .push(Intent::Act(Action::Review(Feedback::questions(
-                self.cycle, questions, answers,
+                cycle, questions, answers,
             ))));
         self.verdict = Verdict::Sent;
         self.draft = Draft {
-            cycle: self.cycle,
+            cycle,
             ..Draft::default()
         };
         self.draft_changed = true;
@@ -1808,6 +1824,37 @@ mod tests {
         app.sync_stream();
         assert!(app.docs[0].is_empty(), "a new call starts clean");
         assert_eq!(app.docs[1].lines(), ["FR-01"]);
+    }
+
+    #[test]
+    fn cancelled_questions_come_back_and_ctrl_s_sends_them_for_the_reviewed_cycle() {
+        let mut app = reviewing();
+        app.on_key(key(KeyCode::Char('a')));
+        typed(&mut app, "Why JSON?");
+        app.on_key(key(KeyCode::Enter));
+        app.on_key(ctrl('s'));
+        app.take_intents();
+        assert!(app.draft.questions.is_empty());
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+            cycle: 2,
+        })));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Cancelled {
+            resume: Box::new(Phase::Designing { cycle: 2 }),
+        })));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Noticed(Notice::Cancelled {
+            questions: vec!["Why JSON?".into()],
+        })));
+        assert_eq!(app.draft.questions, [Question::new("Why JSON?")]);
+        assert!(app.notice.as_deref().unwrap().contains("Ctrl-S sends them"));
+        app.on_key(ctrl('s'));
+        assert_eq!(
+            app.take_intents(),
+            vec![Intent::Act(Action::Review(Feedback::questions(
+                1,
+                vec!["Why JSON?".into()],
+                vec![]
+            )))]
+        );
     }
 
     #[test]

@@ -134,6 +134,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
     };
     let state_style = match app.phase {
         Phase::Failed { .. } => Style::default().fg(p.error),
+        Phase::Cancelled { .. } => Style::default().fg(p.warning),
         Phase::AwaitingReview { .. } | Phase::AwaitingFinalize | Phase::AwaitingPlanApproval => {
             Style::default().fg(p.accent).add_modifier(Modifier::BOLD)
         }

@@ -34,6 +34,8 @@ pub enum JournalEvent {
     ReasonerMetrics,
     /// A reasoner call failed.
     CallFailed,
+    /// The person cancelled a running call.
+    CallCancelled,
     /// An answer had no recognisable sections and was saved aside.
     AnswerUnparsed,
     /// An update rewrote a whole section instead of patching it.
@@ -89,13 +91,14 @@ pub enum JournalEvent {
 }
 
 impl JournalEvent {
-    pub const ALL: [JournalEvent; 32] = [
+    pub const ALL: [JournalEvent; 33] = [
         JournalEvent::DesignStarted,
         JournalEvent::ContextGathered,
         JournalEvent::UxDesignIncorporated,
         JournalEvent::ReasonerCall,
         JournalEvent::ReasonerMetrics,
         JournalEvent::CallFailed,
+        JournalEvent::CallCancelled,
         JournalEvent::AnswerUnparsed,
         JournalEvent::SectionRewritten,
         JournalEvent::EditBlock,
@@ -132,6 +135,7 @@ impl JournalEvent {
             JournalEvent::ReasonerCall => "reasoner_call",
             JournalEvent::ReasonerMetrics => "reasoner_metrics",
             JournalEvent::CallFailed => "call_failed",
+            JournalEvent::CallCancelled => "call_cancelled",
             JournalEvent::AnswerUnparsed => "answer_unparsed",
             JournalEvent::SectionRewritten => "section_rewritten",
             JournalEvent::EditBlock => "edit_block",

@@ -110,6 +110,11 @@ pub enum Notice {
         max: u32,
         trace_id: String,
     },
+    /// The person cancelled the running call. `questions` are the ones the cancelled
+    /// update was answering, handed back to be amended and sent again.
+    Cancelled {
+        questions: Vec<crate::volk::brief::Question>,
+    },
 }
 
 impl std::fmt::Display for Notice {
@@ -118,6 +123,14 @@ impl std::fmt::Display for Notice {
             Notice::CycleLimit { max, trace_id, .. } => write!(
                 f,
                 "[U:Ar] Max design cycles reached ({max}): finalizing without READY (trace {trace_id})"
+            ),
+            Notice::Cancelled { questions } if questions.is_empty() => {
+                write!(f, "[U:Ar] call cancelled; r runs it again")
+            }
+            Notice::Cancelled { questions } => write!(
+                f,
+                "[U:Ar] call cancelled; your {} question(s) are back to amend: Ctrl-S sends them, r resends them as they were",
+                questions.len()
             ),
         }
     }
@@ -281,6 +294,7 @@ impl Architect {
                     | Phase::AwaitingPlanApproval
                     | Phase::Finalized
                     | Phase::Failed { .. }
+                    | Phase::Cancelled { .. }
             )
     }
 
@@ -414,10 +428,10 @@ impl Architect {
                 self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx);
             }
             Action::Retry => {
-                let Phase::Failed { resume, .. } = &self.session.phase else {
+                let Some(resume) = self.session.phase.resume() else {
                     return Err(self.wrong_phase("a retry"));
                 };
-                self.session.phase = (**resume).clone();
+                self.session.phase = resume.clone();
                 match (self.session.pending.clone(), &self.session.phase) {
                     (Some(pending), _) => self.call(pending.purpose, pending.brief, fx),
                     // Interrupted between READY and the reflection call: reflect again,
@@ -431,7 +445,7 @@ impl Architect {
             }
             Action::Cancel => {
                 if self.in_flight.take().is_some() {
-                    self.fail("cancelled by the person".into(), true, fx);
+                    self.cancel(fx);
                 }
             }
             Action::Mark(marks) => {
@@ -589,10 +603,75 @@ impl Architect {
         });
     }
 
+    /// Stops where the running call was: a retry runs it again, and a cancelled
+    /// update hands its new questions back to the reviewer.
+    fn cancel(&mut self, fx: &mut Vec<Effect>) {
+        let resume = match self.session.phase.resume() {
+            Some(resume) => Box::new(resume.clone()),
+            None => Box::new(self.session.phase.clone()),
+        };
+        let purpose = self.session.pending.as_ref().map(|p| p.purpose);
+        let questions = match (&*resume, &self.session.pending) {
+            (Phase::Designing { cycle }, Some(p)) if p.purpose == Purpose::Update => {
+                let reviewed = cycle.saturating_sub(1);
+                let asked: Vec<&str> = self
+                    .session
+                    .review
+                    .threads
+                    .iter()
+                    .filter(|t| t.cycle_asked == reviewed)
+                    .map(|t| t.id.as_str())
+                    .collect();
+                p.brief
+                    .questions
+                    .iter()
+                    .filter(|q| q.thread.as_deref().is_some_and(|id| asked.contains(&id)))
+                    .map(|q| crate::volk::brief::Question {
+                        thread: None,
+                        carried_from: None,
+                        ..q.clone()
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        self.journal(
+            fx,
+            JournalEvent::CallCancelled,
+            json!({ "purpose": purpose }),
+        );
+        self.session.phase = Phase::Cancelled { resume };
+        fx.push(Effect::SaveSession);
+        fx.push(Effect::Notice(Notice::Cancelled { questions }));
+    }
+
+    /// Feedback for the cycle a cancelled update was revising replaces the feedback
+    /// that started it: the threads that feedback opened go, and the cycle is under
+    /// review again.
+    fn withdraw_cancelled_update(&mut self) -> bool {
+        let Phase::Cancelled { resume } = &self.session.phase else {
+            return false;
+        };
+        let Phase::Designing { cycle } = **resume else {
+            return false;
+        };
+        if !matches!(&self.session.pending, Some(p) if p.purpose == Purpose::Update) {
+            return false;
+        }
+        let reviewed = cycle.saturating_sub(1);
+        self.session.review.threads.retain(|t| {
+            !(t.cycle_asked == reviewed && t.status == crate::volk::threads::ThreadStatus::Open)
+        });
+        self.session.pending = None;
+        self.session.cycle = reviewed;
+        self.session.phase = Phase::AwaitingReview { cycle: reviewed };
+        true
+    }
+
     fn fail(&mut self, message: String, retryable: bool, fx: &mut Vec<Effect>) {
-        let resume = match &self.session.phase {
-            Phase::Failed { resume, .. } => resume.clone(),
-            other => Box::new(other.clone()),
+        let resume = match self.session.phase.resume() {
+            Some(resume) => Box::new(resume.clone()),
+            None => Box::new(self.session.phase.clone()),
         };
         self.journal(
             fx,
@@ -850,6 +929,7 @@ impl Architect {
     }
 
     fn feedback(&mut self, feedback: Feedback, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        self.withdraw_cancelled_update();
         let cycle = match self.session.phase {
             Phase::AwaitingReview { cycle } => cycle,
             Phase::AwaitingFinalize => self.session.cycle,
@@ -887,9 +967,12 @@ impl Architect {
                 commit,
             },
         ));
-        self.session
-            .answers
-            .extend(feedback.answers.iter().cloned());
+        for answer in &feedback.answers {
+            // Sent again after a cancel: the same answer binds once.
+            if !self.session.answers.contains(answer) {
+                self.session.answers.push(answer.clone());
+            }
+        }
         self.journal(
             fx,
             JournalEvent::FeedbackReceived,
@@ -1644,5 +1727,64 @@ mod tests {
         let refused = forced.handle(Input::Act(Action::Reopen)).unwrap_err();
         assert!(refused.to_string().contains("last of 1"), "{refused}");
         assert_eq!(forced.phase(), &Phase::AwaitingFinalize);
+    }
+
+    #[test]
+    fn a_cancelled_update_hands_its_questions_back_to_amend_or_resend() {
+        use crate::volk::brief::Question;
+        let mut a = designed(Mode::Interactive, 99);
+        let fx = a
+            .handle(feedback(
+                Verdict::Questions,
+                &["Schema?", "Flag or delete?"],
+            ))
+            .unwrap();
+        let (_, first) = call_of(&fx);
+        let fx = a.handle(Input::Act(Action::Cancel)).unwrap();
+        assert_eq!(a.phase().short_label(), "cancelled");
+        let back = fx
+            .iter()
+            .find_map(|e| match e {
+                Effect::Notice(Notice::Cancelled { questions }) => Some(questions.clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(
+            back,
+            [Question::new("Schema?"), Question::new("Flag or delete?")]
+        );
+        assert_eq!(a.phase().reviewed_cycle(), Some(1));
+        // r: the same call again.
+        let mut resent = Architect::new(a.session.clone(), Mode::Interactive);
+        let fx = resent.handle(Input::Act(Action::Retry)).unwrap();
+        assert_eq!(call_of(&fx).1.prompt, first.prompt);
+        // Amended: the cancelled feedback's threads go, the new ones take their ids.
+        let fx = a
+            .handle(Input::Act(Action::Review(Feedback::questions(
+                1,
+                vec![Question::new("Which schema, exactly?")],
+                vec![],
+            ))))
+            .unwrap();
+        let (_, amended) = call_of(&fx);
+        assert!(
+            amended.prompt.contains("- Q1.1: Which schema, exactly?"),
+            "{}",
+            amended.prompt
+        );
+        assert!(
+            !amended.prompt.contains("Flag or delete?"),
+            "{}",
+            amended.prompt
+        );
+        let ids: Vec<_> = a
+            .session
+            .review
+            .threads
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect();
+        assert_eq!(ids, ["Q1.1"]);
+        assert_eq!(a.phase(), &Phase::Designing { cycle: 2 });
     }
 }

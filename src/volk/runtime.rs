@@ -543,7 +543,7 @@ async fn drive(
                             &e.to_string(),
                         )?
                     {
-                        let retryable = matches!(saved.phase, Phase::Failed { .. });
+                        let retryable = saved.phase.is_interrupted();
                         architect.restore(saved);
                         queue.clear();
                         call = None;

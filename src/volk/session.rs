@@ -46,6 +46,9 @@ pub enum Phase {
         #[serde(default = "retryable_by_default")]
         retryable: bool,
     },
+    /// The person stopped the running call; `resume` is where a retry continues. A
+    /// cancelled update also takes amended questions for the cycle it revised.
+    Cancelled { resume: Box<Phase> },
 }
 
 /// Sessions written before `retryable` was recorded resume as retryable, as they did.
@@ -67,6 +70,7 @@ impl Phase {
             Phase::AwaitingPlanApproval => "awaiting plan approval".into(),
             Phase::Finalized => "finalized".into(),
             Phase::Failed { message, .. } => format!("failed: {message}"),
+            Phase::Cancelled { .. } => "cancelled".into(),
         }
     }
 
@@ -83,6 +87,7 @@ impl Phase {
             Phase::AwaitingPlanApproval => "plan ready".into(),
             Phase::Finalized => "finalized".into(),
             Phase::Failed { .. } => "failed".into(),
+            Phase::Cancelled { .. } => "cancelled".into(),
         }
     }
 
@@ -105,8 +110,34 @@ impl Phase {
             Phase::Failed {
                 retryable: true,
                 ..
-            }
+            } | Phase::Cancelled { .. }
         )
+    }
+
+    /// The cycle whose review questions are taken now: the one awaiting review, or
+    /// the one a cancelled update was revising (its questions may be amended).
+    pub fn reviewed_cycle(&self) -> Option<u32> {
+        match self {
+            Phase::AwaitingReview { cycle } => Some(*cycle),
+            Phase::Cancelled { resume } => match **resume {
+                Phase::Designing { cycle } if cycle > 1 => Some(cycle - 1),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A call was interrupted (failed or cancelled): the next step is its retry.
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, Phase::Failed { .. } | Phase::Cancelled { .. })
+    }
+
+    /// Where a retry of the interrupted call continues.
+    pub fn resume(&self) -> Option<&Phase> {
+        match self {
+            Phase::Failed { resume, .. } | Phase::Cancelled { resume } => Some(resume),
+            _ => None,
+        }
     }
 }
 
