@@ -152,6 +152,7 @@ impl Metered {
                 self.thinking_bytes += text.len() as u64;
             }
             Some(Ok(StreamEvent::Usage { usage })) => self.usage = Some(*usage),
+            Some(Ok(StreamEvent::Retrying(_))) => {}
             Some(Ok(StreamEvent::Finished { stop_reason })) => {
                 self.stop_reason = stop_reason.clone();
                 self.outcome = Outcome::Finished;

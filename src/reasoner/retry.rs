@@ -69,6 +69,20 @@ pub struct Backoff {
     pub reason: String,
 }
 
+/// `retrying in 2s (attempt 2/5): HTTP 429`, the wait rounded up to whole seconds.
+impl std::fmt::Display for Backoff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "retrying in {}s (attempt {}/{}): {}",
+            self.wait_ms.div_ceil(1000),
+            self.attempt,
+            self.max_attempts,
+            self.reason
+        )
+    }
+}
+
 /// Longest cause a [`Backoff`] carries; the screen has one line for it.
 const CAUSE_MAX: usize = 48;
 

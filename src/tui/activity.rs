@@ -72,12 +72,13 @@ impl Activity {
             StreamEvent::Usage { usage } if usage.completion_tokens > 0 => {
                 self.reported = Some(usage.completion_tokens);
             }
+            StreamEvent::Retrying(backoff) => self.backing_off(backoff, now),
             StreamEvent::Usage { .. } | StreamEvent::Finished { .. } => {}
         }
     }
 
     /// The call failed an attempt and waits before the next one.
-    pub fn backing_off(&mut self, backoff: &Backoff, now: Instant) {
+    fn backing_off(&mut self, backoff: &Backoff, now: Instant) {
         self.stage = Stage::BackingOff {
             backoff: backoff.clone(),
             until: now + Duration::from_millis(backoff.wait_ms),
@@ -160,6 +161,56 @@ impl Activity {
     }
 }
 
+/// The activity of the call running now, if any, and which call that is: the
+/// workbench feeds it every runtime event about calls, and a piece of an older call
+/// (a cancelled one still draining) changes nothing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Running {
+    call: u64,
+    activity: Option<Activity>,
+}
+
+impl Running {
+    /// The runtime sent call `call` at `now`.
+    pub fn started(&mut self, call: u64, now: Instant) {
+        if call >= self.call {
+            self.call = call;
+            self.activity = Some(Activity::new(now));
+        }
+    }
+
+    /// An event of call `call`'s stream. Only the call whose start was seen is
+    /// timed: the runtime announces every call before its first event.
+    pub fn delta(&mut self, call: u64, event: &StreamEvent, now: Instant) {
+        if call != self.call {
+            return;
+        }
+        if let StreamEvent::Finished { .. } = event {
+            self.activity = None;
+            return;
+        }
+        if let Some(activity) = &mut self.activity {
+            activity.observe(event, now);
+        }
+    }
+
+    /// The call ended (it failed, was cancelled, or the loop moved on).
+    pub fn ended(&mut self) {
+        self.activity = None;
+    }
+
+    /// Each redraw tick.
+    pub fn tick(&mut self, now: Instant) {
+        if let Some(activity) = &mut self.activity {
+            activity.settle(now);
+        }
+    }
+
+    pub fn activity(&self) -> Option<&Activity> {
+        self.activity.as_ref()
+    }
+}
+
 /// Which parts go first when the line is too long: the lowest rank is dropped first;
 /// the headline is never dropped, only cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -189,7 +240,7 @@ const SEPARATOR: &str = " · ";
 fn fit(mut parts: Vec<Part>, width: usize) -> String {
     let length = |parts: &[Part]| {
         parts.iter().map(|p| p.text.chars().count()).sum::<usize>()
-            + SEPARATOR.len() * parts.len().saturating_sub(1)
+            + SEPARATOR.chars().count() * parts.len().saturating_sub(1)
     };
     while length(&parts) > width {
         let Some(weakest) = parts
@@ -269,13 +320,13 @@ mod tests {
         StreamEvent::Text { text: text.into() }
     }
 
-    fn backoff(attempt: u32, wait_ms: u64) -> Backoff {
-        Backoff {
+    fn retrying(attempt: u32, wait_ms: u64) -> StreamEvent {
+        StreamEvent::Retrying(Backoff {
             attempt,
             max_attempts: 5,
             wait_ms,
             reason: "HTTP 429".into(),
-        }
+        })
     }
 
     const WIDE: usize = 200;
@@ -308,7 +359,7 @@ mod tests {
     fn a_backoff_counts_down_with_attempt_and_reason_then_waits_again() {
         let t0 = Instant::now();
         let mut a = Activity::new(t0);
-        a.backing_off(&backoff(2, 4_000), at(t0, 300));
+        a.observe(&retrying(2, 4_000), at(t0, 300));
         assert_eq!(
             a.line(at(t0, 300), WIDE, "x"),
             "retrying in 4s (attempt 2/5): HTTP 429 · elapsed 0s · x cancel"
@@ -328,7 +379,7 @@ mod tests {
                 .starts_with("waiting for the reasoner… (attempt 2/5 after HTTP 429)"),
         );
         // A second failure shows the next attempt.
-        a.backing_off(&backoff(3, 2_000), at(t0, 5_000));
+        a.observe(&retrying(3, 2_000), at(t0, 5_000));
         assert!(
             a.line(at(t0, 5_000), WIDE, "x")
                 .starts_with("retrying in 2s (attempt 3/5)")
@@ -385,6 +436,8 @@ mod tests {
             full,
             "streaming Class diagram · first token 0.8s · 37 tok/s · 2.4k tok · elapsed 1m05s · x cancel"
         );
+        // A line exactly as wide as the room is kept whole (`·` is one column).
+        assert_eq!(a.line(now, full.chars().count(), label), full);
         for width in [80, 72, 60, 40, 30, 20, 5, 0] {
             let line = a.line(now, width, label);
             assert!(line.chars().count() <= width, "{width}: {line}");
@@ -405,11 +458,53 @@ mod tests {
     fn a_retry_fits_at_sixty_columns_with_its_cancel_key() {
         let t0 = Instant::now();
         let mut a = Activity::new(t0);
-        a.backing_off(&backoff(2, 2_000), t0);
+        a.observe(&retrying(2, 2_000), t0);
         assert_eq!(
             a.line(t0, 60, "x"),
             "retrying in 2s (attempt 2/5): HTTP 429 · x cancel"
         );
+    }
+
+    #[test]
+    fn only_the_newest_call_counts() {
+        let t0 = Instant::now();
+        let mut r = Running::default();
+        r.started(2, t0);
+        r.delta(1, &text("late piece of a cancelled call"), at(t0, 100));
+        let a = r.activity().unwrap();
+        assert!(
+            a.line(at(t0, 200), WIDE, "s")
+                .starts_with("waiting for the reasoner")
+        );
+        r.delta(2, &retrying(2, 1_000), at(t0, 300));
+        r.tick(at(t0, 1_400));
+        assert!(
+            r.activity()
+                .unwrap()
+                .line(at(t0, 1_400), WIDE, "s")
+                .contains("(attempt 2/5 after HTTP 429)")
+        );
+        r.delta(
+            2,
+            &StreamEvent::Finished { stop_reason: None },
+            at(t0, 2_000),
+        );
+        assert!(r.activity().is_none());
+        // Pieces of a call whose start was not seen are not timed.
+        r.delta(3, &text("ARCHITECTURE:\n"), at(t0, 3_000));
+        assert!(r.activity().is_none());
+        r.started(3, at(t0, 3_000));
+        r.delta(3, &text("ARCHITECTURE:\n"), at(t0, 3_800));
+        let line = r
+            .activity()
+            .unwrap()
+            .line(at(t0, 4_000), WIDE, "streaming Architecture");
+        assert!(line.contains("first token 0.8s"), "{line}");
+        r.ended();
+        assert!(r.activity().is_none());
+        // A start older than the newest call is stale too.
+        r.started(2, at(t0, 4_000));
+        assert!(r.activity().is_none());
     }
 
     #[test]

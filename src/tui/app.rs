@@ -215,6 +215,8 @@ pub struct App {
     pub last_commit: Option<String>,
     pub committing: bool,
     pub metrics: Metrics,
+    /// What the running call is doing, for the activity line.
+    pub activity: crate::tui::activity::Running,
     pub notice: Option<String>,
     /// A warning the summary repeats (the cycle limit forced finalization).
     pub warning: Option<String>,
@@ -291,6 +293,7 @@ impl App {
             last_commit: None,
             committing: false,
             metrics: Metrics::default(),
+            activity: Default::default(),
             notice: None,
             warning: None,
             reflection: None,
@@ -453,11 +456,15 @@ impl App {
 
     pub fn tick(&mut self) {
         self.spinner = self.spinner.wrapping_add(1);
+        self.activity.tick(std::time::Instant::now());
     }
 
     pub fn on_app_event(&mut self, event: AppEvent) {
         match event {
             AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
+            AppEvent::Loop(LoopEvent::CallStarted { call, .. }) => {
+                self.activity.started(call, std::time::Instant::now())
+            }
             AppEvent::Loop(LoopEvent::Delta {
                 call,
                 purpose,
@@ -511,6 +518,7 @@ impl App {
                 ttft_ms,
                 tokens_per_sec,
             }) => {
+                self.activity.ended();
                 self.metrics = Metrics {
                     ttft_ms: ttft_ms.or(self.metrics.ttft_ms),
                     tokens_per_sec: tokens_per_sec.or(self.metrics.tokens_per_sec),
@@ -600,6 +608,9 @@ impl App {
 
     fn on_phase(&mut self, phase: Phase) {
         self.verdict = Verdict::None;
+        if !phase.is_busy() {
+            self.activity.ended();
+        }
         match &phase {
             Phase::Designing { cycle } => {
                 self.cycle = *cycle;
