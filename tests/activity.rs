@@ -12,14 +12,15 @@ use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use support::provider::{
     Piece, Provider, openai_stream, response, sse_chunk, sse_end, sse_thinking, stream_head,
 };
 use support::tmux::{Tmux, tmux_available};
 use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
-use volk::tui::event::{AppEvent, LoopEvent, Phase};
+use volk::tui::event::{Action, AppEvent, Intent, LoopEvent, Phase};
+use volk::tui::test_keys::{ch, key};
 use volk::tui::theme::Theme;
 use volk::tui::view;
 use volk::volk::brief::Purpose;
@@ -133,8 +134,8 @@ fn a_thinking_model_shows_how_long_it_has_thought() {
     quit(&tmux);
 }
 
-#[test]
-fn the_thinking_pane_wraps_long_reasoning_lines() {
+/// A workbench whose first design call has just been sent.
+fn calling() -> App {
     let mut app = App::new(
         SessionInfo {
             project_name: "tasks".into(),
@@ -153,6 +154,82 @@ fn the_thinking_pane_wraps_long_reasoning_lines() {
         call: 1,
         purpose: Purpose::Design,
     }));
+    app
+}
+
+fn draw(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| view::draw(f, app)).unwrap();
+    terminal.backend().to_string()
+}
+
+fn cancels(intents: &[Intent]) -> usize {
+    intents
+        .iter()
+        .filter(|i| **i == Intent::Act(Action::Cancel))
+        .count()
+}
+
+#[test]
+fn a_call_still_waiting_is_cancelled_at_once() {
+    let mut app = calling();
+    app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
+        call: 1,
+        purpose: Purpose::Design,
+        event: StreamEvent::Retrying(volk::reasoner::retry::Backoff {
+            attempt: 2,
+            max_attempts: 5,
+            wait_ms: 2_000,
+            reason: "HTTP 429".into(),
+        }),
+    }));
+    // Backing off, nothing received: `x` stops it without a question.
+    app.on_key(ch('x'));
+    assert_eq!(cancels(&app.take_intents()), 1);
+    assert!(app.popup.is_none());
+}
+
+#[test]
+fn once_text_has_come_esc_or_x_asks_before_cancelling() {
+    let mut app = calling();
+    app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
+        call: 1,
+        purpose: Purpose::Design,
+        event: StreamEvent::Text {
+            text: "ARCHITECTURE:\nA CLI over one store.\n".into(),
+        },
+    }));
+    app.on_key(ch('x'));
+    assert_eq!(cancels(&app.take_intents()), 0);
+    let shot = draw(&app, 100, 30);
+    assert!(shot.contains("Cancel the call?"), "{shot}");
+    assert!(shot.contains("y / Enter: cancel the call"), "{shot}");
+    app.on_key(ch('n'));
+    assert!(app.popup.is_none());
+    assert_eq!(cancels(&app.take_intents()), 0);
+    // Esc in the viewer asks the same; y cancels.
+    app.on_key(key(KeyCode::Esc));
+    assert!(draw(&app, 100, 30).contains("Cancel the call?"));
+    app.on_key(ch('y'));
+    assert_eq!(cancels(&app.take_intents()), 1);
+    // In the review pane, x is not a cancel.
+    let mut app = calling();
+    app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
+        call: 1,
+        purpose: Purpose::Design,
+        event: StreamEvent::Text {
+            text: "ARCH".into(),
+        },
+    }));
+    app.on_key(ch('f'));
+    app.on_key(ch('x'));
+    assert_eq!(cancels(&app.take_intents()), 0);
+    assert!(app.popup.is_none());
+}
+
+#[test]
+fn the_thinking_pane_wraps_long_reasoning_lines() {
+    let mut app = calling();
     let thinking = "The reviewer asked for a CLI, so a web front end is out of scope.\n\
         Storage: one SQLite file keeps every task, which makes a backup a plain file copy and keeps the tool free of a server process that would need its own supervision.\n\
         Next: the API spec.";
@@ -163,10 +240,8 @@ fn the_thinking_pane_wraps_long_reasoning_lines() {
             event: StreamEvent::Thinking { text: piece.into() },
         }));
     }
-    app.on_key(KeyEvent::new(KeyCode::Char('t'), KeyModifiers::NONE));
-    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    terminal.draw(|f| view::draw(f, &app)).unwrap();
-    let shot = terminal.backend().to_string();
+    app.on_key(ch('t'));
+    let shot = draw(&app, 80, 24);
     // The long line is read to its last word, not cut at the pane's edge.
     assert!(shot.contains("supervision."), "{shot}");
     assert!(shot.contains("Next: the API spec."), "{shot}");
