@@ -252,3 +252,20 @@ fn the_thinking_pane_wraps_long_reasoning_lines() {
     assert!(status.contains("thinking… "), "{shot}");
     insta::assert_snapshot!("thinking_pane_wraps", panes.join("\n"));
 }
+
+#[test]
+fn after_a_cancelled_first_design_ctrl_s_says_r_runs_it_again() {
+    let mut app = calling();
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Cancelled {
+        resume: Box::new(Phase::Designing { cycle: 1 }),
+    })));
+    app.on_key(volk::tui::test_keys::ctrl('s'));
+    assert_eq!(
+        app.notice.as_deref(),
+        Some("Ctrl-S: no cycle is under review; r runs the stopped call again")
+    );
+    assert!(app.take_intents().is_empty());
+    let shot = draw(&app, 100, 30);
+    assert!(shot.contains("cancelled"), "{shot}");
+    assert!(!shot.contains("failed"), "{shot}");
+}

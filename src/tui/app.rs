@@ -710,11 +710,26 @@ impl App {
         })
     }
 
+    /// Why `key` (a verdict) does nothing now, in words true to the phase: only a
+    /// running cycle is worth waiting for.
+    pub(crate) fn no_review_now(&self, key: &str) -> String {
+        if self.phase.is_busy() || self.verdict == Verdict::Sent {
+            format!("{key}: wait until the cycle is ready for review")
+        } else if self.phase.can_retry() {
+            format!("{key}: no cycle is under review; r runs the stopped call again")
+        } else {
+            format!(
+                "{key}: no cycle is under review ({})",
+                self.phase.short_label()
+            )
+        }
+    }
+
     pub(crate) fn send_questions(&mut self) {
         let cycle = match self.phase.reviewed_cycle() {
             Some(cycle) if self.verdict != Verdict::Sent => cycle,
             _ => {
-                self.notice = Some("Ctrl-S: wait until the cycle is ready for review".into());
+                self.notice = Some(self.no_review_now("Ctrl-S"));
                 return;
             }
         };

@@ -196,7 +196,7 @@ impl App {
     /// Ctrl-R: asks before answering READY.
     pub(crate) fn ask_ready(&mut self) {
         if !matches!(self.phase, Phase::AwaitingReview { .. }) || self.verdict == Verdict::Sent {
-            self.notice = Some("Ctrl-R: wait until the cycle is ready for review".into());
+            self.notice = Some(self.no_review_now("Ctrl-R"));
             return;
         }
         self.popup = Some(Popup::Confirm(Confirm::Ready));
