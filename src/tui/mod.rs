@@ -20,6 +20,7 @@ pub mod frame;
 pub mod highlight;
 pub mod keymap;
 pub mod layout;
+pub mod loop_events;
 pub mod markdown;
 pub mod pane;
 pub mod patch_view;
