@@ -212,6 +212,8 @@ pub struct App {
     pub last_commit: Option<String>,
     pub committing: bool,
     pub metrics: Metrics,
+    /// What the running call is doing, for the activity line.
+    pub activity: crate::tui::activity::Running,
     pub notice: Option<String>,
     /// A warning the summary repeats (the cycle limit forced finalization).
     pub warning: Option<String>,
@@ -288,6 +290,7 @@ impl App {
             last_commit: None,
             committing: false,
             metrics: Metrics::default(),
+            activity: Default::default(),
             notice: None,
             warning: None,
             reflection: None,
@@ -450,6 +453,7 @@ impl App {
 
     pub fn tick(&mut self) {
         self.spinner = self.spinner.wrapping_add(1);
+        self.activity.tick(std::time::Instant::now());
     }
 
     pub(crate) fn clamp_views(&mut self) {
@@ -521,11 +525,26 @@ impl App {
         })
     }
 
+    /// Why `key` (a verdict) does nothing now, in words true to the phase: only a
+    /// running cycle is worth waiting for.
+    pub(crate) fn no_review_now(&self, key: &str) -> String {
+        if self.phase.is_busy() || self.verdict == Verdict::Sent {
+            format!("{key}: wait until the cycle is ready for review")
+        } else if self.phase.can_retry() {
+            format!("{key}: no cycle is under review; r runs the stopped call again")
+        } else {
+            format!(
+                "{key}: no cycle is under review ({})",
+                self.phase.short_label()
+            )
+        }
+    }
+
     pub(crate) fn send_questions(&mut self) {
         let cycle = match self.phase.reviewed_cycle() {
             Some(cycle) if self.verdict != Verdict::Sent => cycle,
             _ => {
-                self.notice = Some("Ctrl-S: wait until the cycle is ready for review".into());
+                self.notice = Some(self.no_review_now("Ctrl-S"));
                 return;
             }
         };

@@ -18,6 +18,9 @@ impl App {
     pub fn on_app_event(&mut self, event: AppEvent) {
         match event {
             AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
+            AppEvent::Loop(LoopEvent::CallStarted { call, .. }) => {
+                self.activity.started(call, std::time::Instant::now())
+            }
             AppEvent::Loop(LoopEvent::Delta {
                 call,
                 purpose,
@@ -71,6 +74,7 @@ impl App {
                 ttft_ms,
                 tokens_per_sec,
             }) => {
+                self.activity.ended();
                 self.metrics = Metrics {
                     ttft_ms: ttft_ms.or(self.metrics.ttft_ms),
                     tokens_per_sec: tokens_per_sec.or(self.metrics.tokens_per_sec),
@@ -160,6 +164,9 @@ impl App {
 
     fn on_phase(&mut self, phase: Phase) {
         self.verdict = Verdict::None;
+        if !phase.is_busy() {
+            self.activity.ended();
+        }
         match &phase {
             Phase::Designing { cycle } => {
                 self.cycle = *cycle;

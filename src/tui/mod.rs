@@ -7,6 +7,7 @@
 //! events and background jobs together; `cli` starts it all for `volk demo`,
 //! `volk design` and `volk open`.
 
+pub mod activity;
 pub mod app;
 pub mod cli;
 pub mod components;
