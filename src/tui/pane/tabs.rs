@@ -15,7 +15,7 @@ use crate::tui::widgets::SPINNER;
 pub const BINDINGS: &[Binding] = &[
     Binding::new(
         "1-7",
-        "Architecture, Requirements, File tree, API spec, Class diagram, Journal, Plan",
+        "Architecture … Class diagram (the five artifacts), Journal, Plan",
         Group::Tabs,
         &[
             Chord::ch('1'),
