@@ -148,6 +148,14 @@ fn p_shows_the_prompts_in_full_and_plus_zooms_the_plan() {
     app.on_key(ch('+'));
     assert_eq!(app.zoom, Zoom::Split);
     assert!(screen(&mut app, 100, 30).contains("Review · J:Junior"));
+
+    // Any pane: the review pane zoomed hides the viewer.
+    app.on_key(ch('f'));
+    app.on_key(ch('+'));
+    let review = screen(&mut app, 100, 30);
+    assert!(review.contains("Review · J:Junior"), "{review}");
+    assert!(!review.contains("╭ Plan"), "{review}");
+    assert!(review.contains("7 stages"), "{review}");
 }
 
 #[test]

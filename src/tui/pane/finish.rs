@@ -195,25 +195,20 @@ pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
                     "7 Plan: every stage and prompt · + zooms",
                     Style::default().fg(p.muted),
                 ));
-                lines.extend(plan.graph.iter().map(|g| Line::raw(g.clone())));
-                if plan.graph.is_empty() {
-                    lines.extend(
-                        plan.source
-                            .as_deref()
-                            .unwrap_or_default()
-                            .lines()
-                            .map(|l| Line::styled(l.to_string(), Style::default().fg(p.muted))),
-                    );
+                // The stages, prompts and diagnostics are read in the plan tab; the
+                // pane only says what is there.
+                let stages = plan.graph.iter().filter(|l| l.starts_with('┌')).count();
+                if stages > 0 {
+                    lines.push(Line::raw(format!("{stages} stages")));
                 }
-                if !plan.diagnostics_human.is_empty() {
-                    lines.push(Line::raw(""));
-                    lines.extend(
-                        plan.diagnostics_human
-                            .lines()
-                            .map(|l| Line::styled(l.to_string(), Style::default().fg(p.warning))),
-                    );
+                if plan.error_count > 0 {
+                    lines.push(Line::styled(
+                        format!("{} error(s), shown in 7 Plan", plan.error_count),
+                        Style::default().fg(p.warning),
+                    ));
                 }
             }
+            return Some(Paragraph::new(Text::from(lines)).wrap(TextWrap { trim: false }));
         }
         _ => return None,
     }
