@@ -56,7 +56,9 @@ fn bench(c: &mut Criterion) {
     for i in 1..=50 {
         let _ = writeln!(changes, "- Q1.{i} api_spec: change {i}");
     }
-    let questions: Vec<String> = (1..=50).map(|i| format!("question {i}?")).collect();
+    let questions: Vec<volk::volk::brief::Question> = (1..=50)
+        .map(|i| volk::volk::brief::Question::new(format!("question {i}?")))
+        .collect();
     let mut state = ReviewState::default();
     apply_marks(
         &mut state,

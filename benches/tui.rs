@@ -14,11 +14,12 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use volk::design::{Artifacts, Section};
-use volk::reasoner::{Purpose, StreamEvent};
+use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, Phase};
 use volk::tui::theme::Theme;
 use volk::tui::{highlight, view};
+use volk::volk::brief::Purpose;
 
 fn info() -> SessionInfo {
     SessionInfo {
@@ -91,7 +92,7 @@ fn benches(c: &mut Criterion) {
         Theme::load("dark").unwrap_or_else(|_| Theme::dark()),
     );
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
-    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    view::render(&mut terminal, &mut app).unwrap();
     eprintln!("start to first frame: {:?}", start.elapsed());
     highlight::warm_now();
     // Memory (measured first, in a fresh process) with five 200 KB artifacts loaded and fully highlighted.
@@ -104,11 +105,11 @@ fn benches(c: &mut Criterion) {
     let mut big_app = loaded_app(artifacts);
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
     for tab in 0..5 {
-        big_app.select_tab(tab);
+        big_app.select_tab(volk::tui::tab::Tab::ALL[tab]);
         big_app.on_key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE));
         let len = big_app.docs[tab].len();
         big_app.docs[tab].highlight_until(len, None);
-        terminal.draw(|f| view::draw(f, &mut big_app)).unwrap();
+        view::render(&mut terminal, &mut big_app).unwrap();
     }
     let highlighted: usize = big_app.docs.iter().map(|d| d.highlighted()).sum();
     eprintln!(
@@ -126,7 +127,7 @@ fn benches(c: &mut Criterion) {
                 Theme::load("dark").unwrap_or_else(|_| Theme::dark()),
             );
             let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
-            terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+            view::render(&mut terminal, &mut app).unwrap();
             black_box(terminal.backend().buffer().area);
         })
     });
@@ -145,7 +146,7 @@ fn benches(c: &mut Criterion) {
     // Warm: the lines up to the viewport are highlighted once, as after scrolling there.
     app.docs[0].highlight_until(10_100, None);
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
-    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    view::render(&mut terminal, &mut app).unwrap();
     let mut down = true;
     c.bench_function("frame_20k_line_artifact_200x60", |b| {
         b.iter(|| {
@@ -153,7 +154,7 @@ fn benches(c: &mut Criterion) {
             let code = if down { KeyCode::Down } else { KeyCode::Up };
             down = !down;
             app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
-            terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+            view::render(&mut terminal, &mut app).unwrap();
         })
     });
 
@@ -161,13 +162,13 @@ fn benches(c: &mut Criterion) {
     // cost of rendering it as a document.
     app.on_key(KeyEvent::new(KeyCode::Char('m'), KeyModifiers::NONE));
     app.docs[0].highlight_until(10_100, None);
-    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    view::render(&mut terminal, &mut app).unwrap();
     c.bench_function("frame_20k_line_artifact_200x60_source", |b| {
         b.iter(|| {
             let code = if down { KeyCode::Down } else { KeyCode::Up };
             down = !down;
             app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
-            terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+            view::render(&mut terminal, &mut app).unwrap();
         })
     });
     // Every line of a 20,000-line artifact once (what the cache then keeps), rendered
@@ -243,7 +244,7 @@ fn benches(c: &mut Criterion) {
                 }));
             }
             app.on_key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::NONE));
-            terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+            view::render(&mut terminal, &mut app).unwrap();
             worst = worst.max(started.elapsed());
         })
     });

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::reasoner::Answer;
+use crate::volk::brief::{Answer, Question};
 
 /// The architect's own agent id.
 pub const ARCHITECT: &str = "U:Ar";
@@ -96,7 +96,7 @@ pub enum Verdict {
 pub struct Feedback {
     pub verdict: Verdict,
     #[serde(default)]
-    pub questions: Vec<String>,
+    pub questions: Vec<Question>,
     #[serde(default)]
     pub design_cycle: Option<u32>,
     #[serde(default)]
@@ -127,7 +127,7 @@ impl ReviewMarks {
 
 impl Feedback {
     /// Verdict QUESTIONS on `cycle`, as the workbench sends it.
-    pub fn questions(cycle: u32, questions: Vec<String>, answers: Vec<Answer>) -> Feedback {
+    pub fn questions(cycle: u32, questions: Vec<Question>, answers: Vec<Answer>) -> Feedback {
         Feedback {
             verdict: Verdict::Questions,
             questions,
@@ -435,7 +435,7 @@ fn scope_from(payload: &Map<String, Value>) -> Result<Scope, FieldError> {
     })
 }
 
-fn feedback_from(payload: &Map<String, Value>) -> Result<Feedback, FieldError> {
+pub(crate) fn feedback_from(payload: &Map<String, Value>) -> Result<Feedback, FieldError> {
     let verdict = match payload.get("verdict") {
         None | Some(Value::Null) => {
             return Err((
@@ -455,12 +455,25 @@ fn feedback_from(payload: &Map<String, Value>) -> Result<Feedback, FieldError> {
     let mut questions = Vec::new();
     for (i, q) in opt_array(payload, "questions")?.into_iter().enumerate() {
         match q {
-            Value::String(s) if !s.trim().is_empty() => questions.push(s),
+            Value::String(s) if !s.trim().is_empty() => questions.push(Question::new(s)),
             Value::String(_) => {}
+            Value::Object(_) => {
+                let q: Question = serde_json::from_value(q).map_err(|e| {
+                    (
+                        format!("payload.questions[{i}]"),
+                        format!(
+                            "expected a string or {{text, anchor: {{section, line, quote}}}}: {e}"
+                        ),
+                    )
+                })?;
+                if !q.text.trim().is_empty() {
+                    questions.push(q);
+                }
+            }
             other => {
                 return Err((
                     format!("payload.questions[{i}]"),
-                    format!("expected a string, got {}", kind(&other)),
+                    format!("expected a string or an object, got {}", kind(&other)),
                 ));
             }
         }
@@ -638,7 +651,7 @@ mod tests {
         match p.classify("f.json").unwrap() {
             Inbound::Feedback(f) => {
                 assert_eq!(f.verdict, Verdict::Questions);
-                assert_eq!(f.questions, vec!["a?", "b?"]);
+                assert_eq!(f.questions, vec![Question::new("a?"), Question::new("b?")]);
                 assert_eq!(f.design_cycle, Some(1));
                 assert_eq!(f.answers.len(), 1);
             }

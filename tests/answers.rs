@@ -4,57 +4,25 @@
 //! all is kept under `.volk/` and reported.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod support;
+use support::provider::Provider;
+
 const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");
 
-/// Serves `answer` as an OpenAI chat-completions stream, in small pieces, to every
-/// request; returns the base URL.
-fn serve(answer: &'static str) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let mut events = String::new();
-            let chars: Vec<char> = answer.chars().collect();
-            for piece in chars.chunks(7) {
-                let content: String = piece.iter().collect();
-                let chunk = serde_json::json!({"choices":[{"index":0,"delta":{"content":content},"finish_reason":null}]});
-                events.push_str(&format!("data: {chunk}\n\n"));
-            }
-            events.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{events}",
-                events.len()
-            );
-        }
-    });
-    url
+fn run(workspace: &Path, base_url: &str) -> Output {
+    run_with(workspace, base_url, &[])
 }
 
-fn run(workspace: &Path, base_url: &str) -> Output {
+fn run_with(workspace: &Path, base_url: &str, extra: &[&str]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_volk"))
         .args(["run", "--packet", "-", "--workspace"])
         .arg(workspace)
         .args(["--reasoner", "openai", "--base-url", base_url])
+        .args(extra)
         .current_dir(workspace)
         .env("VOLK_LOG", workspace.join("volk.log"))
         .env("VOLK_CONFIG_DIR", workspace.join("no-user-config"))
@@ -92,7 +60,7 @@ const HEADINGS: &str = "Here is the design you asked for.\n\n\
 #[test]
 fn heading_markers_in_title_case_fill_every_section() {
     let workspace = tempfile::tempdir().unwrap();
-    let out = run(workspace.path(), &serve(HEADINGS));
+    let out = run(workspace.path(), &Provider::repeating(HEADINGS).v1());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let packet: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -121,7 +89,7 @@ const NO_SECTIONS: &str = "I would structure this as a small CLI.\n\n\
 #[test]
 fn an_answer_without_sections_is_kept_and_reported() {
     let workspace = tempfile::tempdir().unwrap();
-    let out = run(workspace.path(), &serve(NO_SECTIONS));
+    let out = run(workspace.path(), &Provider::repeating(NO_SECTIONS).v1());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(out.stdout.is_empty());
@@ -140,4 +108,43 @@ fn an_answer_without_sections_is_kept_and_reported() {
     );
     let journal = std::fs::read_to_string(dir.join(".volk/journal.jsonl")).unwrap();
     assert!(journal.contains("\"answer_unparsed\""), "{journal}");
+}
+
+#[test]
+fn the_retry_of_an_answer_without_sections_only_asks_for_the_markers() {
+    let workspace = tempfile::tempdir().unwrap();
+    let provider = Provider::scripted(vec![NO_SECTIONS.to_string(), HEADINGS.to_string()]);
+    let url = provider.v1();
+    let first = run_with(workspace.path(), &url, &["--lint-repairs", "0"]);
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert_eq!(first.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("a retry asks the model only to put it under the markers"),
+        "{stderr}"
+    );
+    // The same packet again is the retry.
+    let second = run_with(workspace.path(), &url, &["--lint-repairs", "0"]);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(0), "{stderr}");
+    let packet: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(packet["payload"]["design_cycle"], 1);
+    assert_eq!(
+        packet["payload"]["architecture"],
+        "A CLI over one SQLite store."
+    );
+    let prompts = provider.prompts();
+    assert_eq!(prompts.len(), 2, "one design call, one reformat call");
+    let reformat = &prompts[1];
+    assert!(reformat.contains(NO_SECTIONS.trim()), "{reformat}");
+    assert!(
+        reformat.contains("ARCHITECTURE:\nREQUIREMENTS:"),
+        "{reformat}"
+    );
+    // Only the answer and the markers: a fraction of the design prompt.
+    assert!(
+        reformat.len() * 3 < prompts[0].len(),
+        "reformat {} bytes vs design {} bytes",
+        reformat.len(),
+        prompts[0].len()
+    );
 }

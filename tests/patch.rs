@@ -2,13 +2,14 @@
 //! provider on 127.0.0.1 that answers with scripted text, real temp workspaces and git.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+
+mod support;
+use support::provider::Provider;
 
 const SCOPE: &str = include_str!("fixtures/packets/example1_scope.json");
 const QUESTIONS: &str = include_str!("fixtures/packets/example2_questions.json");
@@ -47,94 +48,6 @@ classDiagram
   Cli --> Store
 ";
 
-/// A provider that answers each request with the next scripted text, as an OpenAI
-/// stream, and keeps every request body.
-struct Provider {
-    url: String,
-    requests: Arc<Mutex<Vec<Value>>>,
-}
-
-impl Provider {
-    fn start(answers: Vec<String>) -> Provider {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let seen = requests.clone();
-        std::thread::spawn(move || {
-            let mut answers = answers.into_iter();
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                let body = read_request(&stream);
-                seen.lock().unwrap().push(body);
-                respond(stream, answers.next());
-            }
-        });
-        Provider { url, requests }
-    }
-
-    fn prompts(&self) -> Vec<String> {
-        self.requests
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|body| {
-                body["messages"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter(|m| m["role"] == "user")
-                    .map(|m| m["content"].as_str().unwrap().to_string())
-                    .collect::<String>()
-            })
-            .collect()
-    }
-}
-
-fn read_request(stream: &TcpStream) -> Value {
-    let mut reader = BufReader::new(stream);
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
-    serde_json::from_slice(&body).unwrap_or(Value::Null)
-}
-
-fn respond(mut stream: TcpStream, answer: Option<String>) {
-    let Some(answer) = answer else {
-        let body = r#"{"error":{"message":"no scripted answer left"}}"#;
-        let _ = write!(
-            stream,
-            "HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        return;
-    };
-    let mut events = String::new();
-    let chars: Vec<char> = answer.chars().collect();
-    for piece in chars.chunks(37) {
-        let text: String = piece.iter().collect();
-        let chunk = json!({"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":text},"finish_reason":null}]});
-        events.push_str(&format!("data: {chunk}\n\n"));
-    }
-    let end = json!({"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]});
-    events.push_str(&format!("data: {end}\n\ndata: [DONE]\n\n"));
-    let _ = write!(
-        stream,
-        "HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n{events}",
-        events.len()
-    );
-}
-
 struct Run {
     output: Output,
 }
@@ -158,7 +71,7 @@ fn send(workspace: &Path, provider: &Provider, packet: &str) -> Run {
         "--model",
         "scripted",
         "--base-url",
-        &provider.url,
+        &provider.v1(),
     ];
     volk_run(workspace, &args, packet)
 }
@@ -267,7 +180,7 @@ fn blocks_for_two_sections_patch_them_and_keep_the_other_three() {
             "1. Schema: tasks(id INTEGER PRIMARY KEY, name TEXT, due DATE, done INTEGER)."
         ),
     );
-    let provider = Provider::start(vec![DESIGN.to_string(), update.clone()]);
+    let provider = Provider::scripted(vec![DESIGN.to_string(), update.clone()]);
     let ws = tempfile::tempdir().unwrap();
     let dir = designed(ws.path(), &provider);
     let before: Vec<String> = FILES.iter().map(|(_, f)| design_file(&dir, f)).collect();
@@ -355,7 +268,7 @@ fn a_failing_block_is_sent_back_once_and_the_repair_is_applied() {
             "3. FR-03: Mark a task complete.\n4. FR-04: Archive a task."
         )
     );
-    let provider = Provider::start(vec![DESIGN.to_string(), update.clone(), repair.clone()]);
+    let provider = Provider::scripted(vec![DESIGN.to_string(), update.clone(), repair.clone()]);
     let ws = tempfile::tempdir().unwrap();
     let dir = designed(ws.path(), &provider);
     let review = send(ws.path(), &provider, QUESTIONS).packet();
@@ -412,7 +325,7 @@ fn a_failing_repair_asks_for_the_section_in_full() {
         block("    drop(self) -> None", "    delete(self) -> None")
     );
     let full = "API_SPEC:\nModule: src/taskman/store.py\n  class Store:\n    add_task(self, name: str, due: str) -> int\n    delete(self, task_id: int) -> None\n";
-    let provider = Provider::start(vec![DESIGN.to_string(), update, repair, full.to_string()]);
+    let provider = Provider::scripted(vec![DESIGN.to_string(), update, repair, full.to_string()]);
     let ws = tempfile::tempdir().unwrap();
     let dir = designed(ws.path(), &provider);
     let before_tree = design_file(&dir, "file_tree.md");
@@ -449,7 +362,7 @@ fn a_whole_answer_replaces_every_section_as_before() {
             "add_task(self, name: str, due: date)",
         )
         .replace("1. Schema? Assumed: one table.", "None.");
-    let provider = Provider::start(vec![DESIGN.to_string(), whole.clone()]);
+    let provider = Provider::scripted(vec![DESIGN.to_string(), whole.clone()]);
     let ws = tempfile::tempdir().unwrap();
     let dir = designed(ws.path(), &provider);
     let review = send(ws.path(), &provider, QUESTIONS).packet();
@@ -536,7 +449,7 @@ fn replay_plays_recorded_blocks_through_the_same_path() {
         "FILE_TREE:\n{}",
         block("    └── store.py", "    ├── store.py\n    └── schema.sql")
     );
-    let provider = Provider::start(vec![DESIGN.to_string(), update]);
+    let provider = Provider::scripted(vec![DESIGN.to_string(), update]);
     let recorded = tempfile::tempdir().unwrap();
     let (first, second) = (
         recorded.path().join("c1.jsonl"),

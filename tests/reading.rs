@@ -6,12 +6,14 @@ use std::path::PathBuf;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use volk::reasoner::{Purpose, StreamEvent};
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
+use volk::tui::test_keys::{ctrl, key, typed};
 use volk::tui::theme::Theme;
 use volk::tui::view;
+use volk::volk::brief::Purpose;
 
 fn info() -> SessionInfo {
     SessionInfo {
@@ -26,7 +28,7 @@ fn info() -> SessionInfo {
 
 fn screen(app: &mut App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| view::draw(f, app)).unwrap();
+    view::render(&mut terminal, app).unwrap();
     terminal.backend().to_string()
 }
 
@@ -62,7 +64,7 @@ fn the_raw_answer_streams_until_a_heading_marker_fills_the_tabs() {
     stream(&mut app, 1, "## ARCH");
     insta::assert_snapshot!("raw_answer_before_any_marker", screen(&mut app, 100, 20));
     stream(&mut app, 1, &HEADINGS[7..]);
-    app.on_key(KeyEvent::new(KeyCode::Char('1'), KeyModifiers::NONE));
+    app.on_key(key(KeyCode::Char('1')));
     let drawn = screen(&mut app, 100, 20);
     assert!(drawn.contains("A CLI over one SQLite store."), "{drawn}");
     assert!(!drawn.contains("no section marker"), "{drawn}");
@@ -91,10 +93,6 @@ fn an_answer_without_sections_stays_on_screen_after_the_failure() {
     let drawn = screen(&mut app, 100, 20);
     assert!(drawn.contains("no section markers found"), "{drawn}");
     assert!(drawn.contains("One store, three commands."), "{drawn}");
-}
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
 }
 
 const PROSE: &str = "The Store component owns persistence and every handler asks it for the page count of a book before it records a session.";
@@ -229,7 +227,7 @@ fn markdown_is_drawn_as_a_document_and_m_shows_the_source() {
     volk::tui::highlight::warm_now();
     let mut app = reviewing(DESIGN_MD, None);
     let mut terminal = Terminal::new(TestBackend::new(100, 34)).unwrap();
-    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    view::render(&mut terminal, &mut app).unwrap();
     let drawn = terminal.backend().to_string();
     insta::assert_snapshot!("markdown_rendered", drawn);
     for delimiter in [
@@ -280,7 +278,7 @@ fn ctrl_j_and_pasted_line_breaks_stay_in_the_review_pane_and_the_question_sent()
     for c in "First line".chars() {
         app.on_key(key(KeyCode::Char(c)));
     }
-    app.on_key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::CONTROL));
+    app.on_key(ctrl('j'));
     app.on_terminal_event(ratatui::crossterm::event::Event::Paste(
         "second line\rthird line\r\nfourth".into(),
     ));
@@ -298,7 +296,7 @@ fn ctrl_j_and_pasted_line_breaks_stay_in_the_review_pane_and_the_question_sent()
     ] {
         assert!(rows[first + offset].contains(text), "{drawn}");
     }
-    app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    app.on_key(ctrl('s'));
     let sent = app.take_intents().into_iter().find_map(|i| match i {
         volk::tui::event::Intent::Act(volk::tui::event::Action::Review(feedback)) => {
             Some(feedback.questions)
@@ -307,7 +305,9 @@ fn ctrl_j_and_pasted_line_breaks_stay_in_the_review_pane_and_the_question_sent()
     });
     assert_eq!(
         sent.unwrap(),
-        ["First line\nsecond line\nthird line\nfourth"]
+        [volk::volk::brief::Question::new(
+            "First line\nsecond line\nthird line\nfourth"
+        )]
     );
 }
 
@@ -339,16 +339,6 @@ fn the_journal_tab_is_a_timeline() {
         "changed: architecture, api_spec",
     ] {
         assert!(drawn.contains(text), "{text:?} in\n{drawn}");
-    }
-}
-
-fn ctrl(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.on_key(key(KeyCode::Char(c)));
     }
 }
 
@@ -502,7 +492,14 @@ fn the_hint_bar_lists_the_keys_of_the_focus_and_fits_80_columns() {
     );
     assert!(reading.ends_with("? help · q quit "), "{reading}");
     assert_eq!(reading.chars().count(), 80);
+    // The review pane hints only what acts there: edit and delete need a question.
     app.on_key(key(KeyCode::Char('f')));
+    let empty = bottom(&mut app);
+    assert!(!empty.contains("e edit"), "{empty}");
+    app.on_key(key(KeyCode::Char('a')));
+    typed(&mut app, "Why?");
+    app.on_key(key(KeyCode::Enter));
+    app.notice = None;
     let review = bottom(&mut app);
     assert!(review.contains("e edit · x delete"), "{review}");
     app.on_key(key(KeyCode::Char('a')));

@@ -655,35 +655,33 @@ mod interactive {
         })
         .await;
         handle.act(Action::Cancel);
-        let seen = until(&mut events, "failure", |e| {
-            matches!(e, Event::Phase(Phase::Failed { .. }))
+        let seen = until(&mut events, "cancelled", |e| {
+            matches!(e, Event::Phase(Phase::Cancelled { .. }))
         })
         .await;
-        assert!(seen.iter().any(|e| matches!(
-            e,
-            Event::Error {
-                retryable: true,
-                ..
-            }
-        )));
+        assert!(
+            !seen.iter().any(|e| matches!(e, Event::Error { .. })),
+            "a cancel is no failure: {seen:?}"
+        );
         assert!(!seen.iter().any(|e| matches!(e, Event::CycleReady { .. })));
         assert!(
             !dir.join("design/architecture.md").exists(),
             "a cancelled call writes no cycle"
         );
         let session = volk::volk::session::Session::load(&dir).unwrap().unwrap();
-        assert!(matches!(session.phase, Phase::Failed { .. }));
+        assert!(matches!(session.phase, Phase::Cancelled { .. }));
+        assert_eq!(session.phase.short_label(), "cancelled");
         drop(handle);
-        // A new process (here: a new runtime on the same directory) shows the failure
-        // and retries on request.
+        // A new process (here: a new runtime on the same directory) shows the cancelled
+        // call and retries it on request.
         let (handle, mut events) = start(
             dir.clone(),
             Arc::new(OfflineDrafter::default()),
             RunOptions::default(),
         )
         .unwrap();
-        until(&mut events, "failed phase", |e| {
-            matches!(e, Event::Phase(Phase::Failed { .. }))
+        until(&mut events, "cancelled phase", |e| {
+            matches!(e, Event::Phase(Phase::Cancelled { .. }))
         })
         .await;
         handle.act(Action::Retry);

@@ -4,16 +4,17 @@
 //! anywhere volk writes. The real binary, temp dirs, real git, a 127.0.0.1 server.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+
+mod support;
+use support::provider::{Provider as Server, openai_stream, sse_chunk};
 
 const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");
 const EXAMPLE_2: &str = include_str!("fixtures/packets/example2_questions.json");
@@ -21,82 +22,9 @@ const KEY: &str = "sk-trusttest-Q7vX2mP9kL4nR8tZ3wY6";
 
 // ---------------------------------------------------------------- the echo server
 
-/// A server on 127.0.0.1 that answers every request with `reply(request)` and counts
-/// what it was sent.
-struct Server {
-    url: String,
-    hits: Arc<AtomicUsize>,
-    requests: Arc<Mutex<Vec<String>>>,
-}
-
-type Replier = Arc<dyn Fn(&str) -> Vec<u8> + Send + Sync>;
-
-impl Server {
-    fn start(reply: Replier) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let hits = Arc::new(AtomicUsize::new(0));
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let (h, r) = (hits.clone(), requests.clone());
-        std::thread::spawn(move || {
-            for socket in listener.incoming() {
-                let Ok(socket) = socket else { return };
-                h.fetch_add(1, Ordering::SeqCst);
-                let (r, reply) = (r.clone(), reply.clone());
-                std::thread::spawn(move || serve(socket, &reply, &r));
-            }
-        });
-        Server {
-            url,
-            hits,
-            requests,
-        }
-    }
-
-    fn hits(&self) -> usize {
-        self.hits.load(Ordering::SeqCst)
-    }
-}
-
-fn serve(mut socket: TcpStream, reply: &Replier, requests: &Mutex<Vec<String>>) {
-    socket
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut buf = Vec::new();
-    let mut tmp = [0u8; 8192];
-    let head_end = loop {
-        let Ok(n) = socket.read(&mut tmp) else { return };
-        if n == 0 {
-            return;
-        }
-        buf.extend_from_slice(&tmp[..n]);
-        if let Some(pos) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break pos + 4;
-        }
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let length: usize = head
-        .lines()
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.trim().parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + length {
-        match socket.read(&mut tmp) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => buf.extend_from_slice(&tmp[..n]),
-        }
-    }
-    let request = String::from_utf8_lossy(&buf).to_string();
-    requests.lock().unwrap().push(request.clone());
-    let bytes = reply(&request);
-    // Small writes, so that the client sees the body in many pieces.
-    for piece in bytes.chunks(7) {
-        if socket.write_all(piece).is_err() {
-            return;
-        }
-        let _ = socket.flush();
-    }
+/// Every request is answered by one of the repliers below.
+fn server(reply: fn() -> Vec<u8>) -> Server {
+    Server::start(Arc::new(move |_, _| reply()))
 }
 
 /// Every form of the key a server might send back, with a name for messages.
@@ -126,16 +54,9 @@ fn echo_text() -> String {
         .collect()
 }
 
-fn sse_chunk(content: &str) -> String {
-    format!(
-        "data: {}\n\n",
-        serde_json::json!({"choices":[{"index":0,"delta":{"content":content},"finish_reason":null}]})
-    )
-}
-
 /// A design whose every section carries the key in every form, streamed so that each
 /// form is split across two events; the headers echo the key as well.
-fn echoing_design(_request: &str) -> Vec<u8> {
+fn echoing_design() -> Vec<u8> {
     let echo = echo_text();
     let design = format!(
         "ARCHITECTURE:\nThe key you sent:\n{echo}\nREQUIREMENTS:\nFR-01: store {KEY}\n{echo}\nFILE_TREE:\nsrc/{KEY}.rs\n\nAPI_SPEC:\nauth(key = \"{KEY}\") -> Token\n{echo}\nCLASS_DIAGRAM:\nclassDiagram\n  class Task\n  %% {}\n",
@@ -162,7 +83,7 @@ fn echoing_design(_request: &str) -> Vec<u8> {
 }
 
 /// A refusal whose body quotes the key in every form.
-fn echoing_refusal(_request: &str) -> Vec<u8> {
+fn echoing_refusal() -> Vec<u8> {
     let body = serde_json::json!({"error":{"message":format!("bad key:\n{}", echo_text()),"type":"invalid_request_error","code":"invalid_api_key"}}).to_string();
     format!(
         "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\nwww-authenticate: Bearer realm=\"{KEY}\"\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
@@ -251,7 +172,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn an_untrusted_volk_toml_in_the_workspace_or_cwd_never_gets_the_key() {
-    let server = Server::start(Arc::new(echoing_design));
+    let server = server(echoing_design);
     for place in ["workspace", "cwd", "project"] {
         let home = tempfile::tempdir().unwrap();
         let cwd = home.path().join("repo");
@@ -311,7 +232,7 @@ fn an_untrusted_volk_toml_in_the_workspace_or_cwd_never_gets_the_key() {
 
 #[test]
 fn volk_trust_records_path_and_content_and_a_changed_file_needs_trusting_again() {
-    let server = Server::start(Arc::new(echoing_design));
+    let server = server(echoing_design);
     let home = tempfile::tempdir().unwrap();
     let work = home.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
@@ -379,7 +300,7 @@ fn volk_trust_records_path_and_content_and_a_changed_file_needs_trusting_again()
 
 #[test]
 fn an_untrusted_file_may_set_model_timeouts_and_theme_and_flags_override_its_host() {
-    let server = Server::start(Arc::new(echoing_design));
+    let server = server(echoing_design);
     let home = tempfile::tempdir().unwrap();
     let work = home.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
@@ -490,7 +411,7 @@ fn assert_no_key(what: &str, bytes: &[u8]) {
 
 #[test]
 fn a_server_echoing_the_key_leaves_no_form_of_it_anywhere() {
-    let server = Server::start(Arc::new(echoing_design));
+    let server = server(echoing_design);
     let home = tempfile::tempdir().unwrap();
     let work = home.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
@@ -522,7 +443,7 @@ fn a_server_echoing_the_key_leaves_no_form_of_it_anywhere() {
     assert_eq!(server.hits(), 2);
     // The server did get the key, so the test can fail.
     assert!(
-        server.requests.lock().unwrap()[0].contains(&format!("Bearer {KEY}")),
+        server.requests()[0].raw.contains(&format!("Bearer {KEY}")),
         "the request carried no key"
     );
 
@@ -564,7 +485,7 @@ fn a_server_echoing_the_key_leaves_no_form_of_it_anywhere() {
 
 #[test]
 fn a_refusal_quoting_the_key_is_scrubbed_from_stderr_and_the_log() {
-    let server = Server::start(Arc::new(echoing_refusal));
+    let server = server(echoing_refusal);
     let home = tempfile::tempdir().unwrap();
     let work = home.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
@@ -596,18 +517,9 @@ fn a_refusal_quoting_the_key_is_scrubbed_from_stderr_and_the_log() {
 // ---------------------------------------------------------------- volk open resumes
 
 /// A plain design from the echo-free server (so the design itself is ordinary).
-fn plain_design(_request: &str) -> Vec<u8> {
+fn plain_design() -> Vec<u8> {
     let design = "ARCHITECTURE:\nA CLI over a store.\n\nREQUIREMENTS:\nFR-01: add tasks\n\nFILE_TREE:\nsrc/main.rs\n\nAPI_SPEC:\nadd(name) -> Task\n\nCLASS_DIAGRAM:\nclassDiagram\n  class Task\n";
-    let body = format!(
-        "{}data: {}\n\ndata: [DONE]\n\n",
-        sse_chunk(design),
-        serde_json::json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})
-    );
-    format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
+    openai_stream(design, design.len())
 }
 
 fn designed_by_a_model(home: &Path, server: &Server) -> PathBuf {
@@ -645,7 +557,7 @@ fn edit_session(project: &Path, edit: impl Fn(&mut serde_json::Value)) {
 
 #[test]
 fn the_session_records_the_reasoner_and_open_never_falls_back_to_offline() {
-    let server = Server::start(Arc::new(plain_design));
+    let server = server(plain_design);
     let home = tempfile::tempdir().unwrap();
     let project = designed_by_a_model(home.path(), &server);
     let session: serde_json::Value =
@@ -713,7 +625,7 @@ fn volk_open_continues_with_the_recorded_reasoner_and_model_in_tmux() {
         eprintln!("SKIPPED: tmux is not installed");
         return;
     }
-    let server = Server::start(Arc::new(plain_design));
+    let server = server(plain_design);
     let home = tempfile::tempdir().unwrap();
     let project = designed_by_a_model(home.path(), &server);
     // No flags: the reasoner, model and (local) base URL come from the session.

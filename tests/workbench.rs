@@ -12,15 +12,18 @@ use volk::tui::event::LoopEvent;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use volk::design::parser::parse;
 use volk::design::{Artifacts, Section};
+use volk::reasoner::StreamEvent;
 use volk::reasoner::offline::draft;
-use volk::reasoner::{Brief, Purpose, StreamEvent};
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, Phase};
+use volk::tui::tab::Tab;
+use volk::tui::test_keys::{ctrl, key, typed};
 use volk::tui::theme::Theme;
 use volk::tui::view;
+use volk::volk::brief::{Brief, Purpose};
 
 fn brief() -> Brief {
     Brief {
@@ -44,23 +47,9 @@ fn info() -> SessionInfo {
     }
 }
 
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
-}
-
-fn ctrl(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.on_key(key(KeyCode::Char(c)));
-    }
-}
-
 fn screen(app: &mut App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| view::draw(f, app)).unwrap();
+    view::render(&mut terminal, app).unwrap();
     terminal.backend().to_string()
 }
 
@@ -197,6 +186,29 @@ fn review_with_questions() {
     assert!(shot.contains("Your questions (2)"), "{shot}");
     assert!(shot.contains("Print it on stderr"), "{shot}");
     insta::assert_snapshot!("review", shot);
+}
+
+/// The key-hint bar at 80x24 lists the keys of the focus at hand, written from the
+/// bindings: reading the viewer, then the review pane.
+#[test]
+fn hint_bar_at_80x24_follows_the_focus() {
+    let (mut app, _) = reviewing();
+    app.on_key(key(KeyCode::Char('a')));
+    typed(&mut app, "Which table holds the reading sessions?");
+    app.on_key(key(KeyCode::Enter));
+    app.notice = None;
+    let reading = screen(&mut app, 80, 24);
+    let bar = reading.lines().last().unwrap_or_default().to_string();
+    assert!(bar.contains("c ask about line"), "{reading}");
+    insta::assert_snapshot!("hints_reading_80x24", reading);
+    app.on_key(key(KeyCode::Char('f')));
+    let review = screen(&mut app, 80, 24);
+    let bar = review.lines().last().unwrap_or_default().to_string();
+    assert!(
+        bar.contains("e edit") && bar.contains("f viewer"),
+        "{review}"
+    );
+    insta::assert_snapshot!("hints_review_pane_80x24", review);
 }
 
 #[test]
@@ -532,8 +544,8 @@ fn mouse_clicks_a_tab_and_the_wheel_scrolls() {
         row: tab.y,
         modifiers: KeyModifiers::NONE,
     }));
-    assert_eq!(app.tab, 2);
-    app.select_tab(0);
+    assert_eq!(app.tab, Tab::Artifact(Section::FileTree));
+    app.select_tab(Tab::Artifact(Section::Architecture));
     app.on_terminal_event(Event::Mouse(MouseEvent {
         kind: MouseEventKind::ScrollDown,
         column: 5,
@@ -556,7 +568,7 @@ fn search_moves_to_the_match_and_paints_it() {
         .unwrap();
     assert_eq!(app.views[0].cursor, line);
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    terminal.draw(|f| view::draw(f, &mut app)).unwrap();
+    view::render(&mut terminal, &mut app).unwrap();
     let buffer = terminal.backend().buffer();
     let warning = app.theme.palette.warning;
     let painted = buffer.content().iter().filter(|c| c.bg == warning).count();
@@ -585,7 +597,7 @@ fn an_update_streams_as_blocks_on_the_current_design() {
     );
     stream(&mut app, 2, Purpose::Update, &answer);
     app.sync_stream();
-    app.select_tab(Section::ApiSpec.index());
+    app.select_tab(Tab::Artifact(Section::ApiSpec));
     let doc = &app.docs[Section::ApiSpec.index()];
     assert_eq!(
         doc.text(),

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use volk::cxp::ReviewMarks;
 use volk::design::changes::parse_changes;
 use volk::design::{Artifacts, Section};
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{Action, AppEvent, Intent, LoopEvent, Phase};
+use volk::tui::test_keys::key;
 use volk::tui::theme::Theme;
 use volk::tui::view;
 use volk::volk::review::ReviewState;
@@ -26,10 +27,6 @@ fn info() -> SessionInfo {
         reasoner: "openai".into(),
         model: "scripted".into(),
     }
-}
-
-fn key(code: KeyCode) -> KeyEvent {
-    KeyEvent::new(code, KeyModifiers::NONE)
 }
 
 fn design() -> Artifacts {
@@ -48,14 +45,14 @@ fn design() -> Artifacts {
 /// there yet; requirements settled.
 fn review_state() -> ReviewState {
     let mut state = ReviewState::default();
-    let questions: Vec<String> = [
+    let questions: Vec<volk::volk::brief::Question> = [
         "What is the schema?",
         "[api_spec:1] Async?",
         "Delete or flag?",
         "Time zones?",
     ]
     .iter()
-    .map(|q| q.to_string())
+    .map(|q| volk::volk::brief::Question::new(*q))
     .collect();
     open(&mut state.threads, 1, &questions);
     let list = parse_changes(
@@ -98,7 +95,7 @@ fn reviewing() -> App {
 
 fn screen(app: &mut App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| view::draw(f, app)).unwrap();
+    view::render(&mut terminal, app).unwrap();
     terminal.backend().to_string()
 }
 
@@ -171,14 +168,14 @@ fn o_on_a_thread_writes_a_linked_follow_up() {
         app.on_key(key(KeyCode::Char(c)));
     }
     app.on_key(key(KeyCode::Enter));
+    let asked = app.draft.questions.last().unwrap();
     assert_eq!(
-        app.draft.questions.last().unwrap().text,
-        "(follows up Q1.1) And indexes?"
+        (asked.text.as_str(), asked.follows.as_deref()),
+        ("And indexes?", Some("Q1.1"))
     );
     // The loop opens it as a new thread linked to Q1.1, which closes.
     let mut state = review_state();
-    let questions: Vec<String> = app.draft.questions.iter().map(|q| q.rendered()).collect();
-    open(&mut state.threads, 2, &questions);
+    open(&mut state.threads, 2, &app.draft.questions);
     let new = state.threads.last().unwrap();
     assert_eq!(
         (new.id.as_str(), new.follows.as_deref()),

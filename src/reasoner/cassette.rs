@@ -26,8 +26,9 @@ use tokio::time::Instant;
 use crate::fsutil::atomic_write;
 use crate::reasoner::secret::ApiKey;
 use crate::reasoner::{
-    EventStream, Purpose, Reasoner, ReasonerError, ReasonerRequest, SharedReasoner, StreamEvent,
+    EventStream, Reasoner, ReasonerError, ReasonerRequest, SharedReasoner, StreamEvent,
 };
+use crate::volk::brief::Purpose;
 
 /// The format version this volk writes and reads.
 pub const VERSION: u32 = 1;

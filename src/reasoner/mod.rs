@@ -20,64 +20,7 @@ use std::sync::Arc;
 use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 
-use crate::design::Artifacts;
-
-/// Why the architect is calling the reasoner; providers may tune limits by it and the
-/// offline drafter decides what to write from it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Purpose {
-    /// First design of a scope.
-    Design,
-    /// A revision answering the reviewer's questions.
-    Update,
-    /// The one reflection pass before finalizing.
-    Reflect,
-    /// The execution plan that goes with the finalized design.
-    Plan,
-}
-
-/// A reviewer's answer to one of the architect's own open questions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Answer {
-    pub question: String,
-    pub answer: String,
-}
-
-/// The structured scope behind a prompt. HTTP providers only send the rendered
-/// prompt; the offline drafter works from these fields directly.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Brief {
-    pub task_summary: String,
-    pub project_name: String,
-    pub requirements: String,
-    pub original_intent: String,
-    pub structured_requirements: Vec<String>,
-    pub nfrs: Vec<String>,
-    pub ux_design: Option<String>,
-    /// The design being revised (update, reflect and plan calls).
-    pub current: Option<Artifacts>,
-    /// The reviewer's numbered questions for this update.
-    pub questions: Vec<String>,
-    /// Answers to the architect's earlier open questions: binding decisions.
-    pub answers: Vec<Answer>,
-    /// Reflection questions to answer (reflect calls).
-    pub reflection_questions: Vec<String>,
-    /// Steering from the person and compiler diagnostics for a plan attempt.
-    pub plan_feedback: Vec<String>,
-    /// The design compiler's findings on the current design (update calls).
-    #[serde(default)]
-    pub lint_feedback: Vec<String>,
-    /// The cycle this call produces.
-    pub cycle: u32,
-    /// Set on the follow-up of an update whose edit blocks failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repair: Option<crate::design::edit::repair::RepairRequest>,
-    /// The review's binding parts for an update: the reviewer's hand edits and the
-    /// settled text (rendered by `volk::review`).
-    #[serde(default)]
-    pub review: String,
-}
+use crate::volk::brief::{Brief, Purpose};
 
 /// One call to a reasoner.
 #[derive(Debug, Clone)]
@@ -112,6 +55,9 @@ pub enum StreamEvent {
     Usage {
         usage: Usage,
     },
+    /// An attempt failed before any text and the call waits before the next one; no
+    /// text of the failed attempt was handed out.
+    Retrying(retry::Backoff),
     /// The provider said the response is complete.
     Finished {
         stop_reason: Option<String>,
@@ -244,6 +190,7 @@ pub async fn collect(mut stream: EventStream) -> Result<Collected, (ReasonerErro
             Ok(StreamEvent::Thinking { text }) => out.thinking.push_str(&text),
             Ok(StreamEvent::Usage { usage }) => out.usage = Some(usage),
             Ok(StreamEvent::Finished { stop_reason }) => out.stop_reason = stop_reason,
+            Ok(StreamEvent::Retrying(_)) => {}
             Err(e) => return Err((e, out)),
         }
     }

@@ -15,7 +15,8 @@ use crate::design::Section;
 use crate::design::edit::repair::RepairKind;
 use crate::design::edit::write::update_answer;
 use crate::project::slug::slugify;
-use crate::reasoner::{Brief, EventStream, Purpose, Reasoner, ReasonerRequest, StreamEvent, Usage};
+use crate::reasoner::{EventStream, Reasoner, ReasonerRequest, StreamEvent, Usage};
+use crate::volk::brief::{Brief, Purpose};
 
 use scope::{Family, SystemKind, requirement_items, system_kind};
 
@@ -422,10 +423,12 @@ fn draft_design(brief: &Brief) -> String {
         );
     } else {
         for (i, q) in brief.questions.iter().enumerate() {
-            let (thread, question) = match crate::volk::threads::split_prompt_line(q) {
-                Some((id, question)) => (format!(", thread {id}"), question),
-                None => (String::new(), q.as_str()),
-            };
+            let thread = q
+                .thread
+                .as_ref()
+                .map(|id| format!(", thread {id}"))
+                .unwrap_or_default();
+            let question = &q.text;
             let _ = writeln!(
                 out,
                 "{}. {} Assumed: the current design stands until the reviewer answers (recorded by the offline drafter{thread}; a model-backed reasoner would answer it).",
@@ -518,7 +521,7 @@ fn draft_design(brief: &Brief) -> String {
     let threads: Vec<String> = brief
         .questions
         .iter()
-        .filter_map(|q| crate::volk::threads::split_prompt_line(q).map(|(id, _)| id))
+        .filter_map(|q| q.thread.clone())
         .collect();
     if !threads.is_empty() {
         let _ = writeln!(out, "\nCHANGES:");
@@ -734,7 +737,10 @@ mod tests {
         let mut b = brief();
         b.cycle = 2;
         b.current = Some(parse(&draft(Purpose::Design, &b)));
-        b.questions = vec!["Q1.1: What is the schema?".into()];
+        b.questions = vec![crate::volk::brief::Question {
+            thread: Some("Q1.1".into()),
+            ..crate::volk::brief::Question::new("What is the schema?")
+        }];
         let text = draft(Purpose::Update, &b);
         let changes = crate::design::parser::sections(&text)
             .changes()

@@ -743,7 +743,7 @@ mod tests {
     #[test]
     fn body_has_the_expected_fields() {
         let req = ReasonerRequest {
-            purpose: crate::reasoner::Purpose::Design,
+            purpose: crate::volk::brief::Purpose::Design,
             system: "sys".into(),
             prompt: "user".into(),
             max_tokens: 42,

@@ -228,7 +228,7 @@ fn workbench(
             },
             theme,
         );
-        guard.terminal.draw(|f| view::draw(f, &mut app))?;
+        view::render(&mut guard.terminal, &mut app)?;
         tracing::info!("first frame {:?} after start", launched.elapsed());
         let mut connected = tokio::select! {
             connected = session::connect(start, reasoner, options) => connected?,

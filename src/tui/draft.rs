@@ -8,40 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
-use crate::design::Section;
-use crate::reasoner::Answer;
-
-/// Where a question points in an artifact.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Anchor {
-    pub section: Section,
-    /// 1-based line number in the artifact.
-    pub line: usize,
-    pub quote: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DraftQuestion {
-    pub text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub anchor: Option<Anchor>,
-}
-
-impl DraftQuestion {
-    /// The question as the architect reads it: anchored ones quote their line.
-    pub fn rendered(&self) -> String {
-        match &self.anchor {
-            Some(a) => format!(
-                "[{} line {}: \"{}\"] {}",
-                a.section.title(),
-                a.line,
-                a.quote.trim(),
-                self.text.trim()
-            ),
-            None => self.text.trim().to_string(),
-        }
-    }
-}
+use crate::volk::brief::{Answer, Question};
 
 /// Everything the person typed and has not sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,7 +17,7 @@ pub struct Draft {
     #[serde(default)]
     pub cycle: u32,
     #[serde(default)]
-    pub questions: Vec<DraftQuestion>,
+    pub questions: Vec<Question>,
     /// Answers to the architect's open questions, by question text.
     #[serde(default)]
     pub answers: Vec<Answer>,
@@ -283,22 +250,6 @@ mod tests {
         assert!(notice.unwrap().contains("limit"));
         let (draft, notice) = load_or_set_aside(&path, true);
         assert_eq!((draft, notice), (Draft::default(), None));
-    }
-
-    #[test]
-    fn rendered_question_quotes_its_anchor() {
-        let q = DraftQuestion {
-            text: "Why this?".into(),
-            anchor: Some(Anchor {
-                section: Section::ApiSpec,
-                line: 4,
-                quote: "  run() -> None ".into(),
-            }),
-        };
-        assert_eq!(
-            q.rendered(),
-            "[API spec line 4: \"run() -> None\"] Why this?"
-        );
     }
 
     #[test]

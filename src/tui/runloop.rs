@@ -79,7 +79,7 @@ where
                 None => return Ok((Exit::InputClosed, stats)),
             },
             _ = sleep_until(deadline), if deadline.is_some() => {
-                terminal.draw(|f| view::draw(f, app))?;
+                view::render(terminal, app)?;
                 frames.drawn(tokio::time::Instant::now());
                 stats.frames += 1;
                 if let Some(since) = input_since.take() {

@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use crate::volk::journal::JournalEvent;
+
 /// The timeline's column heads, aligned with [`line`].
 pub fn header() -> String {
     columns("time", "cycle", "event", "duration", "tokens", "what")
@@ -96,24 +98,28 @@ fn kb(bytes: u64) -> String {
 fn summary(event: &str, d: &Value) -> String {
     let text = |key: &str| d[key].as_str().unwrap_or("").to_string();
     let number = |key: &str| d[key].as_u64().unwrap_or(0);
+    use JournalEvent as E;
+    let Some(event) = JournalEvent::from_name(event) else {
+        return compact(d);
+    };
     match event {
-        "design_started" => format!(
+        E::DesignStarted => format!(
             "{} (at most {} cycles)",
             text("task_summary"),
             number("max_cycles")
         ),
-        "context_gathered" => format!(
+        E::ContextGathered => format!(
             "{} of context, {} symbols",
             kb(number("bytes")),
             d["symbols"].as_array().map_or(0, Vec::len)
         ),
-        "reasoner_call" => format!(
+        E::ReasonerCall => format!(
             "{} call {}, prompt {}",
             text("purpose"),
             number("call"),
             kb(number("prompt_bytes"))
         ),
-        "reasoner_metrics" => format!(
+        E::ReasonerMetrics => format!(
             "{}/{}{}",
             text("reasoner"),
             text("model"),
@@ -122,13 +128,13 @@ fn summary(event: &str, d: &Value) -> String {
                 .map(|ms| format!(", first token {}", seconds(ms)))
                 .unwrap_or_default()
         ),
-        "call_failed" => text("message"),
-        "answer_unparsed" => format!(
+        E::CallFailed => text("message"),
+        E::AnswerUnparsed => format!(
             "{} without sections, saved in {}",
             kb(number("bytes")),
             text("saved")
         ),
-        "cycle_written" => {
+        E::CycleWritten => {
             let changed = list(&d["changed"]);
             let missing = list(&d["missing"]);
             match (changed.is_empty(), missing.is_empty()) {
@@ -138,8 +144,8 @@ fn summary(event: &str, d: &Value) -> String {
                 (false, false) => format!("changed: {changed}; empty: {missing}"),
             }
         }
-        "committed" => format!("commit {}", text("commit")),
-        "feedback_received" => {
+        E::Committed => format!("commit {}", text("commit")),
+        E::FeedbackReceived => {
             let questions = d["questions"].as_array().map_or(0, Vec::len);
             let answers = d["answers"].as_array().map_or(0, Vec::len);
             format!(
@@ -147,9 +153,9 @@ fn summary(event: &str, d: &Value) -> String {
                 d["verdict"].as_str().unwrap_or("?")
             )
         }
-        "forced_finalize" => format!("cycle limit {} reached", number("max_cycles")),
-        "reflection_started" | "reflection_done" => format!("{} question(s)", number("questions")),
-        "plan_steered" => text("note"),
+        E::ForcedFinalize => format!("cycle limit {} reached", number("max_cycles")),
+        E::ReflectionStarted | E::ReflectionDone => format!("{} question(s)", number("questions")),
+        E::PlanSteered => text("note"),
         _ => compact(d),
     }
 }

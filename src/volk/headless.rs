@@ -133,7 +133,7 @@ pub async fn handle(
                 prepare_in(&dir, *scope, &thread_id, &trace_id, limit).map_err(session_error)?;
             let first = if created {
                 Some(Input::Begin)
-            } else if matches!(session.phase, Phase::Failed { .. }) {
+            } else if session.phase.is_interrupted() {
                 Some(Input::Act(Action::Retry))
             } else if let Some(input) = resume_input(&mut session) {
                 Some(input)
@@ -156,7 +156,7 @@ pub async fn handle(
             };
             crate::volk::review::check_marks(&session.review, &feedback.marks)
                 .map_err(|m| BadInput::err(format!("{source}: {m}")))?;
-            let first = if matches!(session.phase, Phase::Failed { .. }) {
+            let first = if session.phase.is_interrupted() {
                 Input::Act(Action::Retry)
             } else if resuming && let Some(input) = resume_input(&mut session) {
                 // Killed mid-step: finish the step this packet started.

@@ -36,8 +36,9 @@ pub fn notes(linted: &Linted) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::cxp::{Feedback, Scope, Verdict};
+    use crate::reasoner::ReasonerRequest;
     use crate::reasoner::offline::draft;
-    use crate::reasoner::{Purpose, ReasonerRequest};
+    use crate::volk::brief::Purpose;
     use crate::volk::machine::{Action, Architect, Effect, Input, Mode};
     use crate::volk::session::{Phase, Session};
 
@@ -68,7 +69,7 @@ mod tests {
 
     fn journaled<'a>(fx: &'a [Effect], event: &str) -> Option<&'a Value> {
         fx.iter().find_map(|e| match e {
-            Effect::Journal(j) if j.event == event => Some(&j.detail),
+            Effect::Journal(j) if j.event.name() == event => Some(&j.detail),
             _ => None,
         })
     }

@@ -11,15 +11,16 @@ use crate::cxp::{CODE_DIRECTOR, Feedback, JUNIOR, Packet, Verdict};
 use crate::design::parser::parse;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
-use crate::reasoner::{Purpose, ReasonerRequest};
-use crate::volk::journal::JournalEntry;
+use crate::reasoner::ReasonerRequest;
+use crate::volk::brief::Purpose;
+use crate::volk::journal::{JournalEntry, JournalEvent};
 use crate::volk::lint_step;
 use crate::volk::loop_args::Limits;
 use crate::volk::patch_cycle::{self, Next};
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
 use crate::volk::review;
-use crate::volk::session::{CycleRecord, PendingCall, Phase, Session};
+use crate::volk::session::{CycleRecord, FinalizeReason, PendingCall, Phase, Session};
 
 /// Who decides at the points where a person may step in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +86,8 @@ pub enum Action {
     Review(Feedback),
     /// After reflection: finalize now.
     Finalize,
+    /// After reflection: READY was a mistake; review the same cycle again.
+    Reopen,
     ApprovePlan,
     /// Steer the next plan attempt with a note.
     SteerPlan(String),
@@ -107,6 +110,11 @@ pub enum Notice {
         max: u32,
         trace_id: String,
     },
+    /// The person cancelled the running call. `questions` are the ones the cancelled
+    /// update was answering, handed back to be amended and sent again.
+    Cancelled {
+        questions: Vec<crate::volk::brief::Question>,
+    },
 }
 
 impl std::fmt::Display for Notice {
@@ -115,6 +123,14 @@ impl std::fmt::Display for Notice {
             Notice::CycleLimit { max, trace_id, .. } => write!(
                 f,
                 "[U:Ar] Max design cycles reached ({max}): finalizing without READY (trace {trace_id})"
+            ),
+            Notice::Cancelled { questions } if questions.is_empty() => {
+                write!(f, "[U:Ar] call cancelled; r runs it again")
+            }
+            Notice::Cancelled { questions } => write!(
+                f,
+                "[U:Ar] call cancelled; your {} question(s) are back to amend: Ctrl-S sends them, r resends them as they were",
+                questions.len()
             ),
         }
     }
@@ -206,6 +222,9 @@ pub enum Refusal {
     /// A close, settle or unsettle mark that names nothing (the message names the field).
     #[error("{0}")]
     Review(String),
+    /// Going back to the review after the cycle limit forced finalization.
+    #[error("cycle {cycle} was the last of {max}: the design can only be finalized")]
+    LastCycle { cycle: u32, max: u32 },
 }
 
 /// The state machine of one thread.
@@ -275,6 +294,7 @@ impl Architect {
                     | Phase::AwaitingPlanApproval
                     | Phase::Finalized
                     | Phase::Failed { .. }
+                    | Phase::Cancelled { .. }
             )
     }
 
@@ -318,7 +338,7 @@ impl Architect {
                 }
                 self.journal(
                     &mut fx,
-                    "committed",
+                    JournalEvent::Committed,
                     json!({ "commit": short_id, "cycle": cycle }),
                 );
                 fx.push(Effect::SaveSession);
@@ -339,7 +359,11 @@ impl Architect {
             review::record_edit(&mut self.session.review, &self.session.artifacts, &edited);
         self.session.artifacts = edited;
         let names: Vec<&str> = sections.iter().map(|s| s.key()).collect();
-        self.journal(fx, "reviewer_edit", json!({ "artifacts": names }));
+        self.journal(
+            fx,
+            JournalEvent::ReviewerEdit,
+            json!({ "artifacts": names }),
+        );
         self.log(
             fx,
             format!("reviewer edit of {} committed", names.join(", ")),
@@ -365,12 +389,32 @@ impl Architect {
                 )?;
                 self.finalize_docs(fx);
             }
+            Action::Reopen => {
+                self.expect(
+                    matches!(self.session.phase, Phase::AwaitingFinalize),
+                    "going back to the review",
+                )?;
+                if self.session.finalize.is_forced() {
+                    return Err(Refusal::LastCycle {
+                        cycle: self.session.cycle,
+                        max: self.session.max_cycles,
+                    });
+                }
+                let cycle = self.session.cycle;
+                self.journal(fx, JournalEvent::ReviewReopened, json!({ "cycle": cycle }));
+                self.log(
+                    fx,
+                    format!("READY withdrawn; cycle {cycle} is under review again"),
+                );
+                self.session.phase = Phase::AwaitingReview { cycle };
+                fx.push(Effect::SaveSession);
+            }
             Action::ApprovePlan => {
                 self.expect(
                     matches!(self.session.phase, Phase::AwaitingPlanApproval),
                     "a plan approval",
                 )?;
-                self.journal(fx, "plan_approved", json!({}));
+                self.journal(fx, JournalEvent::PlanApproved, json!({}));
                 self.emit_implement(fx);
             }
             Action::SteerPlan(note) => {
@@ -378,16 +422,16 @@ impl Architect {
                     matches!(self.session.phase, Phase::AwaitingPlanApproval),
                     "a plan note",
                 )?;
-                self.journal(fx, "plan_steered", json!({ "note": note }));
+                self.journal(fx, JournalEvent::PlanSteered, json!({ "note": note }));
                 self.session.plan.notes.push(note);
                 self.session.phase = Phase::Planning { attempt: 1 };
                 self.call(Purpose::Plan, self.session.brief(Purpose::Plan), fx);
             }
             Action::Retry => {
-                let Phase::Failed { resume, .. } = &self.session.phase else {
+                let Some(resume) = self.session.phase.resume() else {
                     return Err(self.wrong_phase("a retry"));
                 };
-                self.session.phase = (**resume).clone();
+                self.session.phase = resume.clone();
                 match (self.session.pending.clone(), &self.session.phase) {
                     (Some(pending), _) => self.call(pending.purpose, pending.brief, fx),
                     // Interrupted between READY and the reflection call: reflect again,
@@ -401,7 +445,7 @@ impl Architect {
             }
             Action::Cancel => {
                 if self.in_flight.take().is_some() {
-                    self.fail("cancelled by the person".into(), true, fx);
+                    self.cancel(fx);
                 }
             }
             Action::Mark(marks) => {
@@ -432,13 +476,13 @@ impl Architect {
         }
     }
 
-    fn journal(&self, fx: &mut Vec<Effect>, event: &str, detail: Value) {
+    fn journal(&self, fx: &mut Vec<Effect>, event: JournalEvent, detail: Value) {
         fx.push(Effect::Journal(JournalEntry {
             time: String::new(),
             trace_id: self.session.trace_id.clone(),
             thread_id: self.session.thread_id.clone(),
             cycle: self.session.cycle,
-            event: event.to_string(),
+            event,
             detail,
         }));
     }
@@ -462,7 +506,7 @@ impl Architect {
         let scope = &self.session.scope;
         self.journal(
             fx,
-            "design_started",
+            JournalEvent::DesignStarted,
             json!({ "subject": scope.subject, "task_summary": scope.task_summary, "max_cycles": self.session.max_cycles }),
         );
         self.log(
@@ -474,11 +518,11 @@ impl Architect {
         );
         if scope.ux_design.is_some() {
             self.log(fx, "UX design incorporated into the prompt".into());
-            self.journal(fx, "ux_design_incorporated", Value::Null);
+            self.journal(fx, JournalEvent::UxDesignIncorporated, Value::Null);
         }
         if let Some(report) = &scope.impact_report {
             self.log(fx, format!("impact report: {report}"));
-            self.journal(fx, "impact_report", report.clone());
+            self.journal(fx, JournalEvent::ImpactReport, report.clone());
         }
         self.session.phase = Phase::GatheringContext;
         fx.push(Effect::GatherContext {
@@ -513,7 +557,7 @@ impl Architect {
         self.session.context = prompts::cap(&section, prompts::CONTEXT_CAP);
         self.journal(
             fx,
-            "context_gathered",
+            JournalEvent::ContextGathered,
             json!({ "bytes": section.len(), "symbols": symbols }),
         );
         self.begin_design(fx);
@@ -525,9 +569,10 @@ impl Architect {
     }
 
     /// Issues a reasoner call and remembers it so a failure can be retried.
-    fn call(&mut self, purpose: Purpose, brief: crate::reasoner::Brief, fx: &mut Vec<Effect>) {
+    fn call(&mut self, purpose: Purpose, brief: crate::volk::brief::Brief, fx: &mut Vec<Effect>) {
         let context = &self.session.context;
         let prompt = match purpose {
+            _ if brief.reformat.is_some() => prompts::reformat(&brief),
             Purpose::Design => prompts::design(&brief, context),
             Purpose::Update => prompts::update(&brief, context),
             Purpose::Reflect => prompts::reflect(&brief),
@@ -542,7 +587,7 @@ impl Architect {
         });
         self.journal(
             fx,
-            "reasoner_call",
+            JournalEvent::ReasonerCall,
             json!({ "call": call, "purpose": purpose, "prompt_bytes": prompt.len() }),
         );
         fx.push(Effect::SaveSession);
@@ -558,14 +603,79 @@ impl Architect {
         });
     }
 
-    fn fail(&mut self, message: String, retryable: bool, fx: &mut Vec<Effect>) {
-        let resume = match &self.session.phase {
-            Phase::Failed { resume, .. } => resume.clone(),
-            other => Box::new(other.clone()),
+    /// Stops where the running call was: a retry runs it again, and a cancelled
+    /// update hands its new questions back to the reviewer.
+    fn cancel(&mut self, fx: &mut Vec<Effect>) {
+        let resume = match self.session.phase.resume() {
+            Some(resume) => Box::new(resume.clone()),
+            None => Box::new(self.session.phase.clone()),
+        };
+        let purpose = self.session.pending.as_ref().map(|p| p.purpose);
+        let questions = match (&*resume, &self.session.pending) {
+            (Phase::Designing { cycle }, Some(p)) if p.purpose == Purpose::Update => {
+                let reviewed = cycle.saturating_sub(1);
+                let asked: Vec<&str> = self
+                    .session
+                    .review
+                    .threads
+                    .iter()
+                    .filter(|t| t.cycle_asked == reviewed)
+                    .map(|t| t.id.as_str())
+                    .collect();
+                p.brief
+                    .questions
+                    .iter()
+                    .filter(|q| q.thread.as_deref().is_some_and(|id| asked.contains(&id)))
+                    .map(|q| crate::volk::brief::Question {
+                        thread: None,
+                        carried_from: None,
+                        ..q.clone()
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
         };
         self.journal(
             fx,
-            "call_failed",
+            JournalEvent::CallCancelled,
+            json!({ "purpose": purpose }),
+        );
+        self.session.phase = Phase::Cancelled { resume };
+        fx.push(Effect::SaveSession);
+        fx.push(Effect::Notice(Notice::Cancelled { questions }));
+    }
+
+    /// Feedback for the cycle a cancelled update was revising replaces the feedback
+    /// that started it: the threads that feedback opened go, and the cycle is under
+    /// review again.
+    fn withdraw_cancelled_update(&mut self) -> bool {
+        let Phase::Cancelled { resume } = &self.session.phase else {
+            return false;
+        };
+        let Phase::Designing { cycle } = **resume else {
+            return false;
+        };
+        if !matches!(&self.session.pending, Some(p) if p.purpose == Purpose::Update) {
+            return false;
+        }
+        let reviewed = cycle.saturating_sub(1);
+        self.session.review.threads.retain(|t| {
+            !(t.cycle_asked == reviewed && t.status == crate::volk::threads::ThreadStatus::Open)
+        });
+        self.session.pending = None;
+        self.session.cycle = reviewed;
+        self.session.phase = Phase::AwaitingReview { cycle: reviewed };
+        true
+    }
+
+    fn fail(&mut self, message: String, retryable: bool, fx: &mut Vec<Effect>) {
+        let resume = match self.session.phase.resume() {
+            Some(resume) => Box::new(resume.clone()),
+            None => Box::new(self.session.phase.clone()),
+        };
+        self.journal(
+            fx,
+            JournalEvent::CallFailed,
             json!({ "message": message, "retryable": retryable }),
         );
         fx.push(Effect::Warn(format!(
@@ -649,7 +759,11 @@ impl Architect {
             let artifacts = parse(text);
             if !artifacts.is_empty() {
                 let cost = self.session.patch.first_cycle(text, &artifacts);
-                self.journal(fx, "cycle_cost", json!({ "cycle": cycle, "cost": cost }));
+                self.journal(
+                    fx,
+                    JournalEvent::CycleCost,
+                    json!({ "cycle": cycle, "cost": cost }),
+                );
                 self.log(fx, cost.status());
             }
             artifacts
@@ -662,12 +776,25 @@ impl Architect {
             });
             self.journal(
                 fx,
-                "answer_unparsed",
+                JournalEvent::AnswerUnparsed,
                 json!({ "bytes": text.len(), "saved": kept }),
             );
+            // The retry of this call reformats the answer; if a reformatted answer
+            // still has no markers, the retry after it designs again.
+            let next = match self.session.pending.as_mut() {
+                Some(pending) if pending.brief.reformat.is_none() => {
+                    pending.brief.reformat = Some(text.to_string());
+                    "a retry asks the model only to put it under the markers"
+                }
+                Some(pending) => {
+                    pending.brief.reformat = None;
+                    "a retry asks for the design again"
+                }
+                None => "",
+            };
             self.fail(
                 format!(
-                    "the reasoner's answer ({} bytes) has none of the five section markers; it is saved in {kept}",
+                    "the reasoner's answer ({} bytes) has none of the five section markers; it is saved in {kept}; {next}",
                     text.len()
                 ),
                 true,
@@ -736,7 +863,7 @@ impl Architect {
         fx.push(Effect::Commit { cycle, message });
         self.journal(
             fx,
-            "cycle_written",
+            JournalEvent::CycleWritten,
             json!({ "changed": changed.iter().map(|s| s.key()).collect::<Vec<_>>(), "missing": missing }),
         );
         self.log(
@@ -752,7 +879,7 @@ impl Architect {
     fn lint_repair(&mut self, cycle: u32, artifacts: &Artifacts, fx: &mut Vec<Effect>) -> bool {
         let linted = lint_step::check(artifacts);
         let detail = lint_step::journal_detail(&linted, self.lint_repairs_used);
-        self.journal(fx, "design_linted", detail);
+        self.journal(fx, JournalEvent::DesignLinted, detail);
         if !linted.has_errors() || self.lint_repairs_used >= self.lint_repairs {
             self.lint_repairs_used = 0;
             return false;
@@ -802,6 +929,7 @@ impl Architect {
     }
 
     fn feedback(&mut self, feedback: Feedback, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
+        self.withdraw_cancelled_update();
         let cycle = match self.session.phase {
             Phase::AwaitingReview { cycle } => cycle,
             Phase::AwaitingFinalize => self.session.cycle,
@@ -839,12 +967,15 @@ impl Architect {
                 commit,
             },
         ));
-        self.session
-            .answers
-            .extend(feedback.answers.iter().cloned());
+        for answer in &feedback.answers {
+            // Sent again after a cancel: the same answer binds once.
+            if !self.session.answers.contains(answer) {
+                self.session.answers.push(answer.clone());
+            }
+        }
         self.journal(
             fx,
-            "feedback_received",
+            JournalEvent::FeedbackReceived,
             json!({ "verdict": feedback.verdict, "questions": feedback.questions, "answers": feedback.answers }),
         );
         match feedback.verdict {
@@ -853,7 +984,7 @@ impl Architect {
                 self.start_finalization(fx);
             }
             Verdict::Questions if cycle >= self.session.max_cycles => {
-                self.session.forced = true;
+                self.session.finalize = FinalizeReason::CycleLimit;
                 fx.push(Effect::Notice(Notice::CycleLimit {
                     cycle,
                     max: self.session.max_cycles,
@@ -861,7 +992,7 @@ impl Architect {
                 }));
                 self.journal(
                     fx,
-                    "forced_finalize",
+                    JournalEvent::ForcedFinalize,
                     json!({ "max_cycles": self.session.max_cycles }),
                 );
                 self.start_finalization(fx);
@@ -911,7 +1042,7 @@ impl Architect {
             Ok(Some(questions)) if !questions.is_empty() => {
                 self.journal(
                     fx,
-                    "reflection_started",
+                    JournalEvent::ReflectionStarted,
                     json!({ "questions": questions.len() }),
                 );
                 let mut brief = self.session.brief(Purpose::Reflect);
@@ -938,7 +1069,7 @@ impl Architect {
         // Only the fact is journaled, never the answers.
         self.journal(
             fx,
-            "reflection_done",
+            JournalEvent::ReflectionDone,
             json!({ "questions": questions.len() }),
         );
         fx.push(Effect::ShowReflection { questions, answers });
@@ -957,19 +1088,15 @@ impl Architect {
             artifacts: self.session.artifacts.clone(),
             written: Written::Final,
         });
-        let how = if self.session.forced {
-            "at the cycle limit, without READY"
-        } else {
-            "after READY"
-        };
+        let how = self.session.finalize.describe();
         fx.push(Effect::Commit {
             cycle,
             message: format!("Finalize design after {cycle} cycle(s), {how}"),
         });
         self.journal(
             fx,
-            "finalized_docs",
-            json!({ "forced": self.session.forced }),
+            JournalEvent::FinalizedDocs,
+            json!({ "forced": self.session.finalize.is_forced() }),
         );
         self.log(
             fx,
@@ -986,7 +1113,7 @@ impl Architect {
         self.session.plan.ok = check.ok;
         self.journal(
             fx,
-            "plan_compiled",
+            JournalEvent::PlanCompiled,
             json!({ "attempt": attempt, "ok": check.ok, "errors": check.error_count }),
         );
         if !check.ok && attempt <= self.plan_repairs {
@@ -1064,7 +1191,7 @@ impl Architect {
             Value::Object(scope.spec_metadata.clone()),
         );
         payload.insert("design_cycles".into(), json!(s.cycle));
-        payload.insert("forced".into(), json!(s.forced));
+        payload.insert("forced".into(), json!(s.finalize.is_forced()));
         if let Some(plan) = plan {
             payload.insert("execution_plan".into(), plan);
         }
@@ -1076,7 +1203,7 @@ impl Architect {
             payload,
         );
         self.session.phase = Phase::Finalized;
-        self.journal(fx, "escalated", json!({ "to": CODE_DIRECTOR }));
+        self.journal(fx, JournalEvent::Escalated, json!({ "to": CODE_DIRECTOR }));
         self.log(fx, format!("implement packet sent to {CODE_DIRECTOR}"));
         fx.push(Effect::SaveSession);
         fx.push(Effect::Emit(packet));
@@ -1115,8 +1242,8 @@ fn cycle_message(cycle: u32, changed: &[Section], summary: &str) -> String {
 mod tests {
     use super::*;
     use crate::cxp::Scope;
-    use crate::reasoner::Purpose;
     use crate::reasoner::offline::draft;
+    use crate::volk::brief::Purpose;
 
     fn scope() -> Scope {
         Scope {
@@ -1172,7 +1299,10 @@ mod tests {
     fn feedback(verdict: Verdict, questions: &[&str]) -> Input {
         Input::Act(Action::Review(Feedback {
             verdict,
-            questions: questions.iter().map(|q| q.to_string()).collect(),
+            questions: questions
+                .iter()
+                .map(|q| crate::volk::brief::Question::new(*q))
+                .collect(),
             design_cycle: None,
             answers: vec![],
             project_dir: None,
@@ -1335,7 +1465,10 @@ mod tests {
             |e| matches!(e, Effect::Notice(n @ Notice::CycleLimit { max: 1, .. })
                 if n.to_string().starts_with("[U:Ar] Max design cycles reached (1)"))
         ));
-        assert!(a.session.forced);
+        assert_eq!(
+            a.session.finalize,
+            crate::volk::session::FinalizeReason::CycleLimit
+        );
         assert_eq!(a.phase(), &Phase::Reflecting);
     }
 
@@ -1517,7 +1650,7 @@ mod tests {
                 verdict: Verdict::Questions,
                 questions: vec!["Schema?".into()],
                 design_cycle: Some(1),
-                answers: vec![crate::reasoner::Answer {
+                answers: vec![crate::volk::brief::Answer {
                     question: "Shared?".into(),
                     answer: "No, single user".into(),
                 }],
@@ -1528,5 +1661,130 @@ mod tests {
         let (_, request) = call_of(&fx);
         assert!(request.prompt.contains("No, single user"));
         assert!(request.prompt.contains("binding"));
+    }
+
+    #[test]
+    fn an_anchored_question_reads_the_same_from_the_workbench_and_a_packet() {
+        use crate::volk::brief::{Anchor, Question};
+        let line = "- Q1.1 [api_spec line 3: \"def run()\"]: Why sync?";
+        let workbench = Question::anchored(
+            "Why sync?",
+            Anchor {
+                section: crate::design::Section::ApiSpec,
+                line: 3,
+                quote: "def run()".into(),
+            },
+        );
+        let payload = serde_json::json!({
+            "verdict": "QUESTIONS",
+            "questions": [{"text": "Why sync?", "anchor": {"section": "api_spec", "line": 3, "quote": "def run()"}}]
+        });
+        let packet = crate::cxp::feedback_from(payload.as_object().unwrap()).unwrap();
+        let typed = Question::new("[API spec line 3: \"def run()\"] Why sync?");
+        for question in [workbench, packet.questions[0].clone(), typed] {
+            let mut a = designed(Mode::Headless, 99);
+            let fx = a
+                .handle(Input::Act(Action::Review(Feedback {
+                    verdict: Verdict::Questions,
+                    questions: vec![question],
+                    design_cycle: Some(1),
+                    answers: vec![],
+                    project_dir: None,
+                    marks: Default::default(),
+                })))
+                .unwrap();
+            let (_, request) = call_of(&fx);
+            assert!(request.prompt.contains(line), "{}", request.prompt);
+        }
+    }
+
+    #[test]
+    fn ready_can_be_withdrawn_after_the_reflection_but_not_at_the_limit() {
+        let mut a = designed(Mode::Interactive, 99);
+        let fx = a.handle(feedback(Verdict::Ready, &[])).unwrap();
+        let fx = a
+            .handle(Input::ReflectionLoaded(Ok(Some(vec!["Q?".into()]))))
+            .unwrap_or(fx);
+        answer(&mut a, &fx);
+        assert_eq!(a.phase(), &Phase::AwaitingFinalize);
+        a.handle(Input::Act(Action::Reopen)).unwrap();
+        assert_eq!(a.phase(), &Phase::AwaitingReview { cycle: 1 });
+        // The same cycle takes questions again.
+        let fx = a
+            .handle(feedback(Verdict::Questions, &["Schema?"]))
+            .unwrap();
+        assert_eq!(call_of(&fx).1.purpose, Purpose::Update);
+
+        let mut forced = designed(Mode::Interactive, 1);
+        let fx = forced
+            .handle(feedback(Verdict::Questions, &["Late?"]))
+            .unwrap();
+        let fx = forced
+            .handle(Input::ReflectionLoaded(Ok(Some(vec!["Q?".into()]))))
+            .unwrap_or(fx);
+        answer(&mut forced, &fx);
+        assert_eq!(forced.phase(), &Phase::AwaitingFinalize);
+        let refused = forced.handle(Input::Act(Action::Reopen)).unwrap_err();
+        assert!(refused.to_string().contains("last of 1"), "{refused}");
+        assert_eq!(forced.phase(), &Phase::AwaitingFinalize);
+    }
+
+    #[test]
+    fn a_cancelled_update_hands_its_questions_back_to_amend_or_resend() {
+        use crate::volk::brief::Question;
+        let mut a = designed(Mode::Interactive, 99);
+        let fx = a
+            .handle(feedback(
+                Verdict::Questions,
+                &["Schema?", "Flag or delete?"],
+            ))
+            .unwrap();
+        let (_, first) = call_of(&fx);
+        let fx = a.handle(Input::Act(Action::Cancel)).unwrap();
+        assert_eq!(a.phase().short_label(), "cancelled");
+        let back = fx
+            .iter()
+            .find_map(|e| match e {
+                Effect::Notice(Notice::Cancelled { questions }) => Some(questions.clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(
+            back,
+            [Question::new("Schema?"), Question::new("Flag or delete?")]
+        );
+        assert_eq!(a.phase().reviewed_cycle(), Some(1));
+        // r: the same call again.
+        let mut resent = Architect::new(a.session.clone(), Mode::Interactive);
+        let fx = resent.handle(Input::Act(Action::Retry)).unwrap();
+        assert_eq!(call_of(&fx).1.prompt, first.prompt);
+        // Amended: the cancelled feedback's threads go, the new ones take their ids.
+        let fx = a
+            .handle(Input::Act(Action::Review(Feedback::questions(
+                1,
+                vec![Question::new("Which schema, exactly?")],
+                vec![],
+            ))))
+            .unwrap();
+        let (_, amended) = call_of(&fx);
+        assert!(
+            amended.prompt.contains("- Q1.1: Which schema, exactly?"),
+            "{}",
+            amended.prompt
+        );
+        assert!(
+            !amended.prompt.contains("Flag or delete?"),
+            "{}",
+            amended.prompt
+        );
+        let ids: Vec<_> = a
+            .session
+            .review
+            .threads
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect();
+        assert_eq!(ids, ["Q1.1"]);
+        assert_eq!(a.phase(), &Phase::Designing { cycle: 2 });
     }
 }

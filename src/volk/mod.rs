@@ -1,6 +1,7 @@
 //! The design loop: a pure state machine (`input -> effects`) and the runtime that
 //! performs its effects.
 
+pub mod brief;
 pub mod cli;
 pub mod designed_with;
 pub mod echo;

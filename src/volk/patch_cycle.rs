@@ -14,7 +14,8 @@ use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, Sectio
 use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
 use crate::design::edit::{EditBlock, SEARCH_MARKER};
 use crate::design::{Artifacts, Section};
-use crate::reasoner::Brief;
+use crate::volk::brief::Brief;
+use crate::volk::journal::JournalEvent;
 use crate::volk::prompts;
 
 const REPAIR: &str = include_str!("../../assets/prompts/repair.md");
@@ -180,7 +181,7 @@ pub enum Next {
 /// An answer read: journal entries (event, detail), lines for the person, what next.
 #[derive(Debug, Clone)]
 pub struct Reading {
-    pub journal: Vec<(&'static str, Value)>,
+    pub journal: Vec<(JournalEvent, Value)>,
     pub notices: Vec<String>,
     pub next: Next,
 }
@@ -251,7 +252,7 @@ pub fn read_answer(
                     ));
                 }
                 reading.journal.push((
-                    "section_rewritten",
+                    JournalEvent::SectionRewritten,
                     json!({ "section": section.key(), "round": round, "mixed_with_blocks": mixed }),
                 ));
                 match round {
@@ -282,7 +283,7 @@ pub fn read_answer(
                             })
                         }
                     };
-                    reading.journal.push(("edit_block", detail));
+                    reading.journal.push((JournalEvent::EditBlock, detail));
                 }
                 let applied = (blocks.len() - failures.len()) as u32;
                 match round {
@@ -326,7 +327,7 @@ pub fn read_answer(
                 ),
             });
             reading.journal.push((
-                "edit_repair_requested",
+                JournalEvent::EditRepairRequested,
                 json!({ "kind": kind, "sections": failing.iter().map(|s| s.section.key()).collect::<Vec<_>>() }),
             ));
             let mut ask = brief.clone();
@@ -346,7 +347,7 @@ pub fn read_answer(
                 reading.notices.push(line);
             }
             reading.journal.push((
-                "cycle_cost",
+                JournalEvent::CycleCost,
                 json!({ "cycle": cycle, "cost": cost, "sections": section_tallies(&progress.tally) }),
             ));
             reading.notices.push(cost.status());
@@ -531,7 +532,7 @@ mod tests {
         assert!(
             r.journal
                 .iter()
-                .any(|(e, d)| *e == "edit_block" && d["reason"] == "settled")
+                .any(|(e, d)| *e == JournalEvent::EditBlock && d["reason"] == "settled")
         );
     }
 
@@ -563,7 +564,10 @@ mod tests {
         assert_eq!(ledger.cost(2), Some(cost));
         assert!(r.notices.iter().any(|n| n == "API spec: 2 blocks applied"));
         assert_eq!(
-            r.journal.iter().filter(|(e, _)| *e == "edit_block").count(),
+            r.journal
+                .iter()
+                .filter(|(e, _)| *e == JournalEvent::EditBlock)
+                .count(),
             2
         );
         assert_eq!(ledger.raw.len(), 1);

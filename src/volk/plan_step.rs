@@ -2,7 +2,7 @@
 //! compiler's verdict on what came back (see `crate::plan`).
 
 use crate::plan::{self, KindRegistry};
-use crate::reasoner::Brief;
+use crate::volk::brief::Brief;
 use crate::volk::session::PlanState;
 
 /// The name diagnostics give the plan source.
@@ -76,8 +76,8 @@ pub fn check(reply: &str) -> PlanCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reasoner::Purpose;
     use crate::reasoner::offline::draft;
+    use crate::volk::brief::Purpose;
 
     #[test]
     fn the_offline_plan_compiles_and_draws() {

@@ -7,12 +7,14 @@
 use std::fmt::Write as _;
 
 use crate::design::{Artifacts, Section};
-use crate::reasoner::Brief;
+use crate::volk::brief::{Brief, Question};
 
 pub const SYSTEM: &str = include_str!("../../assets/prompts/system.md");
 const DESIGN: &str = include_str!("../../assets/prompts/design.md");
 const UPDATE: &str = include_str!("../../assets/prompts/update.md");
 const ANSWERS: &str = include_str!("../../assets/prompts/answers.md");
+/// The retry of an answer without section markers.
+const REFORMAT: &str = include_str!("../../assets/prompts/reformat.md");
 /// The opening of an update that answers the reviewer's questions.
 const UPDATE_QUESTIONS: &str = include_str!("../../assets/prompts/update_questions.md");
 /// The opening of a repair pass of the design compiler, which nobody asked for.
@@ -86,6 +88,32 @@ fn list(items: &[String]) -> String {
     out
 }
 
+/// A reviewer's question as the architect reads it: its thread id, the line it points
+/// at, whether it is carried over or follows up another, then the question. The only
+/// place a question becomes prompt text, for the workbench and packets alike.
+pub fn question_line(q: &Question) -> String {
+    let mut line = q.thread.clone().unwrap_or_default();
+    if let Some(a) = &q.anchor {
+        let _ = write!(line, " [{} line {}", a.section.key(), a.line);
+        if !a.quote.trim().is_empty() {
+            let _ = write!(line, ": \"{}\"", a.quote.trim());
+        }
+        line.push(']');
+    }
+    if let Some(cycle) = q.carried_from {
+        let _ = write!(line, " (asked after cycle {cycle}, still not addressed)");
+    }
+    if let Some(old) = &q.follows {
+        let _ = write!(line, " (follows up {old})");
+    }
+    let text = q.text.trim();
+    if line.is_empty() {
+        text.to_string()
+    } else {
+        format!("{}: {text}", line.trim_start())
+    }
+}
+
 fn numbered(items: &[String]) -> String {
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {
@@ -156,6 +184,22 @@ pub fn design(brief: &Brief, context: &str) -> String {
     )
 }
 
+/// The retry of an answer that had no section markers: the answer, and the markers
+/// to put it under. Nothing else, so it costs a fraction of the call it repairs.
+pub fn reformat(brief: &Brief) -> String {
+    let markers: Vec<String> = Section::ALL
+        .iter()
+        .map(|s| format!("{}:", s.marker()))
+        .collect();
+    render(
+        REFORMAT,
+        &[
+            ("markers", &markers.join("\n")),
+            ("answer", brief.reformat.as_deref().unwrap_or_default()),
+        ],
+    )
+}
+
 /// A revision answering the reviewer's questions; earlier answers bind it.
 pub fn update(brief: &Brief, context: &str) -> String {
     if let Some(repair) = &brief.repair {
@@ -183,7 +227,19 @@ pub fn update(brief: &Brief, context: &str) -> String {
     } else {
         render(
             UPDATE_QUESTIONS,
-            &[("cycle", &cycle), ("questions", &list(&brief.questions))],
+            &[
+                ("cycle", &cycle),
+                (
+                    "questions",
+                    &list(
+                        &brief
+                            .questions
+                            .iter()
+                            .map(question_line)
+                            .collect::<Vec<_>>(),
+                    ),
+                ),
+            ],
         )
     };
     render(
@@ -228,7 +284,7 @@ pub fn reflect(brief: &Brief) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reasoner::Answer;
+    use crate::volk::brief::Answer;
 
     #[test]
     fn render_is_single_pass() {

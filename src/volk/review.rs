@@ -13,6 +13,8 @@ use crate::design::changes::parse_changes;
 use crate::design::merge::{merge_edit, unified_diff};
 use crate::design::settled::{Mark, item_range, restore};
 use crate::design::{Artifacts, Section};
+use crate::volk::brief::Question;
+use crate::volk::journal::JournalEvent;
 use crate::volk::threads::{self, Change, Reconciled, StatusChange, Thread};
 
 /// Diagnostic code of an edit conflict left in an artifact.
@@ -82,12 +84,12 @@ pub struct Conflict {
 }
 
 /// A journal line the machine writes: event name and detail.
-pub type Note = (&'static str, Value);
+pub type Note = (JournalEvent, Value);
 
 fn status_notes(changes: &[StatusChange]) -> Vec<Note> {
     changes
         .iter()
-        .map(|c| ("thread_status", c.detail()))
+        .map(|c| (JournalEvent::ThreadStatus, c.detail()))
         .collect()
 }
 
@@ -113,7 +115,7 @@ pub fn apply_marks(state: &mut ReviewState, marks: &ReviewMarks) -> Result<Vec<N
     for mark in settle {
         let label = mark.label();
         if !state.settled.contains(&label) {
-            notes.push(("settled", json!({ "item": label })));
+            notes.push((JournalEvent::Settled, json!({ "item": label })));
             state.settled.push(label);
         }
     }
@@ -121,7 +123,7 @@ pub fn apply_marks(state: &mut ReviewState, marks: &ReviewMarks) -> Result<Vec<N
         let label = mark.label();
         if let Some(i) = state.settled.iter().position(|s| *s == label) {
             state.settled.remove(i);
-            notes.push(("unsettled", json!({ "item": label })));
+            notes.push((JournalEvent::Unsettled, json!({ "item": label })));
         }
     }
     Ok(notes)
@@ -134,7 +136,7 @@ pub fn check_marks(state: &ReviewState, marks: &ReviewMarks) -> Result<(), Strin
 }
 
 /// Opens the threads of the questions sent after `cycle`.
-pub fn open_threads(state: &mut ReviewState, cycle: u32, questions: &[String]) -> Vec<Note> {
+pub fn open_threads(state: &mut ReviewState, cycle: u32, questions: &[Question]) -> Vec<Note> {
     let opened = threads::open(&mut state.threads, cycle, questions);
     opened
         .iter()
@@ -146,7 +148,7 @@ pub fn open_threads(state: &mut ReviewState, cycle: u32, questions: &[String]) -
                 .map(|t| t.question.clone());
             let mut detail = c.detail();
             detail["question"] = json!(question);
-            ("thread_status", detail)
+            (JournalEvent::ThreadStatus, detail)
         })
         .collect()
 }
@@ -172,8 +174,8 @@ pub fn settled_byte_ranges(
 /// What the update prompt carries for the review: the question lines (ids, anchors,
 /// carried-over threads first) and the binding parts (the reviewer's edit, the
 /// settled text). `reviewed` is the cycle the reviewer just read.
-pub fn prompt(state: &ReviewState, design: &Artifacts, reviewed: u32) -> (Vec<String>, String) {
-    let questions = threads::prompt_lines(&state.threads, reviewed);
+pub fn prompt(state: &ReviewState, design: &Artifacts, reviewed: u32) -> (Vec<Question>, String) {
+    let questions = threads::pending_questions(&state.threads, reviewed);
     let mut section = String::new();
     if let Some(edit) = &state.edit {
         section.push_str(
@@ -294,7 +296,7 @@ pub fn after_cycle(
             artifacts.set(*s, merged.text);
         }
         notes.push((
-            "reviewer_edit_merged",
+            JournalEvent::ReviewerEditMerged,
             json!({ "artifacts": edit.sections.iter().map(|s| s.key()).collect::<Vec<_>>(), "conflicts": report.conflicts }),
         ));
     }
@@ -308,7 +310,7 @@ pub fn after_cycle(
                 s.key()
             ));
             notes.push((
-                "settled_restored",
+                JournalEvent::SettledRestored,
                 json!({ "artifact": s.key(), "item": item }),
             ));
             report.restored.push(Restored {
@@ -332,7 +334,7 @@ pub fn after_cycle(
     notes.extend(status_notes(&reconciled.changes));
     if !reconciled.unrequested.is_empty() {
         notes.push((
-            "unrequested_changes",
+            JournalEvent::UnrequestedChanges,
             json!({ "changes": reconciled.unrequested }),
         ));
     }

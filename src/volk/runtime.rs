@@ -20,9 +20,10 @@ use crate::project::Layout;
 pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
-use crate::reasoner::{Purpose, ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::reasoner::{ReasonerRequest, SharedReasoner, StreamEvent};
+use crate::volk::brief::Purpose;
 use crate::volk::designed_with::DesignedWith;
-use crate::volk::journal::JournalEntry;
+use crate::volk::journal::{JournalEntry, JournalEvent};
 use crate::volk::loop_args::Limits;
 pub use crate::volk::machine::{Action, Notice};
 use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
@@ -36,6 +37,11 @@ use crate::volk::session::{Phase, Session, SessionError};
 #[derive(Debug, Clone)]
 pub enum Event {
     Phase(Phase),
+    /// A reasoner call is sent; its deltas follow. Screens time the wait from here.
+    CallStarted {
+        call: u64,
+        purpose: Purpose,
+    },
     Delta {
         call: u64,
         purpose: Purpose,
@@ -191,11 +197,16 @@ impl Executor {
                 queue.push_back(Input::ContextReady { section, symbols });
             }
             Effect::CallReasoner { call: id, request } => {
+                self.send(Event::CallStarted {
+                    call: id,
+                    purpose: request.purpose,
+                });
                 *call = Some(Box::pin(run_call(
                     self.reasoner.clone(),
                     id,
                     request,
                     self.events.clone(),
+                    self.options.echo_stderr,
                 )));
             }
             Effect::KeepAnswer { path, text } => {
@@ -349,7 +360,7 @@ impl Executor {
             trace_id: session.trace_id.clone(),
             thread_id: session.thread_id.clone(),
             cycle: session.cycle,
-            event: "reasoner_metrics".into(),
+            event: JournalEvent::ReasonerMetrics,
             detail: json!({
                 "reasoner": self.reasoner.name(),
                 "model": self.reasoner.model(),
@@ -368,12 +379,14 @@ impl Executor {
     }
 }
 
-/// Runs one reasoner call to its end, forwarding deltas as events.
+/// Runs one reasoner call to its end, forwarding deltas as events; `echo` also says
+/// each retry on stderr (headless), so a backoff never looks like a hang.
 async fn run_call(
     reasoner: SharedReasoner,
     call: u64,
     request: ReasonerRequest,
     events: Option<UnboundedSender<Event>>,
+    echo: bool,
 ) -> CallOutcome {
     let purpose = request.purpose;
     let mut text = String::new();
@@ -382,8 +395,12 @@ async fn run_call(
     while let Some(item) = stream.next().await {
         match item {
             Ok(event) => {
-                if let StreamEvent::Text { text: t } = &event {
-                    text.push_str(t);
+                match &event {
+                    StreamEvent::Text { text: t } => text.push_str(t),
+                    StreamEvent::Retrying(backoff) if echo => crate::console::note(
+                        &crate::volk::echo::escape_controls(&format!("[U:Ar] {backoff}")),
+                    ),
+                    _ => {}
                 }
                 if let Some(tx) = &events {
                     let _ = tx.send(Event::Delta {
@@ -526,7 +543,7 @@ async fn drive(
                             &e.to_string(),
                         )?
                     {
-                        let retryable = matches!(saved.phase, Phase::Failed { .. });
+                        let retryable = saved.phase.is_interrupted();
                         architect.restore(saved);
                         queue.clear();
                         call = None;

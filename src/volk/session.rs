@@ -11,7 +11,7 @@ use crate::design::Artifacts;
 use crate::fsutil::{atomic_write, create_private_dir};
 use crate::project::Layout;
 use crate::project::slug::slugify;
-use crate::reasoner::{Brief, Purpose};
+use crate::volk::brief::{Brief, Purpose};
 
 pub const SESSION_VERSION: u32 = 1;
 pub const DEFAULT_MAX_CYCLES: u32 = crate::volk::loop_args::Limits::DEFAULT.max_cycles;
@@ -46,6 +46,9 @@ pub enum Phase {
         #[serde(default = "retryable_by_default")]
         retryable: bool,
     },
+    /// The person stopped the running call; `resume` is where a retry continues. A
+    /// cancelled update also takes amended questions for the cycle it revised.
+    Cancelled { resume: Box<Phase> },
 }
 
 /// Sessions written before `retryable` was recorded resume as retryable, as they did.
@@ -67,6 +70,7 @@ impl Phase {
             Phase::AwaitingPlanApproval => "awaiting plan approval".into(),
             Phase::Finalized => "finalized".into(),
             Phase::Failed { message, .. } => format!("failed: {message}"),
+            Phase::Cancelled { .. } => "cancelled".into(),
         }
     }
 
@@ -83,6 +87,7 @@ impl Phase {
             Phase::AwaitingPlanApproval => "plan ready".into(),
             Phase::Finalized => "finalized".into(),
             Phase::Failed { .. } => "failed".into(),
+            Phase::Cancelled { .. } => "cancelled".into(),
         }
     }
 
@@ -105,8 +110,34 @@ impl Phase {
             Phase::Failed {
                 retryable: true,
                 ..
-            }
+            } | Phase::Cancelled { .. }
         )
+    }
+
+    /// The cycle whose review questions are taken now: the one awaiting review, or
+    /// the one a cancelled update was revising (its questions may be amended).
+    pub fn reviewed_cycle(&self) -> Option<u32> {
+        match self {
+            Phase::AwaitingReview { cycle } => Some(*cycle),
+            Phase::Cancelled { resume } => match **resume {
+                Phase::Designing { cycle } if cycle > 1 => Some(cycle - 1),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A call was interrupted (failed or cancelled): the next step is its retry.
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, Phase::Failed { .. } | Phase::Cancelled { .. })
+    }
+
+    /// Where a retry of the interrupted call continues.
+    pub fn resume(&self) -> Option<&Phase> {
+        match self {
+            Phase::Failed { resume, .. } | Phase::Cancelled { resume } => Some(resume),
+            _ => None,
+        }
     }
 }
 
@@ -163,12 +194,13 @@ pub struct Session {
     pub history: Vec<CycleRecord>,
     /// Every answer the reviewer gave to the architect's open questions so far.
     #[serde(default)]
-    pub answers: Vec<crate::reasoner::Answer>,
+    pub answers: Vec<crate::volk::brief::Answer>,
     #[serde(default)]
     pub pending: Option<PendingCall>,
-    /// True when the design was finalized at the cycle limit without READY.
-    #[serde(default)]
-    pub forced: bool,
+    /// Why the design is being finalized, once it is. Kept in the session file as
+    /// `"forced": true|false`, the shape older sessions have.
+    #[serde(rename = "forced", default, with = "finalize_flag")]
+    pub finalize: FinalizeReason,
     #[serde(default)]
     pub plan: PlanState,
     #[serde(default)]
@@ -222,7 +254,7 @@ impl Session {
             history: Vec::new(),
             answers: Vec::new(),
             pending: None,
-            forced: false,
+            finalize: FinalizeReason::Ready,
             plan: PlanState::default(),
             outbox_seq: 0,
             journal_bytes: std::cell::Cell::new(None),
@@ -326,6 +358,7 @@ impl Session {
             },
             repair: None,
             review: String::new(),
+            reformat: None,
         }
     }
 }
@@ -382,4 +415,45 @@ pub fn find_thread(workspace: &Path, thread_id: &str) -> Result<Option<PathBuf>,
         }
     }
     Ok(None)
+}
+
+/// Why a design is finalized: the reviewer said READY, or the cycle limit was reached
+/// with questions still open (the packet's `forced`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FinalizeReason {
+    #[default]
+    Ready,
+    CycleLimit,
+}
+
+impl FinalizeReason {
+    pub fn is_forced(self) -> bool {
+        self == FinalizeReason::CycleLimit
+    }
+
+    /// How the final commit message says it ended.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FinalizeReason::Ready => "after READY",
+            FinalizeReason::CycleLimit => "at the cycle limit, without READY",
+        }
+    }
+}
+
+mod finalize_flag {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::FinalizeReason;
+
+    pub fn serialize<S: Serializer>(reason: &FinalizeReason, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(reason.is_forced())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<FinalizeReason, D::Error> {
+        Ok(if bool::deserialize(d)? {
+            FinalizeReason::CycleLimit
+        } else {
+            FinalizeReason::Ready
+        })
+    }
 }

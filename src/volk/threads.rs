@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::design::Section;
 use crate::design::changes::{ChangeList, Target, thread_id};
+use crate::volk::brief::{Anchor, Question};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -146,14 +147,29 @@ fn split_follow_up(text: &str) -> (Option<String>, &str) {
 
 /// Opens one thread per question sent after `cycle`, numbered after the ones that
 /// cycle already has (a resent or follow-up question never reuses an id). A
-/// follow-up (`(follows up Q1.2) …`) is linked to the thread it reopens, which closes.
-pub fn open(threads: &mut Vec<Thread>, cycle: u32, questions: &[String]) -> Vec<StatusChange> {
+/// follow-up is linked to the thread it reopens, which closes. A question that came
+/// as bare text may still carry its anchor or follow-up in the written forms
+/// (`[API spec line 3: "…"] …`, `(follows up Q1.2) …`) an agent types in a packet.
+pub fn open(threads: &mut Vec<Thread>, cycle: u32, questions: &[Question]) -> Vec<StatusChange> {
     let mut next = threads.iter().filter(|t| t.cycle_asked == cycle).count() + 1;
     let mut opened = Vec::new();
-    for question in questions {
-        let (follows, question) = split_follow_up(question.trim());
-        let follows = follows.filter(|id| threads.iter().any(|t| &t.id == id));
-        let (anchor, quote, text) = split_anchor(question);
+    for q in questions {
+        let (written_follows, rest) = split_follow_up(q.text.trim());
+        let (written_anchor, written_quote, text) = split_anchor(rest);
+        let (anchor, quote, text) = match &q.anchor {
+            Some(a) => (
+                Some(format!("{}:{}", a.section.key(), a.line)),
+                Some(a.quote.clone()).filter(|q| !q.trim().is_empty()),
+                rest.trim().to_string(),
+            ),
+            None => (written_anchor, written_quote, text),
+        };
+        let follows = q
+            .follows
+            .as_deref()
+            .and_then(thread_id)
+            .or(written_follows)
+            .filter(|id| threads.iter().any(|t| &t.id == id));
         if text.is_empty() {
             continue;
         }
@@ -230,7 +246,10 @@ pub fn follow_up(
     Ok(open(
         threads,
         cycle,
-        &[format!("(follows up {id}) {}", question.trim())],
+        &[Question {
+            follows: Some(id),
+            ..Question::new(question.trim())
+        }],
     ))
 }
 
@@ -249,55 +268,27 @@ fn index_of(id: &str) -> u32 {
         .unwrap_or(0)
 }
 
-/// The questions as the update prompt lists them: id, anchor, and a note on threads
-/// carried over from a cycle before `reviewed` (the one the reviewer just read).
-pub fn prompt_lines(threads: &[Thread], reviewed: u32) -> Vec<String> {
+/// The questions the next update must answer, each under its thread id, with its
+/// anchor and a note on threads carried over from a cycle before `reviewed` (the one
+/// the reviewer just read). `volk::prompts` writes them out.
+pub fn pending_questions(threads: &[Thread], reviewed: u32) -> Vec<Question> {
     pending(threads)
         .into_iter()
-        .map(|t| {
-            let mut line = t.id.clone();
-            if let Some(anchor) = &t.anchor {
-                let (key, number) = anchor.split_once(':').unwrap_or((anchor, ""));
-                let _ = write!(line, " [{key} line {number}");
-                if let Some(quote) = &t.quote {
-                    let _ = write!(line, ": \"{}\"", quote.trim());
-                }
-                line.push(']');
-            }
-            if t.cycle_asked < reviewed {
-                let _ = write!(
-                    line,
-                    " (asked after cycle {}, still not addressed)",
-                    t.cycle_asked
-                );
-            }
-            if let Some(old) = &t.follows {
-                let _ = write!(line, " (follows up {old})");
-            }
-            let _ = write!(line, ": {}", t.question.trim());
-            line
+        .map(|t| Question {
+            text: t.question.clone(),
+            anchor: t.anchor.as_deref().and_then(|a| {
+                let (key, line) = a.split_once(':')?;
+                Some(Anchor {
+                    section: Section::from_key(key)?,
+                    line: line.parse().ok()?,
+                    quote: t.quote.clone().unwrap_or_default(),
+                })
+            }),
+            follows: t.follows.clone(),
+            thread: Some(t.id.clone()),
+            carried_from: (t.cycle_asked < reviewed).then_some(t.cycle_asked),
         })
         .collect()
-}
-
-/// Reads back a line of [`prompt_lines`]: its thread id and the question alone.
-/// `None` for a line that is no thread (a plain question).
-pub fn split_prompt_line(line: &str) -> Option<(String, &str)> {
-    let end = line.find([' ', ':'])?;
-    let id = thread_id(&line[..end])?;
-    let mut rest = &line[end..];
-    if let Some(anchor) = rest.strip_prefix(" [") {
-        let close = if anchor.contains(": \"") {
-            anchor.find("\"]").map(|i| i + 2)
-        } else {
-            anchor.find(']').map(|i| i + 1)
-        }?;
-        rest = &anchor[close..];
-    }
-    while let Some(note) = rest.strip_prefix(" (") {
-        rest = &note[note.find(')')? + 1..];
-    }
-    Some((id, rest.strip_prefix(": ")?))
 }
 
 /// Checks the architect's claims for the pending threads against `changed` (the
@@ -456,9 +447,16 @@ mod tests {
     use super::*;
     use crate::design::changes::parse_changes;
 
+    fn prompt_lines(threads: &[Thread], reviewed: u32) -> Vec<String> {
+        pending_questions(threads, reviewed)
+            .iter()
+            .map(crate::volk::prompts::question_line)
+            .collect()
+    }
+
     fn asked(questions: &[&str]) -> Vec<Thread> {
         let mut threads = Vec::new();
-        let qs: Vec<String> = questions.iter().map(|q| q.to_string()).collect();
+        let qs: Vec<Question> = questions.iter().map(|q| Question::new(*q)).collect();
         open(&mut threads, 1, &qs);
         threads
     }
@@ -466,8 +464,8 @@ mod tests {
     #[test]
     fn ids_follow_the_cycle_and_the_order_sent() {
         let mut threads = asked(&["a?", "b?"]);
-        open(&mut threads, 1, &["c?".to_string()]);
-        open(&mut threads, 2, &["d?".to_string()]);
+        open(&mut threads, 1, &["c?".into()]);
+        open(&mut threads, 2, &["d?".into()]);
         let ids: Vec<_> = threads.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(ids, ["Q1.1", "Q1.2", "Q1.3", "Q2.1"]);
     }
@@ -523,7 +521,7 @@ mod tests {
         assert!(r.notes.iter().any(|n| n.contains("Q1.4 claims")));
         assert_eq!(r.changes.len(), 4);
         // The unaddressed ones come back first next time, under their ids.
-        open(&mut threads, 2, &["new?".to_string()]);
+        open(&mut threads, 2, &["new?".into()]);
         let lines = prompt_lines(&threads, 2);
         assert!(
             lines[0].starts_with("Q1.3 (asked after cycle 1"),
@@ -531,11 +529,7 @@ mod tests {
         );
         assert!(lines[1].starts_with("Q1.4"));
         assert!(lines[2].starts_with("Q2.1: new?"));
-        assert_eq!(
-            split_prompt_line(&lines[0]),
-            Some(("Q1.3".to_string(), "ignored?"))
-        );
-        assert_eq!(split_prompt_line("plain question?"), None);
+        assert_eq!(pending_questions(&threads, 2)[0].text, "ignored?");
     }
 
     #[test]
@@ -567,8 +561,13 @@ mod tests {
         open(&mut anchored, 1, &[]);
         let line = &prompt_lines(&anchored, 2)[0];
         assert_eq!(
-            split_prompt_line(line),
-            Some(("Q1.1".to_string(), "Async?"))
+            line,
+            "Q1.1 [api_spec line 3: \"a: \"b\"] (asked after cycle 1, still not addressed): Async?"
+        );
+        let q = &pending_questions(&anchored, 2)[0];
+        assert_eq!(
+            (q.text.as_str(), q.thread.as_deref()),
+            ("Async?", Some("Q1.1"))
         );
         let value = payload(&threads);
         let keys: Vec<_> = value[0].as_object().unwrap().keys().cloned().collect();

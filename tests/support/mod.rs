@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests (each test binary includes what it uses).
 #![allow(dead_code)]
 
+pub mod provider;
 pub mod tmux;

@@ -48,7 +48,7 @@ pub fn lint(artifacts: &Artifacts) -> Linted {
 mod tests {
     use super::*;
     use crate::reasoner::offline::draft;
-    use crate::reasoner::{Brief, Purpose};
+    use crate::volk::brief::{Brief, Purpose};
 
     #[test]
     fn the_offline_design_compiles_without_errors() {

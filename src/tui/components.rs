@@ -1,0 +1,402 @@
+//! The workbench's components in one place: which bindings exist (for the help
+//! window), which layers take a key now and in what order (for dispatch and the hint
+//! bar). Adding a pane or popup means adding its module and a line or two here.
+
+use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
+
+use crate::tui::app::{App, Focus, Screen};
+use crate::tui::keymap::{Binding, Handled};
+use crate::tui::pane::{finish, plan, review, summary, tabs, viewer, workbench};
+use crate::tui::popup::{composer, confirm, diff, error, help, history, search};
+
+/// Every component's bindings, in help order.
+pub fn all_bindings() -> Vec<&'static Binding> {
+    [
+        tabs::BINDINGS,
+        viewer::BINDINGS,
+        workbench::BINDINGS,
+        review::BINDINGS,
+        finish::BINDINGS,
+        plan::BINDINGS,
+        summary::BINDINGS,
+        composer::BINDINGS,
+        search::BINDINGS,
+        diff::BINDINGS,
+        history::BINDINGS,
+        confirm::READY_BINDINGS,
+        confirm::LAST_CYCLE_BINDINGS,
+        confirm::QUIT_BINDINGS,
+        error::BINDINGS,
+        help::BINDINGS,
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// One component that may take a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    /// The open popup: it takes every key.
+    Popup,
+    Summary,
+    Finish,
+    Tabs,
+    /// The plan tab's keys, whatever pane has the focus.
+    Plan,
+    /// The keys that act from any focus.
+    Workbench,
+    Viewer,
+    Review,
+}
+
+impl Layer {
+    /// The layer's bindings in the state at hand (a popup's depend on which is open).
+    pub fn bindings(self, app: &App) -> &'static [Binding] {
+        match self {
+            Layer::Popup => app.popup.as_ref().map_or(&[], |p| p.bindings()),
+            Layer::Summary => summary::BINDINGS,
+            Layer::Finish => finish::BINDINGS,
+            Layer::Tabs => tabs::BINDINGS,
+            Layer::Plan => plan::BINDINGS,
+            Layer::Workbench => workbench::BINDINGS,
+            Layer::Viewer => viewer::BINDINGS,
+            Layer::Review => review::BINDINGS,
+        }
+    }
+
+    /// Whether Ctrl keys reach this layer: the panes, tabs and finishing keys never
+    /// see them.
+    fn takes_ctrl(self) -> bool {
+        matches!(self, Layer::Popup | Layer::Summary | Layer::Workbench)
+    }
+
+    pub fn handle(self, app: &mut App, key: KeyEvent) -> Handled {
+        if key.modifiers.contains(KeyModifiers::CONTROL) && !self.takes_ctrl() {
+            return Handled::Ignored;
+        }
+        match self {
+            Layer::Popup => app.on_popup_key(key),
+            Layer::Summary => summary::on_key(app, key),
+            Layer::Finish => finish::on_key(app, key),
+            Layer::Tabs => tabs::on_key(app, key),
+            Layer::Plan => plan::on_key(app, key),
+            Layer::Workbench => workbench::on_key(app, key),
+            Layer::Viewer => viewer::on_key(app, key),
+            Layer::Review => review::on_key(app, key),
+        }
+    }
+}
+
+/// The layers that get a key now, first first: an open popup takes every key; else
+/// the summary screen; else the finishing keys, the tabs, the keys of any focus and
+/// the focused pane.
+pub fn active_layers(app: &App) -> Vec<Layer> {
+    if app.popup.is_some() {
+        return vec![Layer::Popup];
+    }
+    if app.screen == Screen::Summary {
+        return vec![Layer::Summary];
+    }
+    let pane = match app.focus {
+        Focus::Viewer => Layer::Viewer,
+        Focus::Review => Layer::Review,
+    };
+    let mut layers = vec![Layer::Finish, Layer::Tabs];
+    if app.tab == crate::tui::tab::Tab::Plan {
+        layers.push(Layer::Plan);
+    }
+    layers.extend([Layer::Workbench, pane]);
+    layers
+}
+
+/// The bindings of [`active_layers`], flattened.
+pub fn active_bindings(app: &App) -> Vec<&'static Binding> {
+    active_layers(app)
+        .into_iter()
+        .flat_map(|l| l.bindings(app))
+        .collect()
+}
+
+/// Gives `key` to the first active layer that takes it.
+pub fn dispatch(app: &mut App, key: KeyEvent) {
+    for layer in active_layers(app) {
+        if !layer.handle(app, key).is_ignored() {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::crossterm::event::KeyCode;
+
+    use super::*;
+    use crate::design::{Artifacts, Section};
+    use crate::reasoner::StreamEvent;
+    use crate::tui::app::SessionInfo;
+    use crate::tui::event::{AppEvent, LoopEvent, Phase};
+    use crate::tui::keymap::{Chord, hint_bar};
+    use crate::tui::test_keys::{ch, ctrl, key, typed};
+    use crate::tui::theme::Theme;
+    use crate::volk::brief::Purpose;
+    use crate::volk::runtime::CommitInfo;
+
+    fn cycle(app: &mut App, cycle: u32, architecture: &str) {
+        let artifacts = Artifacts {
+            architecture: architecture.into(),
+            api_spec: "run() -> None".into(),
+            ..Artifacts::default()
+        };
+        app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
+            cycle,
+            artifacts,
+            changed: Section::ALL.to_vec(),
+        }));
+    }
+
+    fn phase(app: &mut App, phase: Phase) {
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(phase)));
+    }
+
+    /// Cycle 2 under review: a previous cycle, two questions, an open question of the
+    /// architect and a thread.
+    fn reviewing() -> App {
+        let mut app = App::new(SessionInfo::default(), Theme::dark());
+        cycle(&mut app, 1, "Arch line\n");
+        cycle(
+            &mut app,
+            2,
+            "Arch line two\n\n## Open questions\n\n1. Which database?\n",
+        );
+        phase(&mut app, Phase::AwaitingReview { cycle: 2 });
+        let mut review = crate::volk::review::ReviewState::default();
+        crate::volk::threads::open(&mut review.threads, 1, &["Why JSON?".into()]);
+        app.on_app_event(AppEvent::Loop(LoopEvent::Review(Box::new(review))));
+        for q in ["one", "two"] {
+            app.on_key(ch('a'));
+            typed(&mut app, q);
+            app.on_key(key(KeyCode::Enter));
+        }
+        app
+    }
+
+    fn in_review_pane(selected: usize) -> App {
+        let mut app = reviewing();
+        app.focus = Focus::Review;
+        app.review_selected = selected;
+        app
+    }
+
+    fn streaming() -> App {
+        let mut app = App::new(SessionInfo::default(), Theme::dark());
+        phase(&mut app, Phase::Designing { cycle: 1 });
+        app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
+            call: 1,
+            purpose: Purpose::Design,
+            event: StreamEvent::Text {
+                text: "ARCHITECTURE:\nfirst line\nsecond".into(),
+            },
+        }));
+        app.sync_stream();
+        app
+    }
+
+    fn with(mut app: App, keys: &[ratatui::crossterm::event::KeyEvent]) -> App {
+        for k in keys {
+            app.on_key(*k);
+        }
+        app
+    }
+
+    type Scene = (&'static str, fn() -> App);
+
+    /// The states the workbench can be in, one per focus and popup.
+    const SCENES: &[Scene] = &[
+        ("reading", reviewing),
+        ("review pane on a question", || in_review_pane(0)),
+        ("review pane on an open question", || in_review_pane(2)),
+        ("review pane on a thread", || in_review_pane(3)),
+        ("a question deleted", || with(in_review_pane(0), &[ch('x')])),
+        ("streaming", streaming),
+        ("journal tab", || with(reviewing(), &[ch('6')])),
+        ("failed, retryable", || {
+            let mut app = reviewing();
+            phase(
+                &mut app,
+                Phase::Failed {
+                    resume: Box::new(Phase::Designing { cycle: 3 }),
+                    message: "HTTP 503".into(),
+                    retryable: true,
+                },
+            );
+            app.popup = None;
+            app
+        }),
+        ("awaiting finalize", || {
+            let mut app = reviewing();
+            phase(&mut app, Phase::AwaitingFinalize);
+            app
+        }),
+        ("awaiting plan approval", || {
+            let mut app = reviewing();
+            phase(&mut app, Phase::AwaitingPlanApproval);
+            app
+        }),
+        ("plan tab with a plan", || {
+            let mut app = reviewing();
+            phase(&mut app, Phase::AwaitingPlanApproval);
+            app.on_app_event(AppEvent::Loop(LoopEvent::Plan(
+                crate::tui::pane::plan::tests::seven_stages(),
+            )));
+            app
+        }),
+        ("last cycle?", || {
+            let mut app = reviewing();
+            app.info.max_cycles = 2;
+            with(app, &[ctrl('s')])
+        }),
+        ("summary", || {
+            let mut app = reviewing();
+            phase(&mut app, Phase::Finalized);
+            app
+        }),
+        ("help", || with(reviewing(), &[ch('?')])),
+        ("composer", || with(reviewing(), &[ch('a')])),
+        ("search", || with(reviewing(), &[ch('/')])),
+        ("READY?", || with(reviewing(), &[ctrl('r')])),
+        ("Quit?", || with(reviewing(), &[ch('q')])),
+        ("diff", || with(reviewing(), &[ch('d')])),
+        ("history", || {
+            let mut app = with(reviewing(), &[ch('h')]);
+            let commit = |n: u32| CommitInfo {
+                id: format!("{n:040}"),
+                short_id: format!("c{n}"),
+                summary: format!("Design cycle {n}"),
+                time: 0,
+            };
+            app.on_app_event(AppEvent::Loop(LoopEvent::History(vec![
+                commit(2),
+                commit(1),
+            ])));
+            app
+        }),
+        ("error, retryable", || {
+            let mut app = reviewing();
+            app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+                message: "HTTP 503".into(),
+                retryable: true,
+            }));
+            app
+        }),
+    ];
+
+    /// Every key a person can press, for the reverse check.
+    fn every_key() -> Vec<ratatui::crossterm::event::KeyEvent> {
+        let mut keys: Vec<_> = (' '..='~').map(ch).collect();
+        keys.extend(('a'..='z').map(ctrl));
+        keys.extend(
+            [
+                KeyCode::Enter,
+                KeyCode::Esc,
+                KeyCode::Tab,
+                KeyCode::Backspace,
+                KeyCode::Delete,
+                KeyCode::Up,
+                KeyCode::Down,
+                KeyCode::Left,
+                KeyCode::Right,
+                KeyCode::PageUp,
+                KeyCode::PageDown,
+                KeyCode::Home,
+                KeyCode::End,
+            ]
+            .map(key),
+        );
+        keys.push(ratatui::crossterm::event::KeyEvent::new(
+            KeyCode::BackTab,
+            KeyModifiers::SHIFT,
+        ));
+        keys
+    }
+
+    #[test]
+    fn every_bound_key_is_handled_where_it_is_declared() {
+        let mut covered: Vec<(&str, &str)> = Vec::new();
+        for (name, scene) in SCENES {
+            let app = scene();
+            for layer in active_layers(&app) {
+                for b in layer.bindings(&app).iter().filter(|b| (b.when)(&app)) {
+                    for chord in b.chords {
+                        let mut fresh = scene();
+                        let handled = layer.handle(&mut fresh, chord.event());
+                        assert!(
+                            !handled.is_ignored(),
+                            "{name}: {layer:?} declares {b:?} but ignores {chord:?}"
+                        );
+                    }
+                    covered.push((b.keys, b.help));
+                }
+            }
+        }
+        for b in all_bindings() {
+            assert!(
+                b.chords.is_empty() || covered.contains(&(b.keys, b.help)),
+                "no scene presses {b:?}: add one"
+            );
+        }
+    }
+
+    #[test]
+    fn every_handled_key_is_declared() {
+        for (name, scene) in SCENES {
+            let app = scene();
+            for layer in active_layers(&app) {
+                let bindings = layer.bindings(&app);
+                // A catch-all binding ("any other key") declares every key.
+                if bindings.iter().any(|b| b.chords.contains(&Chord::AnyKey)) {
+                    continue;
+                }
+                for k in every_key() {
+                    let mut fresh = scene();
+                    if !layer.handle(&mut fresh, k).is_ignored() {
+                        assert!(
+                            bindings.iter().any(|b| b.matches(&k)),
+                            "{name}: {layer:?} acts on {k:?}, which none of its bindings names"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_help_lists_every_binding_and_the_hint_bar_fits() {
+        let help = crate::tui::keymap::help_groups();
+        for b in all_bindings() {
+            assert!(
+                help.iter()
+                    .any(|(_, keys)| keys.contains(&(b.keys, b.help))),
+                "{b:?} is not in the help"
+            );
+        }
+        for (name, scene) in SCENES {
+            let app = scene();
+            let mut hinted: Vec<&str> = active_bindings(&app)
+                .into_iter()
+                .filter(|b| (b.when)(&app))
+                .filter_map(|b| b.hint.map(|h| h.key))
+                .collect();
+            hinted.dedup();
+            for width in [60, 80, 120] {
+                let bar = hint_bar(&app, width);
+                assert!(bar.chars().count() <= width, "{name} at {width}: {bar}");
+                assert!(bar.ends_with("? help · q quit "), "{name}: {bar}");
+            }
+            // Only keys valid now are hinted, and at 120 columns up to six of them.
+            let bar = hint_bar(&app, 120);
+            let shown = bar.matches(" · ").count() - 1;
+            assert_eq!(shown, hinted.len().min(6), "{name}: {bar}");
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! Key bindings as data. Every pane and popup declares its keys once, as a list of
+//! [`Binding`]s next to its key handler; the help window, the key-hint bar and the
+//! README's key list are all written from those lists, and a test presses every
+//! declared key (and every undeclared one) against its handler, so the three cannot
+//! drift from what the keys do.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::tui::app::App;
+
+/// What a component did with a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handled {
+    /// The key did something here (perhaps only a notice saying why not now).
+    Consumed,
+    /// Not this component's key: the next layer may take it.
+    Ignored,
+    /// A popup is done and closes (it may have opened another in its place).
+    Close,
+}
+
+impl Handled {
+    pub fn is_ignored(self) -> bool {
+        self == Handled::Ignored
+    }
+}
+
+/// One key press a binding stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chord {
+    Key(KeyCode, KeyModifiers),
+    /// Any printed character without Ctrl (text typed into a field).
+    AnyChar,
+    /// Every key no other binding of the component names (a text editor's keys, or
+    /// "any other key closes").
+    AnyKey,
+}
+
+impl Chord {
+    pub const fn plain(code: KeyCode) -> Chord {
+        Chord::Key(code, KeyModifiers::NONE)
+    }
+
+    pub const fn ch(c: char) -> Chord {
+        Chord::Key(KeyCode::Char(c), KeyModifiers::NONE)
+    }
+
+    pub const fn ctrl(c: char) -> Chord {
+        Chord::Key(KeyCode::Char(c), KeyModifiers::CONTROL)
+    }
+
+    /// Whether `key` is this chord (Shift is part of the character, so it is ignored
+    /// for characters).
+    pub fn matches(&self, key: &KeyEvent) -> bool {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match *self {
+            Chord::AnyChar => matches!(key.code, KeyCode::Char(_)) && !ctrl,
+            Chord::AnyKey => true,
+            Chord::Key(code, mods) => {
+                let mods_match = match code {
+                    KeyCode::Char(_) => ctrl == mods.contains(KeyModifiers::CONTROL),
+                    _ => {
+                        key.modifiers.difference(KeyModifiers::SHIFT)
+                            == mods.difference(KeyModifiers::SHIFT)
+                    }
+                };
+                key.code == code && mods_match
+            }
+        }
+    }
+
+    /// A key event for this chord (the tests press it).
+    pub fn event(&self) -> KeyEvent {
+        match *self {
+            Chord::AnyChar | Chord::AnyKey => KeyEvent::new(KeyCode::Char('z'), KeyModifiers::NONE),
+            Chord::Key(code, mods) => KeyEvent::new(code, mods),
+        }
+    }
+}
+
+/// The group a binding is listed under in the help window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    Tabs,
+    Reading,
+    Reviewing,
+    Finishing,
+    Popups,
+    Always,
+}
+
+impl Group {
+    pub const ALL: [Group; 6] = [
+        Group::Tabs,
+        Group::Reading,
+        Group::Reviewing,
+        Group::Finishing,
+        Group::Always,
+        Group::Popups,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Tabs => "Tabs",
+            Group::Reading => "Reading",
+            Group::Reviewing => "Reviewing as J:Junior",
+            Group::Finishing => "Finishing",
+            Group::Popups => "In a window",
+            Group::Always => "Always",
+        }
+    }
+}
+
+/// How a binding appears in the key-hint bar: shortest words, and a rank (lower
+/// first) so the most useful keys survive a narrow terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hint {
+    pub key: &'static str,
+    pub what: &'static str,
+    pub rank: u8,
+}
+
+/// One key (or a few keys doing one thing) of one component.
+#[derive(Clone, Copy)]
+pub struct Binding {
+    /// The keys as the help window names them (`j k / ↑ ↓`).
+    pub keys: &'static str,
+    pub help: &'static str,
+    pub group: Group,
+    /// In the hint bar when valid; `None`: help only.
+    pub hint: Option<Hint>,
+    /// The key presses this binding stands for.
+    pub chords: &'static [Chord],
+    /// Whether the key acts now; the hint bar lists only keys that do.
+    pub when: fn(&App) -> bool,
+}
+
+impl std::fmt::Debug for Binding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.keys, self.help)
+    }
+}
+
+/// For bindings that always act.
+pub fn always(_: &App) -> bool {
+    true
+}
+
+impl Binding {
+    /// A binding that always acts and has no hint.
+    pub const fn new(
+        keys: &'static str,
+        help: &'static str,
+        group: Group,
+        chords: &'static [Chord],
+    ) -> Binding {
+        Binding {
+            keys,
+            help,
+            group,
+            hint: None,
+            chords,
+            when: always,
+        }
+    }
+
+    pub const fn hint(mut self, key: &'static str, what: &'static str, rank: u8) -> Binding {
+        self.hint = Some(Hint { key, what, rank });
+        self
+    }
+
+    pub const fn when(mut self, when: fn(&App) -> bool) -> Binding {
+        self.when = when;
+        self
+    }
+
+    pub fn matches(&self, key: &KeyEvent) -> bool {
+        self.chords.iter().any(|c| c.matches(key))
+    }
+}
+
+/// The help window's lines: `(group title, [(keys, help)])`, every component's
+/// bindings under their group, each listed once.
+pub fn help_groups() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    let all = crate::tui::components::all_bindings();
+    Group::ALL
+        .iter()
+        .map(|group| {
+            let mut keys: Vec<(&'static str, &'static str)> = Vec::new();
+            for b in all.iter().filter(|b| b.group == *group) {
+                if !keys.contains(&(b.keys, b.help)) {
+                    keys.push((b.keys, b.help));
+                }
+            }
+            (group.title(), keys)
+        })
+        .filter(|(_, keys)| !keys.is_empty())
+        .collect()
+}
+
+/// The hint bar's text in at most `width` columns: the valid keys of the focus at
+/// hand, most useful first, always ending with help and quit.
+pub fn hint_bar(app: &App, width: usize) -> String {
+    let tail = "? help · q quit ";
+    let mut hints: Vec<Hint> = Vec::new();
+    // The focused pane's keys first, so they win ties of rank.
+    let layers = crate::tui::components::active_layers(app);
+    for b in layers.iter().rev().flat_map(|l| l.bindings(app)) {
+        if let Some(h) = b.hint
+            && (b.when)(app)
+            && !hints.iter().any(|seen| seen.key == h.key)
+        {
+            hints.push(h);
+        }
+    }
+    hints.sort_by_key(|h| h.rank);
+    let mut out = String::new();
+    // At most six; one that does not fit leaves room for a shorter one after it.
+    let mut shown = 0;
+    for h in &hints {
+        let piece = format!("{} {} · ", h.key, h.what);
+        if shown == 6 || out.chars().count() + piece.chars().count() + tail.len() > width {
+            continue;
+        }
+        out.push_str(&piece);
+        shown += 1;
+    }
+    out.push_str(tail);
+    out
+}
+
+/// The key list as Markdown, for the README and `docs/workbench.md`.
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for (group, keys) in help_groups() {
+        out.push_str(&format!("**{group}**\n\n"));
+        for (key, what) in keys {
+            out.push_str(&format!("- `{key}`: {what}\n"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    /// `docs/workbench.md` carries the key list between two markers; it must be what
+    /// the bindings say. `VOLK_WRITE_KEYS=1 cargo test --lib keymap` rewrites it.
+    #[test]
+    fn the_documented_key_list_is_written_from_the_bindings() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/workbench.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let (start, end) = ("<!-- keys:start -->\n", "<!-- keys:end -->");
+        let from = doc.find(start).expect("keys:start marker") + start.len();
+        let to = doc.find(end).expect("keys:end marker");
+        let expected = format!("\n{}", super::markdown());
+        if doc[from..to] != expected {
+            if std::env::var_os("VOLK_WRITE_KEYS").is_some() {
+                let written = format!("{}{expected}{}", &doc[..from], &doc[to..]);
+                std::fs::write(path, written).unwrap();
+            } else {
+                panic!(
+                    "docs/workbench.md's key list differs from the bindings; \
+                     run VOLK_WRITE_KEYS=1 cargo test --lib keymap"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The summary screen after the design is finalized: where the packet is and what
+//! to do next. Enter goes back to the artifacts.
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap as TextWrap};
+
+use crate::tui::app::{App, Screen};
+use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::pane::workbench;
+use crate::tui::widgets::{panel, section_title};
+
+pub const BINDINGS: &[Binding] = &[
+    Binding::new(
+        "Enter / Esc",
+        "(summary) back to the artifacts",
+        Group::Finishing,
+        &[Chord::plain(KeyCode::Enter), Chord::plain(KeyCode::Esc)],
+    )
+    .hint("Enter", "workbench", 0),
+    workbench::HELP,
+    workbench::QUIT_PLAIN,
+];
+
+pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        return Handled::Ignored;
+    }
+    match key.code {
+        KeyCode::Char('q') => app.quit_now(),
+        KeyCode::Enter | KeyCode::Esc => app.screen = Screen::Workbench,
+        KeyCode::Char('?') => app.open_help(),
+        _ => return Handled::Ignored,
+    }
+    Handled::Consumed
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let p = app.theme.palette;
+    let block = panel(
+        " Design finalized ",
+        p.accent,
+        Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let label = Style::default().fg(p.muted);
+    let mut lines = vec![
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled("  project   ", label),
+            Span::raw(app.info.project_dir.display().to_string()),
+        ]),
+        Line::from(vec![
+            Span::styled("  thread    ", label),
+            Span::raw(app.info.thread_id.clone()),
+        ]),
+        Line::from(vec![
+            Span::styled("  cycles    ", label),
+            Span::raw(app.cycle.to_string()),
+        ]),
+    ];
+    if let Some(commit) = &app.last_commit {
+        lines.push(Line::from(vec![
+            Span::styled("  commit    ", label),
+            Span::raw(commit.clone()),
+        ]));
+    }
+    if let Some(outcome) = &app.outcome {
+        lines.push(Line::from(vec![
+            Span::styled("  packet    ", label),
+            Span::styled(
+                outcome.packet_path.display().to_string(),
+                Style::default().fg(p.added).add_modifier(Modifier::BOLD),
+            ),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled("  subject   ", label),
+            Span::raw(format!("{} → U:Cd", outcome.subject)),
+        ]));
+    }
+    if let Some(saved) = app.cost.summary() {
+        lines.push(Line::from(vec![
+            Span::styled("  saved     ", label),
+            Span::raw(saved),
+        ]));
+    }
+    if let Some(warning) = &app.warning {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!("  ⚠ {warning}"),
+            Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+        ));
+    }
+    lines.push(Line::raw(""));
+    lines.push(section_title(&p, "  What next"));
+    lines.push(Line::raw(
+        "  • The design is in design/ and committed; the packet above carries all five",
+    ));
+    lines.push(Line::raw(
+        "    artifacts to the code director (U:Cd). Hand it on, e.g.:",
+    ));
+    if let Some(outcome) = &app.outcome {
+        lines.push(Line::styled(
+            format!("      cat {}", outcome.packet_path.display()),
+            Style::default().fg(p.accent),
+        ));
+    }
+    lines.push(Line::raw(format!(
+        "  • Read the design again later: volk open {}",
+        app.info.project_dir.display()
+    )));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "  Enter: back to the artifacts · q: quit",
+        Style::default().fg(p.accent),
+    ));
+    frame.render_widget(Paragraph::new(lines).wrap(TextWrap { trim: false }), inner);
+}

@@ -1,0 +1,310 @@
+//! The viewer: the current tab's document, with a cursor line, a line-number gutter,
+//! soft wrap or sideways scrolling, search matches painted and the stream's tail.
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap as TextWrap};
+
+use crate::tui::app::{App, Focus, Follow, Wrap};
+use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::layout::viewer_geometry;
+use crate::tui::widgets::panel;
+use crate::tui::wrap;
+
+/// Columns one ←/→ scrolls with wrap off.
+const SIDE_STEP: usize = 8;
+
+/// A call runs that `x` (or Esc) can stop: text is streaming, or the call is out
+/// and waits (for a first token or out a backoff).
+pub(crate) fn can_cancel(app: &App) -> bool {
+    app.phase.is_busy() && (app.is_streaming() || app.activity.activity().is_some())
+}
+
+pub const BINDINGS: &[Binding] = &[
+    Binding::new(
+        "j k / ↑ ↓",
+        "move the cursor line",
+        Group::Reading,
+        &[
+            Chord::ch('j'),
+            Chord::ch('k'),
+            Chord::plain(KeyCode::Down),
+            Chord::plain(KeyCode::Up),
+        ],
+    ),
+    Binding::new(
+        "PgDn PgUp Space",
+        "page down / up",
+        Group::Reading,
+        &[
+            Chord::plain(KeyCode::PageDown),
+            Chord::plain(KeyCode::PageUp),
+            Chord::ch(' '),
+        ],
+    ),
+    Binding::new(
+        "g G / Home End",
+        "top / bottom (G follows a stream again)",
+        Group::Reading,
+        &[
+            Chord::ch('g'),
+            Chord::ch('G'),
+            Chord::plain(KeyCode::Home),
+            Chord::plain(KeyCode::End),
+        ],
+    ),
+    Binding::new("mouse wheel", "scroll", Group::Reading, &[]),
+    Binding::new(
+        "← →",
+        "scroll sideways (wrap off)",
+        Group::Reading,
+        &[Chord::plain(KeyCode::Left), Chord::plain(KeyCode::Right)],
+    ),
+    Binding::new(
+        "f",
+        "focus the review pane",
+        Group::Reviewing,
+        &[Chord::ch('f')],
+    )
+    .hint("f", "review pane", 4),
+    Binding::new(
+        "x",
+        "cancel the running call (asks once text has come)",
+        Group::Always,
+        &[Chord::ch('x')],
+    )
+    .hint("x", "cancel", 0)
+    .when(can_cancel),
+];
+
+pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
+    let tab = app.tab.index();
+    match key.code {
+        KeyCode::Char('f') => app.focus = Focus::Review,
+        KeyCode::Char('x') if can_cancel(app) => app.ask_cancel(),
+        KeyCode::Left | KeyCode::Right if app.wrap == Wrap::Soft => {
+            app.notice = Some("←/→ scroll sideways with wrap off (w)".into());
+        }
+        KeyCode::Left => {
+            let view = &mut app.views[tab];
+            view.left = view.left.saturating_sub(SIDE_STEP);
+        }
+        KeyCode::Right => {
+            let widest = app.current_doc().widest();
+            let view = &mut app.views[tab];
+            view.left = (view.left + SIDE_STEP).min(widest.saturating_sub(1));
+        }
+        KeyCode::Down | KeyCode::Char('j') => app.move_cursor(1),
+        KeyCode::Up | KeyCode::Char('k') => app.move_cursor(-1),
+        KeyCode::PageDown | KeyCode::Char(' ') => app.page(1, 1),
+        KeyCode::PageUp => app.page(-1, 1),
+        KeyCode::Home | KeyCode::Char('g') => {
+            let view = &mut app.views[tab];
+            view.cursor = 0;
+            view.top = 0;
+            view.follow = Follow::Manual;
+        }
+        KeyCode::End | KeyCode::Char('G') => {
+            let len = app.current_doc().len();
+            let view = &mut app.views[tab];
+            view.cursor = len.saturating_sub(1);
+            view.follow = Follow::Stream;
+        }
+        _ => return Handled::Ignored,
+    }
+    Handled::Consumed
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let p = app.theme.palette;
+    let focused = app.focus == Focus::Viewer;
+    let tab = app.tab;
+    let g = viewer_geometry(app, area);
+    let (raw, is_live) = (g.raw, g.is_live);
+    let wrap = app.wrap;
+    let view = app.views[tab.index()];
+    let len = app.current_doc().len();
+    let title = match &app.old_cycle {
+        Some(old) => format!(
+            " {} — {} (read-only, Esc returns) ",
+            tab.title(),
+            old.summary
+        ),
+        None if raw && is_live => " The architect's answer · no section marker yet ".to_string(),
+        None if raw => " The architect's answer · no section markers found ".to_string(),
+        None => match tab.section().and_then(|s| app.patch_label(s)) {
+            Some(label) => format!(" {} — {label} ", tab.title()),
+            None => format!(" {} ", tab.title()),
+        },
+    };
+    let position = if len == 0 {
+        String::new()
+    } else {
+        let follow = if view.follow == Follow::Stream && is_live {
+            " follow"
+        } else {
+            ""
+        };
+        let sideways = match (wrap, view.left) {
+            (Wrap::Off, left) if left > 0 => format!(" · col {}", left + 1),
+            _ => String::new(),
+        };
+        format!(" {}/{}{}{} ", view.cursor + 1, len, sideways, follow)
+    };
+    let block = panel(
+        title,
+        if focused { p.accent } else { p.border },
+        Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+    )
+    .title_bottom(Line::styled(position, Style::default().fg(p.muted)).right_aligned());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 || inner.width < 4 {
+        return;
+    }
+    let doc = app.current_doc();
+    if doc.is_empty() {
+        let message = match (tab.section(), &app.phase) {
+            (None, _) if tab == crate::tui::tab::Tab::Plan => {
+                "the reflection and the execution plan appear here after READY".to_string()
+            }
+            (None, _) => "the decision journal fills as the loop moves".to_string(),
+            (Some(_), phase) if phase.is_busy() => {
+                "waiting for the architect to reach this section…".to_string()
+            }
+            (Some(s), _) => format!("this cycle has no {} section", s.title().to_lowercase()),
+        };
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                message,
+                Style::default().fg(p.muted).add_modifier(Modifier::ITALIC),
+            )),
+            inner,
+        );
+        return;
+    }
+    let (gutter_width, text_width) = (g.gutter_width, g.text_width);
+    let has_tail = is_live && !doc.tail().is_empty();
+    let top = view.top.min(len.saturating_sub(1));
+    let text_x = inner.x + gutter_width;
+    let settled = match (tab.section(), &app.old_cycle) {
+        (Some(section), None) if gutter_width > 0 => crate::tui::threads::settled_lines(
+            section,
+            app.artifacts.get(section),
+            &app.review.settled,
+        ),
+        _ => Vec::new(),
+    };
+    let needle = app.last_search.to_ascii_lowercase();
+    let match_style = Style::default().fg(p.tab_active_fg).bg(p.warning);
+    let mut y = inner.y;
+    let bottom = inner.bottom();
+    let mut index = top;
+    let left = match wrap {
+        Wrap::Off => view.left,
+        Wrap::Soft => 0,
+    };
+    let buf = frame.buffer_mut();
+    while y < bottom && index < len {
+        let Some(line) = doc.line_ref(index) else {
+            break;
+        };
+        let drawn = line.to_line();
+        let line = &drawn;
+        // Most lines fit: draw them straight from the cache; split only long ones.
+        let wrapped;
+        let rows: &[Line] = match wrap {
+            Wrap::Soft if line.width() > text_width as usize => {
+                wrapped = wrap::wrap_line(line.clone(), text_width);
+                &wrapped
+            }
+            Wrap::Off if left > 0 => {
+                wrapped = vec![wrap::skip_columns(line.clone(), left)];
+                &wrapped
+            }
+            _ => std::slice::from_ref(line),
+        };
+        let is_cursor = index == view.cursor;
+        if gutter_width > 0 {
+            let style = if is_cursor {
+                Style::default().fg(p.accent).bg(p.cursor_line)
+            } else {
+                Style::default().fg(p.line_number)
+            };
+            let is_settled = settled.iter().any(|r| r.contains(&index));
+            let (mark, style) = if is_settled {
+                ("▐", style.fg(p.added))
+            } else {
+                (" ", style)
+            };
+            let number = format!("{:>w$}{mark}", index + 1, w = (gutter_width - 1) as usize);
+            buf.set_string(inner.x, y, number, style);
+            // A line an edit block of the running update wrote, marked as in a diff.
+            if app.old_cycle.is_none()
+                && app.marks.get(tab.index()).and_then(|m| m.get(index)) == Some(&true)
+            {
+                buf.set_string(
+                    inner.x + gutter_width - 1,
+                    y,
+                    "+",
+                    Style::default().fg(p.added).add_modifier(Modifier::BOLD),
+                );
+            }
+        }
+        for row in rows.iter() {
+            if y >= bottom {
+                break;
+            }
+            if is_cursor && focused {
+                buf.set_style(
+                    Rect::new(text_x, y, text_width, 1),
+                    Style::default().bg(p.cursor_line),
+                );
+            }
+            buf.set_line(text_x, y, row, text_width);
+            if !needle.is_empty() {
+                mark_matches(buf, text_x, y, &row.to_string(), &needle, match_style);
+            }
+            y += 1;
+        }
+        index += 1;
+    }
+    if has_tail && y < bottom {
+        let tail = doc.tail().to_string();
+        frame.render_widget(
+            Paragraph::new(Line::from(vec![
+                Span::styled(
+                    tail,
+                    Style::default().fg(p.tail).add_modifier(Modifier::ITALIC),
+                ),
+                Span::styled("▍", Style::default().fg(p.accent)),
+            ]))
+            .wrap(TextWrap { trim: false }),
+            Rect::new(text_x, y, text_width, bottom - y),
+        );
+    }
+}
+
+/// Paints the occurrences of `needle` (ASCII case-insensitive) in one drawn row.
+fn mark_matches(
+    buf: &mut ratatui::buffer::Buffer,
+    x: u16,
+    y: u16,
+    row: &str,
+    needle: &str,
+    style: Style,
+) {
+    let haystack = row.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(found) = haystack[from..].find(needle) {
+        let start = from + found;
+        let end = start + needle.len();
+        let column = unicode_width::UnicodeWidthStr::width(&row[..start]) as u16;
+        let width = unicode_width::UnicodeWidthStr::width(&row[start..end]) as u16;
+        buf.set_style(Rect::new(x.saturating_add(column), y, width, 1), style);
+        from = end;
+    }
+}

@@ -1,0 +1,298 @@
+//! The keys that act whatever pane has the focus: asking, sending, the display
+//! toggles, search, diff and history, retry, help and quit. They are tried after the
+//! finishing keys and before the focused pane's.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::tui::app::{App, ComposerTarget, Focus, Gutter, ThinkingPane, Verdict, Wrap, Zoom};
+use crate::tui::document::Rendering;
+use crate::tui::event::{Action, Intent, Phase};
+use crate::tui::keymap::{Binding, Chord, Group, Handled};
+
+/// Questions can be sent: a cycle is under review (or its call was cancelled) and no
+/// verdict is on its way.
+fn sendable(app: &App) -> bool {
+    app.phase.reviewed_cycle().is_some() && app.verdict != Verdict::Sent
+}
+
+fn reviewable(app: &App) -> bool {
+    matches!(app.phase, Phase::AwaitingReview { .. }) && app.verdict != Verdict::Sent
+}
+
+/// A question written now is for a cycle under review (or on its way to one).
+fn can_ask(app: &App) -> bool {
+    !crate::tui::pane::finish::past_review(app)
+}
+
+fn on_artifact_line(app: &App) -> bool {
+    can_ask(app) && app.anchor_at_cursor().is_some()
+}
+
+fn has_diff(app: &App) -> bool {
+    app.previous.is_some() && app.tab.section().is_some()
+}
+
+fn has_text(app: &App) -> bool {
+    !app.current_doc().is_empty()
+}
+
+fn can_retry(app: &App) -> bool {
+    app.phase.can_retry()
+}
+
+fn can_undo(app: &App) -> bool {
+    app.deleted.is_some()
+}
+
+/// `?`, shared with the summary screen.
+pub const HELP: Binding = Binding::new("?", "this help", Group::Always, &[Chord::ch('?')]);
+
+/// `q` alone, shared with the summary screen (which quits without asking).
+pub const QUIT_PLAIN: Binding = Binding::new(
+    "q / Ctrl-C",
+    "quit (asks when a draft is unsent or a call runs; Ctrl-C twice quits)",
+    Group::Always,
+    &[Chord::ch('q')],
+);
+
+pub const BINDINGS: &[Binding] = &[
+    Binding::new(
+        "Ctrl-D Ctrl-U",
+        "half a page down / up",
+        Group::Reading,
+        &[Chord::ctrl('d'), Chord::ctrl('u')],
+    ),
+    Binding::new(
+        "/  n  N",
+        "search as you type (3/7), next match, previous match",
+        Group::Reading,
+        &[Chord::ch('/'), Chord::ch('n'), Chord::ch('N')],
+    )
+    .hint("/", "search", 5)
+    .when(has_text),
+    Binding::new(
+        "w",
+        "wrap at words on / off",
+        Group::Reading,
+        &[Chord::ch('w')],
+    ),
+    Binding::new(
+        "l",
+        "line numbers on / off",
+        Group::Reading,
+        &[Chord::ch('l')],
+    ),
+    Binding::new(
+        "m",
+        "Markdown drawn as a document / as source",
+        Group::Reading,
+        &[Chord::ch('m')],
+    ),
+    Binding::new(
+        "t",
+        "thinking pane shown / collapsed",
+        Group::Reading,
+        &[Chord::ch('t')],
+    )
+    .hint("t", "thinking", 6)
+    .when(App::is_streaming),
+    Binding::new(
+        "d",
+        "diff of this artifact against the previous cycle",
+        Group::Reading,
+        &[Chord::ch('d')],
+    )
+    .hint("d", "diff", 6)
+    .when(has_diff),
+    Binding::new(
+        "h",
+        "cycles (commits); Enter opens one read-only, Esc returns",
+        Group::Reading,
+        &[Chord::ch('h')],
+    )
+    .hint("h", "history", 7),
+    Binding::new("a", "write a question", Group::Reviewing, &[Chord::ch('a')])
+        .hint("a", "ask", 2)
+        .when(can_ask),
+    Binding::new(
+        "c",
+        "write a question about the cursor line (quotes it)",
+        Group::Reviewing,
+        &[Chord::ch('c')],
+    )
+    .hint("c", "ask about line", 1)
+    .when(on_artifact_line),
+    Binding::new(
+        "S",
+        "settle / unsettle the requirement or ADR on the line, else the tab",
+        Group::Reviewing,
+        &[Chord::ch('S')],
+    ),
+    Binding::new(
+        "E",
+        "edit this artifact in $VISUAL / $EDITOR at the cursor line",
+        Group::Reviewing,
+        &[Chord::ch('E')],
+    ),
+    Binding::new(
+        "u",
+        "put the deleted question back",
+        Group::Reviewing,
+        &[Chord::ch('u')],
+    )
+    .hint("u", "undo", 3)
+    .when(can_undo),
+    Binding::new(
+        "Ctrl-S",
+        "send the questions (verdict QUESTIONS): next cycle",
+        Group::Reviewing,
+        &[Chord::ctrl('s')],
+    )
+    .hint("Ctrl-S", "send", 3)
+    .when(sendable),
+    Binding::new(
+        "Ctrl-R",
+        "answer READY (asks first)",
+        Group::Reviewing,
+        &[Chord::ctrl('r')],
+    )
+    .hint("Ctrl-R", "READY", 5)
+    .when(reviewable),
+    Binding::new(
+        "+",
+        "zoom: the focused pane fills the screen / back to the split",
+        Group::Reading,
+        &[Chord::ch('+')],
+    )
+    .hint("+", "zoom", 8),
+    HELP,
+    Binding::new(
+        "Esc",
+        "close a popup, leave an old cycle, or cancel the call (asks)",
+        Group::Always,
+        &[Chord::plain(KeyCode::Esc)],
+    ),
+    Binding::new(
+        "r",
+        "retry after a reasoner error",
+        Group::Always,
+        &[Chord::ch('r')],
+    )
+    .hint("r", "retry", 0)
+    .when(can_retry),
+    Binding {
+        chords: &[Chord::ch('q'), Chord::ctrl('c')],
+        ..QUIT_PLAIN
+    },
+];
+
+pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        match key.code {
+            KeyCode::Char('c') => app.interrupt(),
+            KeyCode::Char('s') => app.send_questions(),
+            KeyCode::Char('r') => app.ask_ready(),
+            KeyCode::Char('d') => app.page(1, 2),
+            KeyCode::Char('u') => app.page(-1, 2),
+            _ => return Handled::Ignored,
+        }
+        return Handled::Consumed;
+    }
+    match key.code {
+        KeyCode::Char('q') => app.request_quit(),
+        KeyCode::Char('?') => app.open_help(),
+        KeyCode::Esc => {
+            if app.old_cycle.take().is_some() {
+                app.clamp_views();
+            } else if app.focus == Focus::Viewer && crate::tui::pane::viewer::can_cancel(app) {
+                app.ask_cancel();
+            } else {
+                app.focus = Focus::Viewer;
+            }
+        }
+        KeyCode::Char('a' | 'c') if !can_ask(app) => {
+            app.notice = Some(if crate::tui::pane::finish::design_closed(app) {
+                "the design is final: no more questions can be sent".into()
+            } else {
+                "READY was answered: b (after the reflection) goes back to the review".into()
+            });
+        }
+        KeyCode::Char('+') => {
+            app.zoom = match app.zoom {
+                Zoom::Split => Zoom::Focused,
+                Zoom::Focused => Zoom::Split,
+            };
+            app.notice = Some(match app.zoom {
+                Zoom::Focused => "+: zoomed; + again splits the screen".into(),
+                Zoom::Split => "+: split screen".into(),
+            });
+        }
+        KeyCode::Char('a') => app.open_composer(ComposerTarget::NewQuestion { anchor: None }),
+        KeyCode::Char('c') => {
+            let anchor = app.anchor_at_cursor();
+            if anchor.is_some() {
+                app.open_composer(ComposerTarget::NewQuestion { anchor });
+            } else {
+                app.notice = Some("c: put the cursor on an artifact line first".into());
+            }
+        }
+        KeyCode::Char('d') => app.open_diff(),
+        KeyCode::Char('S') if app.old_cycle.is_none() => app.toggle_settled(),
+        KeyCode::Char('E') if !matches!(app.phase, Phase::AwaitingReview { .. }) => {
+            app.notice = Some("E: edit once the cycle waits for your review".into());
+        }
+        KeyCode::Char('E') if app.old_cycle.is_none() => {
+            if let Some(section) = app.tab.section() {
+                app.intents.push(Intent::EditArtifact {
+                    section,
+                    line: app.views[app.tab.index()].cursor + 1,
+                });
+            }
+        }
+        KeyCode::Char('h') => app.open_history(),
+        KeyCode::Char('w') => {
+            app.wrap = match app.wrap {
+                Wrap::Soft => Wrap::Off,
+                Wrap::Off => Wrap::Soft,
+            };
+            app.notice = Some(match app.wrap {
+                Wrap::Soft => "w: wrap on (at words)".into(),
+                Wrap::Off => "w: wrap off (←/→ scroll sideways)".into(),
+            });
+        }
+        KeyCode::Char('m') => {
+            let rendering = match app.rendering {
+                Rendering::Rendered => Rendering::Source,
+                Rendering::Source => Rendering::Rendered,
+            };
+            app.set_rendering(rendering);
+            app.notice = Some(match rendering {
+                Rendering::Rendered => "m: Markdown drawn as a document".into(),
+                Rendering::Source => "m: Markdown shown as source".into(),
+            });
+        }
+        KeyCode::Char('l') => {
+            app.gutter = match app.gutter {
+                Gutter::Numbers => Gutter::Hidden,
+                Gutter::Hidden => Gutter::Numbers,
+            };
+            app.notice = Some(match app.gutter {
+                Gutter::Numbers => "l: line numbers shown".into(),
+                Gutter::Hidden => "l: line numbers hidden".into(),
+            });
+        }
+        KeyCode::Char('t') => {
+            app.thinking_pane = match app.thinking_pane {
+                ThinkingPane::Shown => ThinkingPane::Collapsed,
+                ThinkingPane::Collapsed => ThinkingPane::Shown,
+            }
+        }
+        KeyCode::Char('/') => app.open_search(),
+        KeyCode::Char('u') if can_undo(app) => app.undo_delete(),
+        KeyCode::Char('n') => app.search_next(false),
+        KeyCode::Char('N') => app.search_next(true),
+        KeyCode::Char('r') if can_retry(app) => app.act(Action::Retry),
+        _ => return Handled::Ignored,
+    }
+    Handled::Consumed
+}

@@ -1,0 +1,93 @@
+//! The help window: every component's bindings, grouped, written from the same lists
+//! the keys are handled by.
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
+
+use crate::tui::app::App;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, help_groups};
+use crate::tui::theme::Palette;
+use crate::tui::widgets::{centered, popup_block, section_title};
+
+#[derive(Debug, Clone, Default)]
+pub struct Help {
+    pub scroll: usize,
+}
+
+pub const BINDINGS: &[Binding] = &[
+    Binding::new(
+        "j k / ↑ ↓",
+        "(help) scroll",
+        Group::Popups,
+        &[
+            Chord::ch('j'),
+            Chord::ch('k'),
+            Chord::plain(KeyCode::Down),
+            Chord::plain(KeyCode::Up),
+        ],
+    )
+    .hint("j k", "scroll", 1),
+    Binding::new(
+        "Esc / ? / q",
+        "(help) close",
+        Group::Popups,
+        &[Chord::plain(KeyCode::Esc), Chord::ch('?'), Chord::ch('q')],
+    )
+    .hint("Esc", "close", 2),
+];
+
+fn lines(p: &Palette) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for (group, keys) in help_groups() {
+        lines.push(section_title(p, group));
+        for (key, what) in keys {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {key:<16}"), Style::default().fg(p.accent)),
+                Span::raw(what),
+            ]));
+        }
+        lines.push(Line::raw(""));
+    }
+    lines
+}
+
+impl Help {
+    pub fn on_key(&mut self, key: KeyEvent) -> Handled {
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') => return Handled::Close,
+            KeyCode::Down | KeyCode::Char('j') => {
+                let count = help_groups()
+                    .iter()
+                    .map(|(_, k)| k.len() + 2)
+                    .sum::<usize>();
+                self.scroll = (self.scroll + 1).min(count.saturating_sub(1));
+            }
+            KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
+            _ => return Handled::Ignored,
+        }
+        Handled::Consumed
+    }
+
+    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        let p = app.theme.palette;
+        let rect = centered(area, 92, area.height.saturating_sub(2));
+        let lines = lines(&p);
+        let scroll = self.scroll.min(lines.len().saturating_sub(1));
+        frame.render_widget(Clear, rect);
+        frame.render_widget(
+            Paragraph::new(lines)
+                .wrap(TextWrap { trim: false })
+                .block(popup_block(
+                    &p,
+                    " Keys (Esc closes, j/k scroll) ".into(),
+                    p.accent,
+                ))
+                .scroll((scroll as u16, 0)),
+            rect,
+        );
+    }
+}

@@ -1,0 +1,127 @@
+//! The cycles (commits) of the design; Enter opens one read-only. The newest Enter
+//! wins: a slower answer to an earlier one is dropped.
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use crate::tui::app::App;
+use crate::tui::event::Intent;
+use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::popup::Popup;
+use crate::tui::widgets::{centered, popup_block};
+use crate::volk::runtime::CommitInfo;
+
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    /// `None` until the runtime answers.
+    pub commits: Option<Vec<CommitInfo>>,
+    pub selected: usize,
+}
+
+pub const BINDINGS: &[Binding] = &[
+    Binding::new(
+        "j k / ↑ ↓",
+        "(cycles) select a cycle",
+        Group::Popups,
+        &[
+            Chord::ch('j'),
+            Chord::ch('k'),
+            Chord::plain(KeyCode::Down),
+            Chord::plain(KeyCode::Up),
+        ],
+    )
+    .hint("j k", "select", 1),
+    Binding::new(
+        "Enter",
+        "(cycles) open the cycle read-only",
+        Group::Popups,
+        &[Chord::plain(KeyCode::Enter)],
+    )
+    .hint("Enter", "open", 2),
+    Binding::new(
+        "Esc / h / q",
+        "(cycles) close",
+        Group::Popups,
+        &[Chord::plain(KeyCode::Esc), Chord::ch('h'), Chord::ch('q')],
+    )
+    .hint("Esc", "close", 3),
+];
+
+impl History {
+    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+        let count = self.commits.as_ref().map_or(0, Vec::len);
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('h') | KeyCode::Char('q') => {
+                app.wanted_commit = None;
+                return Handled::Close;
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.selected = (self.selected + 1).min(count.saturating_sub(1))
+            }
+            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Enter => {
+                if let Some(c) = self.commits.as_ref().and_then(|c| c.get(self.selected)) {
+                    app.wanted_commit = Some(c.short_id.clone());
+                    app.intents.push(Intent::LoadCommit {
+                        id: c.id.clone(),
+                        short_id: c.short_id.clone(),
+                        summary: c.summary.clone(),
+                    });
+                }
+            }
+            _ => return Handled::Ignored,
+        }
+        Handled::Consumed
+    }
+
+    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        let p = app.theme.palette;
+        let rect = centered(area, 72, area.height.saturating_sub(6).min(20));
+        frame.render_widget(Clear, rect);
+        let lines: Vec<Line> = match &self.commits {
+            None => vec![Line::styled(
+                "reading the history…",
+                Style::default().fg(p.muted),
+            )],
+            Some(list) if list.is_empty() => {
+                vec![Line::styled("no commits yet", Style::default().fg(p.muted))]
+            }
+            Some(list) => list
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let style = if i == self.selected {
+                        Style::default().bg(p.selection)
+                    } else {
+                        Style::default()
+                    };
+                    Line::from(vec![
+                        Span::styled(format!("{} ", c.short_id), Style::default().fg(p.accent)),
+                        Span::styled(c.summary.clone(), style),
+                    ])
+                })
+                .collect(),
+        };
+        frame.render_widget(
+            Paragraph::new(lines).block(
+                popup_block(&p, " Cycles (commits) ".into(), p.accent).title_bottom(Line::styled(
+                    " Enter open read-only · Esc close ",
+                    Style::default().fg(p.muted),
+                )),
+            ),
+            rect,
+        );
+    }
+}
+
+impl App {
+    /// `h`: opens the list and asks the runtime for it.
+    pub(crate) fn open_history(&mut self) {
+        self.popup = Some(Popup::History(History::default()));
+        self.intents.push(Intent::LoadHistory);
+    }
+}

@@ -1,0 +1,94 @@
+//! Windows over the workbench. Each module is one popup: its state, its keys (a
+//! `BINDINGS` list and `on_key`) and its drawing. A popup takes every key while it is
+//! open (keys it does not bind do nothing); `Handled::Close` closes it.
+
+pub mod composer;
+pub mod confirm;
+pub mod diff;
+pub mod error;
+pub mod help;
+pub mod history;
+pub mod search;
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+
+use crate::tui::app::App;
+use crate::tui::keymap::{Binding, Handled};
+
+/// A window over the workbench; Esc closes it.
+pub enum Popup {
+    Help(help::Help),
+    Composer(composer::Composer),
+    Search(search::Search),
+    Confirm(confirm::Confirm),
+    Diff(diff::DiffView),
+    History(history::History),
+    Error(error::Failure),
+}
+
+impl Popup {
+    /// Acts on a key while the popup is taken out of the app (so it may change both).
+    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match self {
+            // Only the composer has Ctrl keys (Ctrl-C is handled before any popup).
+            Popup::Composer(_) => {}
+            _ if ctrl => return Handled::Ignored,
+            _ => {}
+        }
+        match self {
+            Popup::Help(p) => p.on_key(key),
+            Popup::Composer(p) => p.on_key(key, app),
+            Popup::Search(p) => p.on_key(key, app),
+            Popup::Confirm(p) => p.on_key(key, app),
+            Popup::Diff(p) => p.on_key(key, app),
+            Popup::History(p) => p.on_key(key, app),
+            Popup::Error(p) => p.on_key(key, app),
+        }
+    }
+
+    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        match self {
+            Popup::Help(p) => p.draw(frame, area, app),
+            Popup::Composer(p) => p.draw(frame, area, app),
+            Popup::Search(p) => p.draw(frame, area, app),
+            Popup::Confirm(p) => p.draw(frame, area, app),
+            Popup::Diff(p) => p.draw(frame, area, app),
+            Popup::History(p) => p.draw(frame, area, app),
+            Popup::Error(p) => p.draw(frame, area, app),
+        }
+    }
+
+    /// The keys of this popup (for the hint bar).
+    pub fn bindings(&self) -> &'static [Binding] {
+        match self {
+            Popup::Help(_) => help::BINDINGS,
+            Popup::Composer(_) => composer::BINDINGS,
+            Popup::Search(_) => search::BINDINGS,
+            Popup::Confirm(confirm::Confirm::Ready) => confirm::READY_BINDINGS,
+            Popup::Confirm(confirm::Confirm::LastCycle) => confirm::LAST_CYCLE_BINDINGS,
+            Popup::Confirm(confirm::Confirm::Quit { .. }) => confirm::QUIT_BINDINGS,
+            Popup::Confirm(confirm::Confirm::Cancel) => confirm::CANCEL_BINDINGS,
+            Popup::Diff(_) => diff::BINDINGS,
+            Popup::History(_) => history::BINDINGS,
+            Popup::Error(_) => error::BINDINGS,
+        }
+    }
+}
+
+impl App {
+    /// Gives a key to the open popup. It stays open unless it closes or opened
+    /// another in its place.
+    pub(crate) fn on_popup_key(&mut self, key: KeyEvent) -> Handled {
+        let Some(mut popup) = self.popup.take() else {
+            return Handled::Ignored;
+        };
+        let handled = popup.on_key(key, self);
+        if handled != Handled::Close && self.popup.is_none() {
+            self.popup = Some(popup);
+        }
+        handled
+    }
+}
