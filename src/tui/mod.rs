@@ -11,6 +11,7 @@ pub mod activity;
 pub mod app;
 pub mod cli;
 pub mod components;
+pub mod diagram;
 pub mod diff;
 pub mod document;
 pub mod draft;
