@@ -203,6 +203,8 @@ pub struct App {
     /// Text of a reflection or plan call while it streams.
     pub side_stream: String,
     pub review_selected: usize,
+    /// How far the review pane is scrolled (kept with the selection in view).
+    pub review_scroll: crate::tui::pane::review::ReviewScroll,
     pub popup: Option<Popup>,
     pub draft: Draft,
     pub draft_changed: bool,
@@ -280,6 +282,7 @@ impl App {
             thinking: String::new(),
             side_stream: String::new(),
             review_selected: 0,
+            review_scroll: Default::default(),
             popup: None,
             draft: Draft::default(),
             draft_changed: false,
@@ -821,6 +824,8 @@ impl App {
             MouseEventKind::ScrollDown => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
                     diff.scroll_by(3);
+                } else if self.popup.is_none() && self.areas.review.contains(at) {
+                    crate::tui::pane::review::scroll(self, 3);
                 } else if self.popup.is_none() {
                     self.scroll(3);
                 }
@@ -828,6 +833,8 @@ impl App {
             MouseEventKind::ScrollUp => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
                     diff.scroll_by(-3);
+                } else if self.popup.is_none() && self.areas.review.contains(at) {
+                    crate::tui::pane::review::scroll(self, -3);
                 } else if self.popup.is_none() {
                     self.scroll(-3);
                 }
@@ -845,6 +852,8 @@ impl App {
                     }
                 } else if self.areas.review.contains(at) {
                     self.focus = Focus::Review;
+                    let row = (mouse.row - self.areas.review.y) as usize;
+                    crate::tui::pane::review::click(self, row);
                 }
             }
             _ => {}
