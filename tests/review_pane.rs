@@ -280,3 +280,201 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
     assert_eq!(app.views[0].top, viewer_top + 3);
     assert_eq!(app.review_scroll.top, 3);
 }
+
+/// The viewer's rows (inside its border) of a screen.
+fn viewer_text(shot: &str, app: &App) -> String {
+    let v = app.areas.viewer;
+    shot.lines()
+        .skip(v.y as usize - 1)
+        .take(v.height as usize + 2)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Cycle 1 committed from the drafter, then cycle 2 from a changed scope, so the tabs
+/// carry change marks.
+fn two_cycles() -> (App, Artifacts) {
+    let mut app = App::new(info(), Theme::dark());
+    commit_cycle(
+        &mut app,
+        1,
+        &draft(Purpose::Design, &brief()),
+        Section::ALL.to_vec(),
+    );
+    let mut second = brief();
+    second.task_summary = "A command-line reading log that tracks books and shelves".into();
+    let text = draft(Purpose::Design, &second);
+    let artifacts = commit_cycle(
+        &mut app,
+        2,
+        &text,
+        vec![Section::Architecture, Section::ApiSpec],
+    );
+    (app, artifacts)
+}
+
+#[test]
+fn the_previous_cycles_text_is_visible_while_cycle_2_streams() {
+    let mut app = App::new(info(), Theme::dark());
+    let first = commit_cycle(
+        &mut app,
+        1,
+        &draft(Purpose::Design, &brief()),
+        Section::ALL.to_vec(),
+    );
+    phase(&mut app, Phase::Designing { cycle: 2 });
+    // Sent, nothing back yet: the committed text stays, under a banner.
+    let shot = screen(&mut app, 100, 30);
+    assert!(
+        shot.contains("cycle 2 on its way · showing cycle 1"),
+        "{shot}"
+    );
+    assert!(
+        shot.contains("# bookshelf — architecture (cycle 1)"),
+        "{shot}"
+    );
+
+    // The architect writes the architecture: that tab shows the new text, every other
+    // tab the committed one until the stream reaches it.
+    delta(
+        &mut app,
+        2,
+        "ARCHITECTURE:\n# bookshelf, second thoughts\n\nA new first line.\nstill writ",
+    );
+    let shot = screen(&mut app, 100, 30);
+    let viewer = viewer_text(&shot, &app);
+    assert!(viewer.contains("# bookshelf, second thoughts"), "{viewer}");
+    assert!(!viewer.contains("showing cycle 1"), "{viewer}");
+    assert!(!viewer.contains("(cycle 1)"), "{viewer}");
+
+    app.on_key(ch('4'));
+    let shot = screen(&mut app, 100, 30);
+    let viewer = viewer_text(&shot, &app);
+    assert!(
+        viewer.contains("API spec · cycle 2 streaming · showing cycle 1"),
+        "{viewer}"
+    );
+    let api_first = first.api_spec.lines().next().unwrap();
+    assert!(viewer.contains(api_first.trim()), "{viewer}");
+    assert!(!shot.contains("waiting for the architect"), "{shot}");
+    insta::assert_snapshot!("previous_cycle_while_streaming", shot);
+
+    // The stream reaches the API spec: the committed text is gone.
+    delta(&mut app, 2, "ing\nAPI_SPEC:\nnew_call() -> None\n");
+    let shot = screen(&mut app, 100, 30);
+    let viewer = viewer_text(&shot, &app);
+    assert!(viewer.contains("new_call() -> None"), "{viewer}");
+    assert!(!viewer.contains("showing cycle 1"), "{viewer}");
+    assert!(!viewer.contains(api_first.trim()), "{viewer}");
+}
+
+#[test]
+fn an_update_leaves_the_sections_it_has_not_reached_under_the_banner() {
+    let (mut app, current) = two_cycles();
+    phase(&mut app, Phase::Designing { cycle: 3 });
+    let mut b = brief();
+    b.task_summary = "A reading log with shelves and loans".into();
+    b.current = Some(current.clone());
+    let update = draft(Purpose::Update, &b);
+    let cut = update.find("\nREQUIREMENTS:").unwrap_or(update.len() / 3);
+    for piece in update[..cut].split_inclusive('\n') {
+        app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
+            call: 3,
+            purpose: Purpose::Update,
+            event: StreamEvent::Text { text: piece.into() },
+        }));
+    }
+    app.on_key(ch('5'));
+    let shot = screen(&mut app, 100, 30);
+    let viewer = viewer_text(&shot, &app);
+    assert!(
+        viewer.contains("Class diagram · cycle 3 streaming · showing cycle 2"),
+        "{viewer}"
+    );
+    let class_first = current.class_diagram.lines().next().unwrap();
+    assert!(viewer.contains(class_first.trim()), "{viewer}");
+}
+
+fn stream_half_of_cycle_3(app: &mut App) {
+    phase(app, Phase::Designing { cycle: 3 });
+    delta(
+        app,
+        3,
+        "ARCHITECTURE:\n# half of cycle three\n\nREQUIREMENTS:\nFR-01 half a requirement\nFR-02 cut o",
+    );
+    screen(app, 100, 30);
+}
+
+fn committed_text_is_back(app: &mut App, committed: &Artifacts) {
+    let shot = screen(app, 100, 30);
+    assert!(!shot.contains("half of cycle three"), "{shot}");
+    assert!(!shot.contains("showing cycle"), "{shot}");
+    assert!(
+        shot.contains("• Architecture"),
+        "the change marks are back: {shot}"
+    );
+    assert!(shot.contains("• API spec"), "{shot}");
+    app.on_key(ch('1'));
+    let shot = screen(app, 100, 30);
+    let arch_first = committed.architecture.lines().next().unwrap();
+    assert!(
+        shot.contains(arch_first.trim_start_matches('#').trim()),
+        "{shot}"
+    );
+    assert_eq!(app.docs[0].text().trim_end(), committed.architecture);
+    app.on_key(ch('4'));
+    let shot = screen(app, 100, 30);
+    assert!(
+        !shot.contains("this cycle has no api spec section"),
+        "{shot}"
+    );
+    let api_first = committed.api_spec.lines().next().unwrap();
+    assert!(shot.contains(api_first.trim()), "{shot}");
+    app.on_key(ch('2'));
+    let shot = screen(app, 100, 30);
+    assert!(!shot.contains("FR-01 half a requirement"), "{shot}");
+    assert_eq!(app.docs[1].text().trim_end(), committed.requirements);
+}
+
+#[test]
+fn after_a_cancel_the_committed_text_is_back_with_its_marks() {
+    let (mut app, committed) = two_cycles();
+    stream_half_of_cycle_3(&mut app);
+    phase(
+        &mut app,
+        Phase::Cancelled {
+            resume: Box::new(Phase::Designing { cycle: 3 }),
+        },
+    );
+    committed_text_is_back(&mut app, &committed);
+    insta::assert_snapshot!("committed_after_cancel", screen(&mut app, 100, 30));
+}
+
+#[test]
+fn after_a_failed_cycle_the_committed_text_is_back_with_its_marks() {
+    let (mut app, committed) = two_cycles();
+    stream_half_of_cycle_3(&mut app);
+    app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+        message: "HTTP 503".into(),
+        retryable: true,
+    }));
+    phase(
+        &mut app,
+        Phase::Failed {
+            resume: Box::new(Phase::Designing { cycle: 3 }),
+            message: "HTTP 503".into(),
+            retryable: true,
+        },
+    );
+    app.on_key(key(KeyCode::Esc));
+    committed_text_is_back(&mut app, &committed);
+
+    // `r` runs the cycle again: the committed text waits under the banner once more.
+    app.on_key(ch('r'));
+    phase(&mut app, Phase::Designing { cycle: 3 });
+    let shot = screen(&mut app, 100, 30);
+    assert!(
+        shot.contains("cycle 3 on its way · showing cycle 2"),
+        "{shot}"
+    );
+}

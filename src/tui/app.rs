@@ -249,6 +249,8 @@ pub struct App {
     /// Per section, the lines an edit block of the running update wrote.
     pub marks: [Vec<bool>; 5],
     pub cost: CostMeter,
+    /// The committed cycle kept on screen while the next one is written.
+    pub(crate) backdrop: crate::tui::backdrop::Backdrop,
 }
 
 fn new_docs(theme: &Theme) -> Vec<Document> {
@@ -316,6 +318,7 @@ impl App {
             intents: Vec::new(),
             marks: Default::default(),
             cost: CostMeter::default(),
+            backdrop: Default::default(),
         }
     }
 
@@ -416,6 +419,7 @@ impl App {
         self.open_questions = open_questions(&artifacts.architecture);
         self.artifacts = artifacts;
         self.cycle = cycle;
+        self.backdrop_committed(cycle);
     }
 
     /// An artifact came back from the person's editor: shown now, committed as a
@@ -477,8 +481,8 @@ impl App {
                 if !self.artifacts.is_empty() && self.artifacts != artifacts {
                     self.previous = Some(self.artifacts.clone());
                 }
-                self.show_artifacts(cycle, artifacts);
                 self.changed = changed;
+                self.show_artifacts(cycle, artifacts);
                 self.committing = true;
                 if self.tab_follow == Follow::Stream {
                     self.tab = Tab::default();
@@ -522,6 +526,7 @@ impl App {
             }
             AppEvent::Loop(LoopEvent::Error { message, retryable }) => {
                 self.end_stream();
+                self.backdrop_restore();
                 self.verdict = Verdict::None;
                 self.notice = Some(message.clone());
                 self.popup = Some(Popup::Error(Failure { message, retryable }));
@@ -607,6 +612,7 @@ impl App {
             Phase::Designing { cycle } => {
                 self.cycle = *cycle;
                 self.metrics = Metrics::default();
+                self.backdrop.asked();
             }
             Phase::Reflecting | Phase::Planning { .. } => {
                 self.side_stream.clear();
@@ -618,11 +624,15 @@ impl App {
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
-            Phase::Cancelled { .. } => self.end_stream(),
+            Phase::Cancelled { .. } => {
+                self.end_stream();
+                self.backdrop_restore();
+            }
             Phase::Failed {
                 message, retryable, ..
             } => {
                 self.end_stream();
+                self.backdrop_restore();
                 self.popup = Some(Popup::Error(Failure {
                     message: message.clone(),
                     retryable: *retryable,

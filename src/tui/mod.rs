@@ -8,6 +8,7 @@
 //! `volk design` and `volk open`.
 
 pub mod app;
+pub mod backdrop;
 pub mod cli;
 pub mod components;
 pub mod diff;
