@@ -7,10 +7,12 @@
 //! events and background jobs together; `cli` starts it all for `volk demo`,
 //! `volk design` and `volk open`.
 
+pub mod activity;
 pub mod app;
 pub mod backdrop;
 pub mod cli;
 pub mod components;
+pub mod diagram;
 pub mod diff;
 pub mod document;
 pub mod draft;
@@ -20,6 +22,7 @@ pub mod frame;
 pub mod highlight;
 pub mod keymap;
 pub mod layout;
+pub mod loop_events;
 pub mod markdown;
 pub mod pane;
 pub mod patch_view;
