@@ -172,6 +172,21 @@ fn benches(c: &mut Criterion) {
             view::render(&mut terminal, &mut app).unwrap();
         })
     });
+    // The same frame while cycle 2 is on its way: the committed text stays on screen,
+    // dimmed under a banner (before that feature: the same text, undimmed).
+    app.on_key(KeyEvent::new(KeyCode::Char('m'), KeyModifiers::NONE));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 2,
+    })));
+    view::render(&mut terminal, &mut app).unwrap();
+    c.bench_function("frame_20k_line_artifact_200x60_backdrop", |b| {
+        b.iter(|| {
+            let code = if down { KeyCode::Down } else { KeyCode::Up };
+            down = !down;
+            app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+            view::render(&mut terminal, &mut app).unwrap();
+        })
+    });
     // Every line of a 20,000-line artifact once (what the cache then keeps), rendered
     // as a document and highlighted as source.
     let text = markdown(20_000);
