@@ -253,6 +253,7 @@ fn workbench(
             model: connected.model.clone(),
             label: std::mem::take(&mut app.info.label),
         };
+        app.finalize = connected.finalize;
         if let Some((cycle, artifacts, previous)) = connected.restored {
             if let Some(previous) = &previous {
                 app.changed = artifacts.changed_since(previous);
