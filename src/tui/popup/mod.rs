@@ -23,7 +23,7 @@ pub enum Popup {
     Composer(composer::Composer),
     Search(search::Search),
     Confirm(confirm::Confirm),
-    Diff(diff::DiffView),
+    Diff(Box<diff::DiffView>),
     History(history::History),
     Error(error::Failure),
 }
@@ -69,8 +69,9 @@ impl Popup {
             Popup::Search(_) => search::BINDINGS,
             Popup::Confirm(confirm::Confirm::Ready) => confirm::READY_BINDINGS,
             Popup::Confirm(confirm::Confirm::Quit { .. }) => confirm::QUIT_BINDINGS,
+            Popup::Diff(d) if d.typing() => diff::SEARCH_BINDINGS,
             Popup::Diff(_) => diff::BINDINGS,
-            Popup::History(_) => history::BINDINGS,
+            Popup::History(h) => h.bindings(),
             Popup::Error(_) => error::BINDINGS,
         }
     }
