@@ -4,9 +4,9 @@
 //! paired old-beside-new for a side-by-side view. Pure: text in, a [`Diff`] out.
 
 use std::ops::Range;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use similar::{ChangeTag, DiffOp, TextDiff};
+use similar::{Algorithm, ChangeTag, TextDiff};
 
 /// What a diff line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +66,10 @@ pub struct Diff {
     pair_of: Vec<usize>,
     /// The first line of each hunk (a run of removed and added lines).
     hunks: Vec<usize>,
+    /// Each hunk's lines.
+    spans: Vec<Range<usize>>,
+    /// Whether each hunk's changed words are marked yet.
+    refined: Vec<bool>,
     pub added: usize,
     pub removed: usize,
 }
@@ -74,22 +78,23 @@ pub struct Diff {
 const CONTEXT: usize = 3;
 
 /// The line diff gives up on a minimal answer after this long (a coarser diff is
-/// still a correct one).
+/// still a correct one); so does the word diff of one hunk.
 const LINE_DIFF_TIMEOUT: Duration = Duration::from_millis(500);
+const WORD_DIFF_TIMEOUT: Duration = Duration::from_millis(10);
 
-/// Word-level refinement of all the diff's changes together gets this long; the
-/// changes after it are shown as whole lines.
-const WORD_DIFF_BUDGET: Duration = Duration::from_millis(100);
-
-/// A replaced block larger than this many lines on a side is shown as whole lines:
-/// a rewrite, where highlighting words would only add noise.
+/// A hunk larger than this many lines on a side is shown as whole lines: a rewrite,
+/// where marking words would only add noise.
 const WORD_DIFF_MAX_LINES: usize = 64;
+
+/// Below this share of unchanged words the lines are different lines, not edited
+/// ones, and no word is marked.
+const WORD_DIFF_MIN_RATIO: f32 = 0.5;
 
 impl Diff {
     /// The changes from `old` to `new` with a little context; long unchanged runs are
-    /// folded into one gap line, so the changes are what the eye finds.
+    /// folded into one gap line, so the changes are what the eye finds. The changed
+    /// words are found later, hunk by hunk, for the hunks on screen ([`Diff::refine`]).
     pub fn new(old: &str, new: &str) -> Diff {
-        let started = Instant::now();
         let diff = TextDiff::configure()
             .timeout(LINE_DIFF_TIMEOUT)
             .diff_lines(old, new);
@@ -106,43 +111,104 @@ impl Diff {
             }
             last_old_end = group.last().map(|op| op.old_range().end);
             for op in &group {
-                let refine = started.elapsed() < WORD_DIFF_BUDGET && small_replace(op);
-                if refine {
-                    for change in diff.iter_inline_changes(op) {
-                        let mut text = String::new();
-                        let mut changed: Vec<Range<usize>> = Vec::new();
-                        for (emphasized, value) in change.iter_strings_lossy() {
-                            let value = value.trim_end_matches('\n');
-                            let at = text.len();
-                            text.push_str(value);
-                            if emphasized && !value.trim().is_empty() {
-                                match changed.last_mut() {
-                                    Some(last) if last.end == at => last.end = text.len(),
-                                    _ => changed.push(at..text.len()),
-                                }
-                            }
-                        }
-                        lines.push(DiffLine {
-                            kind: kind_of(change.tag()),
-                            text,
-                            changed,
-                        });
-                    }
-                } else {
-                    for change in diff.iter_changes(op) {
-                        lines.push(DiffLine::plain(
-                            kind_of(change.tag()),
-                            change.value().trim_end_matches('\n'),
-                        ));
-                    }
+                for change in diff.iter_changes(op) {
+                    lines.push(DiffLine::plain(
+                        kind_of(change.tag()),
+                        change.value().trim_end_matches('\n'),
+                    ));
                 }
             }
         }
         Diff::from_lines(lines)
     }
 
+    /// Marks the changed words of every hunk that touches `lines` and was not marked
+    /// yet: one word diff per hunk, of its removed lines against its added ones.
+    pub fn refine(&mut self, lines: Range<usize>) {
+        for h in 0..self.spans.len() {
+            let span = self.spans[h].clone();
+            if self.refined[h] || span.end <= lines.start || span.start >= lines.end {
+                continue;
+            }
+            self.refined[h] = true;
+            let removed: Vec<usize> = span
+                .clone()
+                .filter(|&i| self.lines[i].kind == DiffKind::Removed)
+                .collect();
+            let added: Vec<usize> = span
+                .filter(|&i| self.lines[i].kind == DiffKind::Added)
+                .collect();
+            let sizes = [removed.len(), added.len()];
+            if sizes.contains(&0) || sizes.iter().any(|&n| n > WORD_DIFF_MAX_LINES) {
+                continue;
+            }
+            let join = |side: &[usize]| {
+                side.iter()
+                    .map(|&i| self.lines[i].text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            let (old, new) = (join(&removed), join(&added));
+            let words = TextDiff::configure()
+                .algorithm(Algorithm::Patience)
+                .timeout(WORD_DIFF_TIMEOUT)
+                .diff_unicode_words(old.as_str(), new.as_str());
+            if words.ratio() < WORD_DIFF_MIN_RATIO {
+                continue;
+            }
+            let (mut old_ranges, mut new_ranges) = (Vec::new(), Vec::new());
+            let (mut old_at, mut new_at) = (0, 0);
+            for change in words.iter_all_changes() {
+                let len = change.value().len();
+                match change.tag() {
+                    ChangeTag::Equal => {
+                        old_at += len;
+                        new_at += len;
+                    }
+                    ChangeTag::Delete => {
+                        old_ranges.push(old_at..old_at + len);
+                        old_at += len;
+                    }
+                    ChangeTag::Insert => {
+                        new_ranges.push(new_at..new_at + len);
+                        new_at += len;
+                    }
+                }
+            }
+            self.mark(&removed, &old_ranges);
+            self.mark(&added, &new_ranges);
+        }
+    }
+
+    /// Hands the changed ranges of a hunk side's joined text to its lines.
+    fn mark(&mut self, side: &[usize], ranges: &[Range<usize>]) {
+        let mut start = 0;
+        for &i in side {
+            let line = &mut self.lines[i];
+            let end = start + line.text.len();
+            for r in ranges {
+                let (a, b) = (r.start.max(start), r.end.min(end));
+                if a >= b || line.text[a - start..b - start].trim().is_empty() {
+                    continue;
+                }
+                let local = a - start..b - start;
+                match line.changed.last_mut() {
+                    Some(last) if last.end == local.start => last.end = local.end,
+                    _ => line.changed.push(local),
+                }
+            }
+            start = end + 1; // the joining newline
+        }
+    }
+
+    /// Whether every hunk's words are marked (the tests' and benchmarks' view).
+    pub fn refined(&self) -> bool {
+        self.refined.iter().all(|r| *r)
+    }
+
     fn from_lines(lines: Vec<DiffLine>) -> Diff {
         let mut hunks = Vec::new();
+        let mut spans = Vec::new();
         let mut pairs = Vec::new();
         let mut pair_of = vec![0; lines.len()];
         let mut i = 0;
@@ -162,6 +228,7 @@ impl Diff {
             while i < lines.len() && lines[i].is_change() {
                 i += 1;
             }
+            spans.push(start..i);
             let removed: Vec<usize> = (start..i)
                 .filter(|&j| lines[j].kind == DiffKind::Removed)
                 .collect();
@@ -185,7 +252,9 @@ impl Diff {
             lines,
             pairs,
             pair_of,
+            refined: vec![false; hunks.len()],
             hunks,
+            spans,
             added,
             removed,
         }
@@ -269,11 +338,6 @@ fn kind_of(tag: ChangeTag) -> DiffKind {
     }
 }
 
-fn small_replace(op: &DiffOp) -> bool {
-    matches!(op, DiffOp::Replace { old_len, new_len, .. }
-        if *old_len <= WORD_DIFF_MAX_LINES && *new_len <= WORD_DIFF_MAX_LINES)
-}
-
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -323,7 +387,13 @@ mod tests {
 
     #[test]
     fn a_changed_word_is_marked_not_the_whole_line() {
-        let diff = Diff::new("# plan (cycle 1)\nbody\n", "# plan (cycle 2)\nbody\n");
+        let mut diff = Diff::new("# plan (cycle 1)\nbody\n", "# plan (cycle 2)\nbody\n");
+        assert!(
+            diff.lines.iter().all(|l| l.changed.is_empty()),
+            "not before refine"
+        );
+        diff.refine(0..diff.lines.len());
+        assert!(diff.refined());
         let removed = &diff.lines[0];
         let added = &diff.lines[1];
         assert_eq!(removed.kind, DiffKind::Removed);
@@ -331,8 +401,28 @@ mod tests {
         assert_eq!(added.changed.len(), 1);
         assert_eq!(&added.text[added.changed[0].clone()], "2");
         // A line with nothing in common with the old is new as a whole.
-        let diff = Diff::new("alpha beta\n", "gamma delta epsilon\n");
+        let mut diff = Diff::new("alpha beta\n", "gamma delta epsilon\n");
+        diff.refine(0..diff.lines.len());
         assert!(diff.lines.iter().all(|l| l.changed.is_empty()));
+    }
+
+    #[test]
+    fn the_words_of_a_hunk_of_several_lines_go_to_their_lines() {
+        let mut diff = Diff::new("keep\na b c\nd e f\n", "keep\na b c2\nd X f\n");
+        diff.refine(0..1);
+        assert!(!diff.refined(), "a hunk off the range waits");
+        diff.refine(1..2);
+        let marked: Vec<Vec<&str>> = diff
+            .lines
+            .iter()
+            .map(|l| l.changed.iter().map(|r| &l.text[r.clone()]).collect())
+            .collect();
+        assert_eq!(
+            marked,
+            [vec![], vec!["c"], vec!["e"], vec!["c2"], vec!["X"]],
+            "{:?}",
+            diff.lines
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use crate::tui::app::{App, Follow, Gutter, Screen, ThinkingPane, Wrap};
+use crate::tui::app::{App, Follow, Gutter, Popup, Screen, ThinkingPane, Wrap};
 use crate::tui::document::Progress;
 use crate::tui::pane;
 use crate::tui::wrap;
@@ -123,6 +123,11 @@ impl App {
             return;
         }
         self.sync_stream();
+        let diff = self.popup.take_if(|p| matches!(p, Popup::Diff(_)));
+        if let Some(Popup::Diff(mut diff)) = diff {
+            diff.prepare(area, self);
+            self.popup = Some(Popup::Diff(diff));
+        }
         if self.screen == Screen::Summary {
             return;
         }

@@ -433,6 +433,29 @@ impl DiffView {
         true
     }
 
+    /// Before a frame: marks the changed words of the hunks about to be drawn (each
+    /// hunk once), so opening a large diff costs only its line diff.
+    pub fn prepare(&mut self, area: Rect, app: &App) {
+        let g = self.geometry(area, app);
+        let columns = self.columns(area.width);
+        let mut used = 0;
+        let mut last = self.top;
+        for entry in self.diff.entry_of(columns, self.top)..self.diff.entries(columns) {
+            if used >= g.body.height as usize {
+                break;
+            }
+            used += self.entry_rows(columns, entry, g.body);
+            last = match columns {
+                Columns::Unified => entry,
+                Columns::SideBySide => {
+                    let pair = self.diff.pairs[entry];
+                    pair.left.max(pair.right).unwrap_or(last)
+                }
+            };
+        }
+        self.diff.refine(self.top..last + 1);
+    }
+
     /// Screen rows an entry of the layout takes in `body`.
     fn entry_rows(&self, columns: Columns, entry: usize, body: Rect) -> usize {
         let rows = |line: Option<usize>, width: u16| {
