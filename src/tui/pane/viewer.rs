@@ -17,8 +17,10 @@ use crate::tui::wrap;
 /// Columns one ←/→ scrolls with wrap off.
 const SIDE_STEP: usize = 8;
 
-fn can_cancel(app: &App) -> bool {
-    app.phase.is_busy() && app.is_streaming()
+/// A call runs that `x` (or Esc) can stop: text is streaming, or the call is out
+/// and waits (for a first token or out a backoff).
+pub(crate) fn can_cancel(app: &App) -> bool {
+    app.phase.is_busy() && (app.is_streaming() || app.activity.activity().is_some())
 }
 
 pub const BINDINGS: &[Binding] = &[
@@ -70,7 +72,7 @@ pub const BINDINGS: &[Binding] = &[
     .hint("f", "review pane", 4),
     Binding::new(
         "x",
-        "cancel the running call",
+        "cancel the running call (asks once text has come)",
         Group::Always,
         &[Chord::ch('x')],
     )
@@ -82,7 +84,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     let tab = app.tab.index();
     match key.code {
         KeyCode::Char('f') => app.focus = Focus::Review,
-        KeyCode::Char('x') if can_cancel(app) => app.cancel_call(),
+        KeyCode::Char('x') if can_cancel(app) => app.ask_cancel(),
         KeyCode::Left | KeyCode::Right if app.wrap == Wrap::Soft => {
             app.notice = Some("←/→ scroll sideways with wrap off (w)".into());
         }

@@ -526,6 +526,17 @@ impl DiffView {
         if let (false, Some(s)) = (self.search.typing, &self.search.status) {
             status.push(format!("/{} {s}", self.search.query));
         }
+        let status = format!(" {} ", status.join(" · "));
+        // The keys along the bottom, shorter when the status would run into them.
+        let room = (g.outer.width as usize).saturating_sub(status.chars().count() + 4);
+        let keys = [
+            " ]/[ hunk · / search · c compare · s side by side · Esc close ",
+            " ]/[ hunk · / search · Esc close ",
+            "",
+        ]
+        .into_iter()
+        .find(|k| k.chars().count() <= room)
+        .unwrap_or("");
         let block = popup_block(
             &p,
             format!(
@@ -536,17 +547,8 @@ impl DiffView {
             ),
             p.accent,
         )
-        .title_bottom(Line::styled(
-            " ]/[ hunk · / search · c compare · s side by side · Esc close ",
-            Style::default().fg(p.muted),
-        ))
-        .title_bottom(
-            Line::styled(
-                format!(" {} ", status.join(" · ")),
-                Style::default().fg(p.accent),
-            )
-            .right_aligned(),
-        );
+        .title_bottom(Line::styled(keys, Style::default().fg(p.muted)))
+        .title_bottom(Line::styled(status, Style::default().fg(p.accent)).right_aligned());
         frame.render_widget(block, g.outer);
         let notes: Vec<Line> = self
             .notes(app)

@@ -69,6 +69,7 @@ impl Popup {
             Popup::Search(_) => search::BINDINGS,
             Popup::Confirm(confirm::Confirm::Ready) => confirm::READY_BINDINGS,
             Popup::Confirm(confirm::Confirm::Quit { .. }) => confirm::QUIT_BINDINGS,
+            Popup::Confirm(confirm::Confirm::Cancel) => confirm::CANCEL_BINDINGS,
             Popup::Diff(d) if d.typing() => diff::SEARCH_BINDINGS,
             Popup::Diff(_) => diff::BINDINGS,
             Popup::History(h) => h.bindings(),
