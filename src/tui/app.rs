@@ -97,6 +97,13 @@ pub enum Focus {
     Review,
 }
 
+/// Whether the focused pane fills the body of the screen (`+`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Zoom {
+    Split,
+    Focused,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ThinkingPane {
     Shown,
@@ -182,6 +189,12 @@ pub struct App {
     pub cycle: u32,
     pub docs: Vec<Document>,
     pub journal: Document,
+    /// The plan tab: the reflection and the execution plan (see [`crate::tui::pane::plan`]).
+    pub plan_doc: Document,
+    pub plan_prompts: crate::plan::Prompts,
+    /// Why the design is being finalized: at the cycle limit there is no way back.
+    pub finalize: crate::volk::session::FinalizeReason,
+    pub zoom: Zoom,
     /// The design answer as it arrived, while no section marker has been seen (and
     /// after a failure, the whole unusable answer): never a blank screen.
     pub raw: RawAnswer,
@@ -200,6 +213,8 @@ pub struct App {
     /// Text of a reflection or plan call while it streams.
     pub side_stream: String,
     pub review_selected: usize,
+    /// How far the review pane is scrolled (kept with the selection in view).
+    pub review_scroll: crate::tui::pane::review::ReviewScroll,
     pub popup: Option<Popup>,
     pub draft: Draft,
     pub draft_changed: bool,
@@ -248,6 +263,8 @@ pub struct App {
     /// Per section, the lines an edit block of the running update wrote.
     pub marks: [Vec<bool>; 5],
     pub cost: CostMeter,
+    /// The committed cycle kept on screen while the next one is written.
+    pub(crate) backdrop: crate::tui::backdrop::Backdrop,
 }
 
 pub(crate) fn new_docs(theme: &Theme) -> Vec<Document> {
@@ -261,6 +278,7 @@ impl App {
     pub fn new(info: SessionInfo, theme: Theme) -> App {
         let docs = new_docs(&theme);
         let journal = Document::new(Grammar::Plain, &theme.syntax_theme);
+        let plan_doc = Document::new(Grammar::Plain, &theme.syntax_theme);
         let raw = RawAnswer::new(&theme);
         App {
             info,
@@ -269,6 +287,10 @@ impl App {
             cycle: 0,
             docs,
             journal,
+            plan_doc,
+            plan_prompts: crate::plan::Prompts::Cut,
+            finalize: Default::default(),
+            zoom: Zoom::Split,
             raw,
             views: [ViewState::default(); Tab::COUNT],
             tab: Tab::default(),
@@ -281,6 +303,7 @@ impl App {
             thinking: String::new(),
             side_stream: String::new(),
             review_selected: 0,
+            review_scroll: Default::default(),
             popup: None,
             draft: Draft::default(),
             draft_changed: false,
@@ -316,6 +339,7 @@ impl App {
             intents: Vec::new(),
             marks: Default::default(),
             cost: CostMeter::default(),
+            backdrop: Default::default(),
         }
     }
 
@@ -332,6 +356,7 @@ impl App {
             (None, Tab::Artifact(_)) if self.raw.shown() => &self.raw.doc,
             (None, Tab::Artifact(section)) => &self.docs[section.index()],
             (_, Tab::Journal) => &self.journal,
+            (_, Tab::Plan) => &self.plan_doc,
         }
     }
 
@@ -341,6 +366,7 @@ impl App {
             (None, Tab::Artifact(_)) if self.raw.shown() => &mut self.raw.doc,
             (None, Tab::Artifact(section)) => &mut self.docs[section.index()],
             (_, Tab::Journal) => &mut self.journal,
+            (_, Tab::Plan) => &mut self.plan_doc,
         }
     }
 
@@ -416,6 +442,7 @@ impl App {
         self.open_questions = open_questions(&artifacts.architecture);
         self.artifacts = artifacts;
         self.cycle = cycle;
+        self.backdrop_committed(cycle);
     }
 
     /// An artifact came back from the person's editor: shown now, committed as a
@@ -466,6 +493,7 @@ impl App {
                 (Some(old), Tab::Artifact(s)) => old.docs[s.index()].len(),
                 (None, Tab::Artifact(s)) => self.docs[s.index()].len(),
                 (_, Tab::Journal) => self.journal.len(),
+                (_, Tab::Plan) => self.plan_doc.len(),
             };
             if view.follow == Follow::Stream && !streaming && self.old_cycle.is_none() {
                 // A finished cycle opens at the top.
@@ -559,6 +587,18 @@ impl App {
             self.notice = Some("Ctrl-S: add a question first (a), or answer READY (Ctrl-R)".into());
             return;
         }
+        if crate::tui::pane::finish::last_cycle(self) {
+            // Questions on the last cycle finalize the design unanswered: ask first.
+            self.popup = Some(Popup::Confirm(
+                crate::tui::popup::confirm::Confirm::LastCycle,
+            ));
+            return;
+        }
+        self.send_now(cycle);
+    }
+
+    /// Sends the draft's questions and answers as the verdict on `cycle`.
+    pub(crate) fn send_now(&mut self, cycle: u32) {
         let questions = self.draft.questions.to_vec();
         let answers: Vec<Answer> = self
             .draft
@@ -665,6 +705,8 @@ impl App {
             MouseEventKind::ScrollDown => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
                     diff.scroll_by(3, self.size.width);
+                } else if self.popup.is_none() && self.areas.review.contains(at) {
+                    crate::tui::pane::review::scroll(self, 3);
                 } else if self.popup.is_none() {
                     self.scroll(3);
                 }
@@ -672,6 +714,8 @@ impl App {
             MouseEventKind::ScrollUp => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
                     diff.scroll_by(-3, self.size.width);
+                } else if self.popup.is_none() && self.areas.review.contains(at) {
+                    crate::tui::pane::review::scroll(self, -3);
                 } else if self.popup.is_none() {
                     self.scroll(-3);
                 }
@@ -689,6 +733,8 @@ impl App {
                     }
                 } else if self.areas.review.contains(at) {
                     self.focus = Focus::Review;
+                    let row = (mouse.row - self.areas.review.y) as usize;
+                    crate::tui::pane::review::click(self, row);
                 }
             }
             _ => {}

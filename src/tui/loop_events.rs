@@ -37,8 +37,8 @@ impl App {
                 if !self.artifacts.is_empty() && self.artifacts != artifacts {
                     self.previous = Some(self.artifacts.clone());
                 }
-                self.show_artifacts(cycle, artifacts);
                 self.changed = changed;
+                self.show_artifacts(cycle, artifacts);
                 self.committing = true;
                 if self.tab_follow == Follow::Stream {
                     self.tab = Tab::default();
@@ -57,10 +57,14 @@ impl App {
             AppEvent::Loop(LoopEvent::Reflection { questions, answers }) => {
                 self.end_stream();
                 self.reflection = Some(ReflectionView { questions, answers });
+                self.refresh_plan_tab();
+                self.select_tab(Tab::Plan);
             }
             AppEvent::Loop(LoopEvent::Plan(check)) => {
                 self.end_stream();
                 self.plan = Some(check);
+                self.refresh_plan_tab();
+                self.select_tab(Tab::Plan);
             }
             AppEvent::Loop(LoopEvent::PacketWritten { path, subject }) => {
                 if subject == "implement" {
@@ -83,6 +87,7 @@ impl App {
             }
             AppEvent::Loop(LoopEvent::Error { message, retryable }) => {
                 self.end_stream();
+                self.backdrop_restore();
                 self.verdict = Verdict::None;
                 self.notice = Some(message.clone());
                 self.popup = Some(Popup::Error(Failure { message, retryable }));
@@ -146,7 +151,10 @@ impl App {
                 // The summary's warning keeps the trace id; the status bar does not.
                 let line = without_trace(full);
                 match notice {
-                    Notice::CycleLimit { .. } => self.warning = Some(full.to_string()),
+                    Notice::CycleLimit { .. } => {
+                        self.warning = Some(full.to_string());
+                        self.finalize = crate::volk::session::FinalizeReason::CycleLimit;
+                    }
                     Notice::Cancelled { questions } => {
                         // Back in the review pane, in the order sent, ahead of any
                         // question written since.
@@ -174,22 +182,30 @@ impl App {
             Phase::Designing { cycle } => {
                 self.cycle = *cycle;
                 self.metrics = Metrics::default();
+                self.backdrop.asked();
             }
             Phase::Reflecting | Phase::Planning { .. } => {
                 self.side_stream.clear();
                 self.metrics = Metrics::default();
             }
-            Phase::AwaitingReview { cycle } => self.cycle = *cycle,
+            Phase::AwaitingReview { cycle } => {
+                self.cycle = *cycle;
+                self.reopened();
+            }
             Phase::Finalized => {
                 self.end_stream();
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
-            Phase::Cancelled { .. } => self.end_stream(),
+            Phase::Cancelled { .. } => {
+                self.end_stream();
+                self.backdrop_restore();
+            }
             Phase::Failed {
                 message, retryable, ..
             } => {
                 self.end_stream();
+                self.backdrop_restore();
                 self.popup = Some(Popup::Error(Failure {
                     message: message.clone(),
                     retryable: *retryable,

@@ -14,8 +14,8 @@ use crate::tui::widgets::SPINNER;
 
 pub const BINDINGS: &[Binding] = &[
     Binding::new(
-        "1-6",
-        "Architecture, Requirements, File tree, API spec, Class diagram, Journal",
+        "1-7",
+        "Architecture … Class diagram (the five artifacts), Journal, Plan",
         Group::Tabs,
         &[
             Chord::ch('1'),
@@ -24,6 +24,7 @@ pub const BINDINGS: &[Binding] = &[
             Chord::ch('4'),
             Chord::ch('5'),
             Chord::ch('6'),
+            Chord::ch('7'),
         ],
     ),
     Binding::new(
@@ -93,7 +94,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 .add_modifier(Modifier::BOLD)
         } else if section.is_some_and(|s| app.previous.is_some() && app.changed.contains(&s)) {
             Style::default().fg(p.tab_changed)
-        } else if section.is_some_and(|s| app.docs[s.index()].is_empty()) {
+        } else if section
+            .is_some_and(|s| app.docs[s.index()].is_empty() || app.backdrop_of(s).is_some())
+        {
             Style::default().fg(p.muted)
         } else {
             Style::default().fg(p.foreground)
