@@ -241,6 +241,8 @@ pub struct App {
     pub old_cycle: Option<OldCycle>,
     /// The older commit last asked for: a slower answer to an earlier Enter is dropped.
     pub wanted_commit: Option<String>,
+    /// The older commit the diff's compare list asked for, to diff against.
+    pub(crate) compare_wanted: Option<crate::tui::popup::diff::CompareWanted>,
     pub last_search: String,
     /// Where the cursor was when `/` opened, and the search before: Esc goes back.
     pub(crate) search_origin: Option<(usize, String)>,
@@ -324,6 +326,7 @@ impl App {
             screen: Screen::Workbench,
             old_cycle: None,
             wanted_commit: None,
+            compare_wanted: None,
             last_search: String::new(),
             search_origin: None,
             search_status: None,
@@ -703,7 +706,7 @@ impl App {
         match mouse.kind {
             MouseEventKind::ScrollDown => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
-                    diff.scroll_by(3);
+                    diff.scroll_by(3, self.size.width);
                 } else if self.popup.is_none() && self.areas.review.contains(at) {
                     crate::tui::pane::review::scroll(self, 3);
                 } else if self.popup.is_none() {
@@ -712,7 +715,7 @@ impl App {
             }
             MouseEventKind::ScrollUp => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
-                    diff.scroll_by(-3);
+                    diff.scroll_by(-3, self.size.width);
                 } else if self.popup.is_none() && self.areas.review.contains(at) {
                     crate::tui::pane::review::scroll(self, -3);
                 } else if self.popup.is_none() {
