@@ -30,7 +30,6 @@ fn info() -> SessionInfo {
         max_cycles: 99,
         reasoner: "offline".into(),
         model: "drafter".into(),
-        label: String::new(),
     }
 }
 

@@ -44,7 +44,6 @@ fn info() -> SessionInfo {
         max_cycles: 99,
         reasoner: "offline".into(),
         model: "drafter".into(),
-        label: String::new(),
     }
 }
 

@@ -35,7 +35,6 @@ fn info(max_cycles: u32) -> SessionInfo {
         max_cycles,
         reasoner: "offline".into(),
         model: "drafter".into(),
-        label: String::new(),
     }
 }
 

@@ -26,7 +26,6 @@ fn info() -> SessionInfo {
         max_cycles: 99,
         reasoner: "openai".into(),
         model: "scripted".into(),
-        label: String::new(),
     }
 }
 

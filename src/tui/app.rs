@@ -49,9 +49,8 @@ pub struct SessionInfo {
     pub thread_id: String,
     pub max_cycles: u32,
     pub reasoner: String,
+    /// Empty when `reasoner` is the whole label (`offline drafter (no model)`).
     pub model: String,
-    /// The header's words for the reasoner (`Reasoner::label`); empty: `reasoner/model`.
-    pub label: String,
 }
 
 /// Whether the viewer moves with the stream.

@@ -225,9 +225,8 @@ fn workbench(
         let mut app = App::new(
             SessionInfo {
                 project_name: "starting…".into(),
-                reasoner: reasoner.name().to_string(),
-                model: reasoner.model().to_string(),
-                label: reasoner.label(),
+                // The reasoner's own words for the header (`openai/gpt-4.1`).
+                reasoner: reasoner.label(),
                 ..SessionInfo::default()
             },
             theme,
@@ -249,9 +248,8 @@ fn workbench(
             project_dir: project_dir.clone(),
             thread_id: connected.thread_id.clone(),
             max_cycles: connected.max_cycles,
-            reasoner: connected.reasoner_name.clone(),
-            model: connected.model.clone(),
-            label: std::mem::take(&mut app.info.label),
+            reasoner: std::mem::take(&mut app.info.reasoner),
+            model: String::new(),
         };
         app.finalize = connected.finalize;
         if let Some((cycle, artifacts, previous)) = connected.restored {

@@ -130,10 +130,10 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
             Style::default().fg(p.title).add_modifier(Modifier::BOLD),
         ),
         sep.clone(),
-        Span::raw(if app.info.label.is_empty() {
-            format!("{}/{}", app.info.reasoner, app.info.model)
+        Span::raw(if app.info.model.is_empty() {
+            app.info.reasoner.clone()
         } else {
-            app.info.label.clone()
+            format!("{}/{}", app.info.reasoner, app.info.model)
         }),
         sep,
         Span::styled(
