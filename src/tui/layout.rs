@@ -123,6 +123,7 @@ impl App {
             return;
         }
         self.sync_stream();
+        self.refresh_problems();
         if self.screen == Screen::Summary {
             return;
         }
