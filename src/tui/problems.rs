@@ -4,6 +4,8 @@
 //! calls once per frame after the stream is synced, and only when some artifact's
 //! lines changed since the last run; drawing only reads the result.
 
+use std::time::{Duration, Instant};
+
 use crate::design::lint::{Code, Diagnostic, lint};
 use crate::design::{Artifacts, Section};
 use crate::plan::Severity;
@@ -34,7 +36,17 @@ pub struct Problems {
     checked: Option<([u64; 5], bool)>,
     /// How many times the compiler ran (for tests and the benchmark).
     pub runs: u64,
+    /// When the last compile started and how long it took: a large design is
+    /// compiled less often than every frame (see [`App::refresh_problems`]).
+    last: Option<(Instant, Duration)>,
 }
+
+/// A compile cheaper than this runs on every frame that brings new text.
+const CHEAP: Duration = Duration::from_millis(3);
+
+/// A costlier compile waits until this many times its cost has passed since the
+/// last, so it takes at most a fifth of the UI task however large the design.
+const SPACING: u32 = 4;
 
 impl Problems {
     pub fn counts(&self, section: Section) -> Counts {
@@ -85,15 +97,41 @@ impl App {
     }
 
     /// Compiles the design again when an artifact's lines changed since the last
-    /// run. Called once per frame, so a fast stream costs one compile per frame.
+    /// run. Called once per frame, so a fast stream costs at most one compile per
+    /// frame; a design whose compile costs more than [`CHEAP`] is compiled again
+    /// only after [`SPACING`] times that cost, and a frame is asked for then.
     pub fn refresh_problems(&mut self) {
-        let revisions: [u64; 5] = std::array::from_fn(|i| self.docs[i].revision());
-        let streaming = self.is_streaming();
+        let (revisions, streaming) = self.problem_inputs();
         if self.problems.checked == Some((revisions, streaming)) {
             return;
         }
+        if let Some((at, cost)) = self.problems.last
+            && cost > CHEAP
+            && at.elapsed() < cost * SPACING
+        {
+            self.redraw_soon = true;
+            return;
+        }
+        self.refresh_problems_now();
+    }
+
+    fn problem_inputs(&self) -> ([u64; 5], bool) {
+        let revisions: [u64; 5] = std::array::from_fn(|i| self.docs[i].revision());
+        (revisions, self.is_streaming())
+    }
+
+    /// Compiles the design on screen now, whatever changed (the benchmark measures
+    /// this: the cost of a frame that compiles).
+    pub fn refresh_problems_now(&mut self) {
+        let started = Instant::now();
+        let (revisions, streaming) = self.problem_inputs();
         self.problems.checked = Some((revisions, streaming));
         self.problems.runs += 1;
+        self.compile_shown(streaming);
+        self.problems.last = Some((started, started.elapsed()));
+    }
+
+    fn compile_shown(&mut self, streaming: bool) {
         if self.docs.iter().all(|d| d.is_empty()) {
             // Nothing written yet (or an answer without sections): nothing to check.
             self.problems.set(Vec::new());
@@ -160,6 +198,29 @@ mod tests {
         app.refresh_problems();
         assert_eq!(app.problems.runs, runs, "same text, no second compile");
         app.edited_by_hand(Section::Requirements, "1. FR-09: Add tasks.\n");
+        app.refresh_problems();
+        assert_eq!(app.problems.runs, runs + 1);
+    }
+
+    #[test]
+    fn a_costly_compile_waits_and_asks_for_a_frame() {
+        let mut app = app_with(Artifacts {
+            requirements: "1. FR-01: Add tasks.\n".into(),
+            ..Artifacts::default()
+        });
+        app.refresh_problems();
+        let runs = app.problems.runs;
+        // As if the last compile had just taken a second.
+        app.problems.last = Some((Instant::now(), Duration::from_secs(1)));
+        app.edited_by_hand(Section::Requirements, "1. FR-02: Add tasks.\n");
+        app.redraw_soon = false;
+        app.refresh_problems();
+        assert_eq!(app.problems.runs, runs, "spaced out");
+        assert!(app.redraw_soon, "a later frame compiles it");
+        app.problems.last = Some((
+            Instant::now() - Duration::from_secs(5),
+            Duration::from_secs(1),
+        ));
         app.refresh_problems();
         assert_eq!(app.problems.runs, runs + 1);
     }
