@@ -6,11 +6,10 @@ use std::path::PathBuf;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
-#[allow(unused_imports)]
 use volk::tui::test_keys::{ctrl, key, typed};
 use volk::tui::theme::Theme;
 use volk::tui::view;
@@ -65,7 +64,7 @@ fn the_raw_answer_streams_until_a_heading_marker_fills_the_tabs() {
     stream(&mut app, 1, "## ARCH");
     insta::assert_snapshot!("raw_answer_before_any_marker", screen(&mut app, 100, 20));
     stream(&mut app, 1, &HEADINGS[7..]);
-    app.on_key(KeyEvent::new(KeyCode::Char('1'), KeyModifiers::NONE));
+    app.on_key(key(KeyCode::Char('1')));
     let drawn = screen(&mut app, 100, 20);
     assert!(drawn.contains("A CLI over one SQLite store."), "{drawn}");
     assert!(!drawn.contains("no section marker"), "{drawn}");
@@ -279,7 +278,7 @@ fn ctrl_j_and_pasted_line_breaks_stay_in_the_review_pane_and_the_question_sent()
     for c in "First line".chars() {
         app.on_key(key(KeyCode::Char(c)));
     }
-    app.on_key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::CONTROL));
+    app.on_key(ctrl('j'));
     app.on_terminal_event(ratatui::crossterm::event::Event::Paste(
         "second line\rthird line\r\nfourth".into(),
     ));
@@ -297,7 +296,7 @@ fn ctrl_j_and_pasted_line_breaks_stay_in_the_review_pane_and_the_question_sent()
     ] {
         assert!(rows[first + offset].contains(text), "{drawn}");
     }
-    app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    app.on_key(ctrl('s'));
     let sent = app.take_intents().into_iter().find_map(|i| match i {
         volk::tui::event::Intent::Act(volk::tui::event::Action::Review(feedback)) => {
             Some(feedback.questions)

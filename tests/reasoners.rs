@@ -371,7 +371,17 @@ async fn retries_429_honouring_retry_after_then_succeeds() {
     ])
     .await;
     let started = Instant::now();
-    let got = collect(openai(&server).stream(request())).await.unwrap();
+    let mut stream = openai(&server).stream(request());
+    // The wait is announced before it starts: the screen can count it down.
+    let first = stream.next().await.unwrap().unwrap();
+    let StreamEvent::Retrying(backoff) = first else {
+        panic!("{first:?}");
+    };
+    assert!(started.elapsed() < Duration::from_millis(900));
+    assert_eq!((backoff.attempt, backoff.max_attempts), (2, 5));
+    assert!(backoff.wait_ms >= 1000, "{backoff:?}");
+    assert_eq!(backoff.reason, "HTTP 429");
+    let got = collect(stream).await.unwrap();
     assert_eq!(got.text, "done");
     assert!(
         started.elapsed() >= Duration::from_millis(950),
@@ -530,14 +540,28 @@ async fn connection_refused_is_retried_then_reported() {
         base_url: format!("http://127.0.0.1:{port}/v1"),
         ..endpoint(&Server::start(vec![]).await, "", "OPENAI_API_KEY")
     };
-    let (error, _) = collect(OpenAi::new("openai", e).unwrap().stream(request()))
-        .await
-        .unwrap_err();
+    let mut stream = OpenAi::new("openai", e).unwrap().stream(request());
+    let mut announced = Vec::new();
+    let error = loop {
+        match stream.next().await.unwrap() {
+            Ok(StreamEvent::Retrying(b)) => announced.push((b.attempt, b.reason)),
+            Ok(other) => panic!("{other:?}"),
+            Err(error) => break error,
+        }
+    };
+    assert!(stream.next().await.is_none());
     let ReasonerError::GaveUp { attempts, last } = &error else {
         panic!("{error:?}");
     };
     assert_eq!(*attempts, 5);
     assert!(matches!(**last, ReasonerError::Connect { .. }), "{last:?}");
+    // Attempts 2 to 5 were each announced, with the cause in a few words.
+    let numbers: Vec<u32> = announced.iter().map(|(n, _)| *n).collect();
+    assert_eq!(numbers, [2, 3, 4, 5]);
+    assert!(
+        announced.iter().all(|(_, r)| r == "connection refused"),
+        "{announced:?}"
+    );
 }
 
 // ---------------------------------------------------------------- Anthropic
@@ -881,6 +905,54 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 }
 
 const FULL_DESIGN: &str = "Here is the design.\n\n## ARCHITECTURE:\nA command-line front end over a SQLite store → simple, testable.\n\n## Open questions\n1. Time zones? Assumed local time.\n\n**REQUIREMENTS:**\nFR-01: Add tasks with name and due date.\nNFR-01: Response time < 200ms.\n\nFILE_TREE:\n```\nsrc/taskman/cli.py\nsrc/taskman/store.py\n```\n\nAPI_SPEC:\nadd_task(name: str, due: date) -> Task\n\nCLASS_DIAGRAM:\nclassDiagram\n  class Task\n  Store --> Task\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn volk_run_says_each_retry_on_stderr() {
+    let mut body = String::new();
+    for line in FULL_DESIGN.split_inclusive('\n') {
+        body.push_str(&chunk(line));
+    }
+    body.push_str(&finish_and_usage(10, 10));
+    let server = Server::start(vec![
+        status(
+            429,
+            r#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#,
+            vec![("retry-after", "1".into())],
+        ),
+        sse(pieces(&body, 4096)),
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let packet = dir.path().join("scope.json");
+    std::fs::write(&packet, EXAMPLE_1).unwrap();
+    let work = dir.path().join("work");
+    let args: Vec<String> = [
+        "--workspace",
+        work.to_str().unwrap(),
+        "--packet",
+        packet.to_str().unwrap(),
+        "--reasoner",
+        "openai",
+        "--base-url",
+        &format!("{}/v1", server.url),
+        "--model",
+        "test-model",
+        "--lint-repairs",
+        "0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let ran = volk_run(dir.path(), &args, &[("OPENAI_API_KEY", KEY)]).await;
+    assert_eq!(ran.code, 0, "stderr: {}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("[U:Ar] retrying in 1s (attempt 2/5): HTTP 429"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(server.seen().len(), 2);
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn volk_run_against_a_local_openai_server_writes_the_streamed_design_and_never_the_key() {

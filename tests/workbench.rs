@@ -20,7 +20,6 @@ use volk::reasoner::offline::draft;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, Phase};
 use volk::tui::tab::Tab;
-#[allow(unused_imports)]
 use volk::tui::test_keys::{ctrl, key, typed};
 use volk::tui::theme::Theme;
 use volk::tui::view;

@@ -12,8 +12,7 @@ use volk::design::changes::parse_changes;
 use volk::design::{Artifacts, Section};
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{Action, AppEvent, Intent, LoopEvent, Phase};
-#[allow(unused_imports)]
-use volk::tui::test_keys::{ctrl, key, typed};
+use volk::tui::test_keys::key;
 use volk::tui::theme::Theme;
 use volk::tui::view;
 use volk::volk::review::ReviewState;

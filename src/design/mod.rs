@@ -2,6 +2,7 @@
 //! reasoner's response, and how they are written to `design/`.
 
 pub mod changes;
+pub mod diagram;
 pub mod edit;
 pub mod lint;
 pub mod marker;

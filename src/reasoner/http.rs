@@ -14,7 +14,9 @@ use std::time::{Duration, SystemTime};
 use futures_util::{Stream, StreamExt};
 use tokio::time::Instant;
 
-use crate::reasoner::retry::{Retry, RetryPolicy, retry_after, status_is_transient};
+use crate::reasoner::retry::{
+    Backoff, Retry, RetryPolicy, cause, retry_after, status_is_transient,
+};
 use crate::reasoner::secret::ApiKey;
 use crate::reasoner::sse::{Event, Framer};
 use crate::reasoner::{EventStream, ReasonerError, ReasonerRequest, StreamEvent};
@@ -140,6 +142,8 @@ type Body = std::pin::Pin<Box<dyn Stream<Item = reqwest::Result<bytes::Bytes>> +
 enum Phase<D> {
     /// About to send (first attempt or a retry).
     Connect,
+    /// Waiting before the next attempt (announced to the caller first).
+    Backoff(Duration),
     Streaming {
         body: Body,
         framer: Framer,
@@ -200,6 +204,10 @@ impl<W: Wire> Call<W> {
             let step = match phase {
                 Phase::Done => return None,
                 Phase::Connect => self.connect(endpoint, deadline).await,
+                Phase::Backoff(wait) => {
+                    tokio::time::sleep(wait).await;
+                    Ok(Phase::Connect)
+                }
                 Phase::Streaming {
                     mut body,
                     mut framer,
@@ -231,11 +239,12 @@ impl<W: Wire> Call<W> {
             match step {
                 Ok(next) => self.phase = next,
                 Err(failure) => match self.retry_wait(failure, endpoint, deadline) {
-                    Ok(wait) => {
-                        // Nothing of a failed attempt reaches the caller.
+                    Ok(backoff) => {
+                        // Nothing of a failed attempt reaches the caller but the news
+                        // that it failed and how long the next one waits.
                         self.pending.clear();
-                        tokio::time::sleep(wait).await;
-                        self.phase = Phase::Connect;
+                        self.phase = Phase::Backoff(Duration::from_millis(backoff.wait_ms));
+                        return Some(Ok(StreamEvent::Retrying(backoff)));
                     }
                     Err(error) => {
                         self.pending.clear();
@@ -252,7 +261,7 @@ impl<W: Wire> Call<W> {
         failure: Failure,
         endpoint: &Endpoint,
         deadline: Instant,
-    ) -> Result<Duration, ReasonerError> {
+    ) -> Result<Backoff, ReasonerError> {
         let Retry::After(server) = failure.retry else {
             return Err(failure.error);
         };
@@ -270,13 +279,20 @@ impl<W: Wire> Call<W> {
             );
             return Err(gave_up(self.attempt, failure.error));
         }
+        let error = scrub(failure.error, endpoint.key.as_ref());
+        let wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
         tracing::warn!(
             attempt = self.attempt,
-            wait_ms = wait.as_millis() as u64,
-            error = %scrub(failure.error, endpoint.key.as_ref()),
+            wait_ms,
+            error = %error,
             "reasoner call failed, retrying"
         );
-        Ok(wait)
+        Ok(Backoff {
+            attempt: self.attempt + 1,
+            max_attempts: endpoint.retry.max_attempts,
+            wait_ms,
+            reason: cause(&error),
+        })
     }
 
     async fn connect(

@@ -16,7 +16,7 @@ use crate::reasoner::{EventStream, ReasonerError, StreamEvent, Usage};
 
 /// Roughly four bytes of English text per token; used only when the provider sent
 /// no usage.
-const BYTES_PER_TOKEN: u64 = 4;
+pub const BYTES_PER_TOKEN: u64 = 4;
 
 /// How a metered call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -152,6 +152,7 @@ impl Metered {
                 self.thinking_bytes += text.len() as u64;
             }
             Some(Ok(StreamEvent::Usage { usage })) => self.usage = Some(*usage),
+            Some(Ok(StreamEvent::Retrying(_))) => {}
             Some(Ok(StreamEvent::Finished { stop_reason })) => {
                 self.stop_reason = stop_reason.clone();
                 self.outcome = Outcome::Finished;

@@ -55,6 +55,9 @@ pub enum StreamEvent {
     Usage {
         usage: Usage,
     },
+    /// An attempt failed before any text and the call waits before the next one; no
+    /// text of the failed attempt was handed out.
+    Retrying(retry::Backoff),
     /// The provider said the response is complete.
     Finished {
         stop_reason: Option<String>,
@@ -182,6 +185,7 @@ pub async fn collect(mut stream: EventStream) -> Result<Collected, (ReasonerErro
             Ok(StreamEvent::Thinking { text }) => out.thinking.push_str(&text),
             Ok(StreamEvent::Usage { usage }) => out.usage = Some(usage),
             Ok(StreamEvent::Finished { stop_reason }) => out.stop_reason = stop_reason,
+            Ok(StreamEvent::Retrying(_)) => {}
             Err(e) => return Err((e, out)),
         }
     }

@@ -358,6 +358,10 @@ impl RedactedStream {
                 }
             }
             Ok(event @ StreamEvent::Usage { .. }) => self.ready.push_back(Ok(event)),
+            Ok(StreamEvent::Retrying(mut backoff)) => {
+                backoff.reason = self.redactor.scrub(&backoff.reason).into_owned();
+                self.ready.push_back(Ok(StreamEvent::Retrying(backoff)));
+            }
             Ok(event @ StreamEvent::Finished { .. }) => {
                 self.flush();
                 self.ready.push_back(Ok(event));

@@ -6,6 +6,9 @@
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::HeaderMap;
+use serde::{Deserialize, Serialize};
+
+use crate::reasoner::ReasonerError;
 
 /// Exponential backoff with jitter, bounded in attempts.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -50,6 +53,76 @@ impl RetryPolicy {
 pub enum Retry {
     Never,
     After(Option<Duration>),
+}
+
+/// A wait before another attempt, as the stream announces it: without it a backoff
+/// looks like a hung call (a 429 with `retry-after` can mean many silent seconds).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Backoff {
+    /// The attempt that follows the wait (1-based: the first retry is attempt 2).
+    pub attempt: u32,
+    /// Attempts allowed in total, the first included.
+    pub max_attempts: u32,
+    /// How long the call waits before that attempt.
+    pub wait_ms: u64,
+    /// Why the last attempt failed, in a few words (`HTTP 429`, `connection refused`).
+    pub reason: String,
+}
+
+/// `retrying in 2s (attempt 2/5): HTTP 429`, the wait rounded up to whole seconds.
+impl std::fmt::Display for Backoff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "retrying in {}s (attempt {}/{}): {}",
+            self.wait_ms.div_ceil(1000),
+            self.attempt,
+            self.max_attempts,
+            self.reason
+        )
+    }
+}
+
+/// Longest cause a [`Backoff`] carries; the screen has one line for it.
+const CAUSE_MAX: usize = 48;
+
+/// The few words that say why an attempt failed, for a status line: the status code
+/// of an HTTP failure, the innermost cause of a network one.
+pub fn cause(error: &ReasonerError) -> String {
+    let text = match error {
+        ReasonerError::Http { status, .. } => return format!("HTTP {status}"),
+        ReasonerError::Timeout(_) => return "timeout".into(),
+        ReasonerError::GaveUp { last, .. } => return cause(last),
+        ReasonerError::Connect { message, .. } | ReasonerError::Incomplete(message) => {
+            innermost(message)
+        }
+        other => other.to_string(),
+    };
+    shorten(&text)
+}
+
+/// `tcp connect error: Connection refused (os error 111)` -> `connection refused`.
+fn innermost(message: &str) -> String {
+    let last = message.rsplit(": ").next().unwrap_or(message).trim();
+    let last = match last.rfind(" (os error") {
+        Some(at) => &last[..at],
+        None => last,
+    };
+    let mut chars = last.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => message.to_string(),
+    }
+}
+
+fn shorten(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= CAUSE_MAX {
+        return line;
+    }
+    let mut cut: String = line.chars().take(CAUSE_MAX - 1).collect();
+    cut.push('…');
+    cut
 }
 
 /// HTTP statuses worth another attempt: timeouts, rate limits, server errors,
@@ -133,6 +206,36 @@ mod tests {
             let server = p.wait(1, Some(Duration::from_secs(2)));
             assert_eq!(server, Duration::from_secs(2));
         }
+    }
+
+    #[test]
+    fn causes_are_a_few_words() {
+        let http = ReasonerError::Http {
+            status: 429,
+            url: "http://127.0.0.1:1/v1/chat/completions".into(),
+            message: "Rate limit reached (requests/rate_limit_exceeded)".into(),
+        };
+        assert_eq!(cause(&http), "HTTP 429");
+        let refused = ReasonerError::Connect {
+            url: "http://127.0.0.1:1/v1".into(),
+            message: "tcp connect error: Connection refused (os error 111)".into(),
+        };
+        assert_eq!(cause(&refused), "connection refused");
+        let reset = ReasonerError::Incomplete(
+            "the connection broke: error reading a body from connection: Connection reset by peer (os error 104)"
+                .into(),
+        );
+        assert_eq!(cause(&reset), "connection reset by peer");
+        let gave_up = ReasonerError::GaveUp {
+            attempts: 5,
+            last: Box::new(http),
+        };
+        assert_eq!(cause(&gave_up), "HTTP 429");
+        assert_eq!(cause(&ReasonerError::Timeout("x".into())), "timeout");
+        let long = ReasonerError::Provider("Overloaded ".repeat(20));
+        let short = cause(&long);
+        assert_eq!(short.chars().count(), CAUSE_MAX);
+        assert!(short.ends_with('…'), "{short}");
     }
 
     #[test]

@@ -7,7 +7,6 @@
 //! focused pane. Each of those modules owns its keys and its drawing; what is here
 //! is the state they share and the acts several of them use.
 
-use crate::tui::event::LoopEvent;
 use std::path::PathBuf;
 
 use ratatui::crossterm::event::{
@@ -20,10 +19,9 @@ use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
 use crate::tui::document::{Document, Rendering};
 use crate::tui::draft::Draft;
-use crate::tui::event::{Action, AppEvent, Intent, Phase};
+use crate::tui::event::{Action, Intent, Phase};
 use crate::tui::highlight::Grammar;
 use crate::tui::patch_view::CostMeter;
-use crate::tui::popup::error::Failure;
 use crate::tui::popup::help::Help;
 use crate::tui::stream::{RawAnswer, StreamState};
 use crate::tui::tab::Tab;
@@ -31,13 +29,12 @@ use crate::tui::theme::Theme;
 use crate::volk::brief::{Anchor, Answer, Question};
 use crate::volk::plan_step::PlanCheck;
 use crate::volk::review::ReviewState;
-use crate::volk::runtime::Notice;
 
 pub use crate::tui::popup::Popup;
 
 /// A loop notice without its `(trace …)` suffix: trace ids belong to the journal, not
 /// the status bar.
-fn without_trace(line: &str) -> String {
+pub(crate) fn without_trace(line: &str) -> String {
     match line.rfind(" (trace ") {
         Some(at) if line.ends_with(')') => line[..at].to_string(),
         _ => line.to_string(),
@@ -215,6 +212,8 @@ pub struct App {
     pub last_commit: Option<String>,
     pub committing: bool,
     pub metrics: Metrics,
+    /// What the running call is doing, for the activity line.
+    pub activity: crate::tui::activity::Running,
     pub notice: Option<String>,
     /// A warning the summary repeats (the cycle limit forced finalization).
     pub warning: Option<String>,
@@ -254,7 +253,7 @@ pub struct App {
     pub last_find: crate::tui::trace::LastFind,
 }
 
-fn new_docs(theme: &Theme) -> Vec<Document> {
+pub(crate) fn new_docs(theme: &Theme) -> Vec<Document> {
     Section::ALL
         .iter()
         .map(|s| Document::new(Grammar::for_section(*s), &theme.syntax_theme))
@@ -296,6 +295,7 @@ impl App {
             last_commit: None,
             committing: false,
             metrics: Metrics::default(),
+            activity: Default::default(),
             notice: None,
             warning: None,
             reflection: None,
@@ -461,181 +461,7 @@ impl App {
 
     pub fn tick(&mut self) {
         self.spinner = self.spinner.wrapping_add(1);
-    }
-
-    pub fn on_app_event(&mut self, event: AppEvent) {
-        match event {
-            AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
-            AppEvent::Loop(LoopEvent::Delta {
-                call,
-                purpose,
-                event,
-            }) => self.on_delta(call, purpose, event),
-            AppEvent::Loop(LoopEvent::CycleReady {
-                cycle,
-                artifacts,
-                changed,
-            }) => {
-                self.sync_stream();
-                self.end_stream();
-                self.marks = Default::default();
-                if !self.artifacts.is_empty() && self.artifacts != artifacts {
-                    self.previous = Some(self.artifacts.clone());
-                }
-                self.show_artifacts(cycle, artifacts);
-                self.changed = changed;
-                self.committing = true;
-                if self.tab_follow == Follow::Stream {
-                    self.tab = Tab::default();
-                }
-                self.draft.cycle = cycle;
-                for view in &mut self.views {
-                    view.follow = Follow::Stream;
-                }
-                self.clamp_views();
-            }
-            AppEvent::Loop(LoopEvent::DesignFinalized { .. }) => self.committing = true,
-            AppEvent::Loop(LoopEvent::Committed { short_id, .. }) => {
-                self.committing = false;
-                self.last_commit = Some(short_id);
-            }
-            AppEvent::Loop(LoopEvent::Reflection { questions, answers }) => {
-                self.end_stream();
-                self.reflection = Some(ReflectionView { questions, answers });
-            }
-            AppEvent::Loop(LoopEvent::Plan(check)) => {
-                self.end_stream();
-                self.plan = Some(check);
-            }
-            AppEvent::Loop(LoopEvent::PacketWritten { path, subject }) => {
-                if subject == "implement" {
-                    self.outcome = Some(Outcome {
-                        packet_path: path,
-                        subject,
-                    });
-                }
-            }
-            AppEvent::Loop(LoopEvent::Metrics {
-                ttft_ms,
-                tokens_per_sec,
-            }) => {
-                self.metrics = Metrics {
-                    ttft_ms: ttft_ms.or(self.metrics.ttft_ms),
-                    tokens_per_sec: tokens_per_sec.or(self.metrics.tokens_per_sec),
-                    reported: true,
-                };
-            }
-            AppEvent::Loop(LoopEvent::Error { message, retryable }) => {
-                self.end_stream();
-                self.verdict = Verdict::None;
-                self.notice = Some(message.clone());
-                self.popup = Some(Popup::Error(Failure { message, retryable }));
-            }
-            AppEvent::Loop(LoopEvent::Journal(value)) => {
-                self.cost.on_journal(&value);
-                if self.journal.is_empty() {
-                    self.journal
-                        .append_lines(&format!("{}\n", crate::tui::timeline::header()));
-                }
-                let line = crate::tui::timeline::line(&value);
-                self.journal.append_lines(&format!("{line}\n"));
-            }
-            AppEvent::Loop(LoopEvent::History(commits)) => {
-                if let Some(Popup::History(history)) = &mut self.popup {
-                    history.commits = Some(commits);
-                }
-            }
-            AppEvent::Loop(LoopEvent::OldCycle {
-                short_id,
-                summary,
-                artifacts,
-            }) => {
-                if self.wanted_commit.as_deref() != Some(short_id.as_str()) {
-                    return; // superseded by a later Enter, or the popup was closed
-                }
-                self.wanted_commit = None;
-                let mut docs = new_docs(&self.theme);
-                for doc in &mut docs {
-                    doc.set_rendering(self.rendering);
-                }
-                for section in Section::ALL {
-                    docs[section.index()].set_text(artifacts.get(section));
-                }
-                self.old_cycle = Some(OldCycle {
-                    short_id,
-                    summary,
-                    docs,
-                });
-                self.popup = None;
-                self.clamp_views();
-            }
-            AppEvent::Loop(LoopEvent::PreviousCycle(artifacts)) => {
-                if self.previous.is_none() {
-                    self.previous = Some(artifacts);
-                }
-            }
-            AppEvent::JobFailed(message) | AppEvent::Loop(LoopEvent::QueryFailed(message)) => {
-                self.notice = Some(message)
-            }
-            AppEvent::Loop(LoopEvent::Review(state)) => self.review = *state,
-            AppEvent::Loop(LoopEvent::Notice(line)) => {
-                self.notice = Some(without_trace(line.trim_start_matches("[U:Ar]").trim()));
-            }
-            AppEvent::Loop(LoopEvent::Noticed(notice)) => {
-                let full = notice.to_string();
-                let full = full.trim_start_matches("[U:Ar]").trim();
-                // The summary's warning keeps the trace id; the status bar does not.
-                let line = without_trace(full);
-                match notice {
-                    Notice::CycleLimit { .. } => self.warning = Some(full.to_string()),
-                    Notice::Cancelled { questions } => {
-                        // Back in the review pane, in the order sent, ahead of any
-                        // question written since.
-                        let back: Vec<Question> = questions
-                            .into_iter()
-                            .filter(|q| !self.draft.questions.contains(q))
-                            .collect();
-                        if !back.is_empty() {
-                            self.draft.questions.splice(0..0, back);
-                            self.draft_changed = true;
-                        }
-                    }
-                }
-                self.notice = Some(line);
-            }
-        }
-    }
-
-    fn on_phase(&mut self, phase: Phase) {
-        self.verdict = Verdict::None;
-        match &phase {
-            Phase::Designing { cycle } => {
-                self.cycle = *cycle;
-                self.metrics = Metrics::default();
-            }
-            Phase::Reflecting | Phase::Planning { .. } => {
-                self.side_stream.clear();
-                self.metrics = Metrics::default();
-            }
-            Phase::AwaitingReview { cycle } => self.cycle = *cycle,
-            Phase::Finalized => {
-                self.end_stream();
-                self.screen = Screen::Summary;
-                self.popup = None;
-            }
-            Phase::Cancelled { .. } => self.end_stream(),
-            Phase::Failed {
-                message, retryable, ..
-            } => {
-                self.end_stream();
-                self.popup = Some(Popup::Error(Failure {
-                    message: message.clone(),
-                    retryable: *retryable,
-                }));
-            }
-            _ => {}
-        }
-        self.phase = phase;
+        self.activity.tick(std::time::Instant::now());
     }
 
     pub(crate) fn clamp_views(&mut self) {
@@ -707,11 +533,26 @@ impl App {
         })
     }
 
+    /// Why `key` (a verdict) does nothing now, in words true to the phase: only a
+    /// running cycle is worth waiting for.
+    pub(crate) fn no_review_now(&self, key: &str) -> String {
+        if self.phase.is_busy() || self.verdict == Verdict::Sent {
+            format!("{key}: wait until the cycle is ready for review")
+        } else if self.phase.can_retry() {
+            format!("{key}: no cycle is under review; r runs the stopped call again")
+        } else {
+            format!(
+                "{key}: no cycle is under review ({})",
+                self.phase.short_label()
+            )
+        }
+    }
+
     pub(crate) fn send_questions(&mut self) {
         let cycle = match self.phase.reviewed_cycle() {
             Some(cycle) if self.verdict != Verdict::Sent => cycle,
             _ => {
-                self.notice = Some("Ctrl-S: wait until the cycle is ready for review".into());
+                self.notice = Some(self.no_review_now("Ctrl-S"));
                 return;
             }
         };
@@ -864,10 +705,13 @@ impl App {
 mod tests {
     use super::*;
     use crate::reasoner::StreamEvent;
+    use crate::tui::event::{AppEvent, LoopEvent};
     use crate::tui::popup::confirm::Confirm;
+    use crate::tui::popup::error::Failure;
     use crate::tui::test_keys::{ctrl, key, typed};
     use crate::volk::brief::Purpose;
     use crate::volk::runtime::CommitInfo;
+    use crate::volk::runtime::Notice;
 
     fn text(call: u64, t: &str) -> AppEvent {
         AppEvent::Loop(LoopEvent::Delta {

@@ -7,9 +7,11 @@
 //! events and background jobs together; `cli` starts it all for `volk demo`,
 //! `volk design` and `volk open`.
 
+pub mod activity;
 pub mod app;
 pub mod cli;
 pub mod components;
+pub mod diagram;
 pub mod diff;
 pub mod document;
 pub mod draft;
@@ -19,6 +21,7 @@ pub mod frame;
 pub mod highlight;
 pub mod keymap;
 pub mod layout;
+pub mod loop_events;
 pub mod markdown;
 pub mod pane;
 pub mod patch_view;

@@ -114,11 +114,16 @@ impl App {
     /// The running call ended (or failed): nothing streams any more.
     pub(crate) fn end_stream(&mut self) {
         self.stream.live = None;
+        self.activity.ended();
     }
 
     pub(crate) fn on_delta(&mut self, call: u64, purpose: Purpose, event: StreamEvent) {
         if call < self.stream.last_call {
             return; // a superseded call: drop its pieces
+        }
+        self.activity.delta(call, &event, Instant::now());
+        if let StreamEvent::Retrying(_) = event {
+            return; // the activity line says it; the call has no text yet
         }
         if call > self.stream.last_call || self.stream.live.is_none() {
             if call == self.stream.last_call && self.stream.live.is_none() {
@@ -163,7 +168,7 @@ impl App {
                 }
             }
             StreamEvent::Thinking { text } => self.thinking.push_str(&text),
-            StreamEvent::Usage { .. } => {}
+            StreamEvent::Usage { .. } | StreamEvent::Retrying(_) => {}
             StreamEvent::Finished { .. } => self.sync_stream(),
         }
     }

@@ -155,16 +155,26 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let base = Style::default().fg(p.status_fg).bg(p.status_bg);
     let spinner = SPINNER[app.spinner % SPINNER.len()];
     let mut left = String::new();
-    if let Some(section) = app.streaming_section() {
-        left.push_str(&format!(" {spinner} streaming {}", section.title()));
+    let writing = match app.streaming_section() {
+        Some(section) => format!("streaming {}", section.title()),
+        None => app.phase.short_label(),
+    };
+    let activity = app.activity.activity();
+    if let Some(activity) = activity {
+        // The activity line first; the right side keeps `? help` (and `q quit`
+        // without a notice).
+        let tail = if app.notice.is_some() { 9 } else { 17 };
+        let room = (area.width as usize).saturating_sub(3 + tail);
+        let line = activity.line(std::time::Instant::now(), room, &writing);
+        left.push_str(&format!(" {spinner} {line}"));
     } else if app.is_streaming() {
-        left.push_str(&format!(" {spinner} {}", app.phase.short_label()));
+        left.push_str(&format!(" {spinner} {writing}"));
     } else if app.phase.is_busy() {
         left.push_str(&format!(" {spinner} waiting for the reasoner"));
     } else {
         left.push_str(" idle");
     }
-    if app.is_streaming() {
+    if app.is_streaming() && activity.is_none() {
         if let Some(tps) = app.metrics.tokens_per_sec {
             left.push_str(&format!(" · {tps:.0} tok/s"));
         }
@@ -184,12 +194,21 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         left.push_str(&format!(" · commit {commit}"));
     }
     let hints;
+    let hints_without_cancel;
     let help = if app.notice.is_some() {
         "  ? help "
     } else {
         let width = (area.width as usize).saturating_sub(left.chars().count() + 2);
         hints = crate::tui::keymap::hint_bar(app, width);
-        hints.as_str()
+        match activity {
+            // The activity line names the cancel key already.
+            Some(_) => {
+                hints_without_cancel =
+                    hints.replacen(&format!("{} · ", crate::tui::activity::CANCEL_HINT), "", 1);
+                hints_without_cancel.as_str()
+            }
+            None => hints.as_str(),
+        }
     };
     let room =
         (area.width as usize).saturating_sub(left.chars().count() + help.chars().count() + 3);

@@ -156,6 +156,23 @@ pub fn wrap_line<'a>(line: Line<'a>, width: u16) -> Vec<Line<'a>> {
         .collect()
 }
 
+/// The last `height` rows of `text` wrapped at `width`, each styled `style`: what a
+/// pane that follows the end of a growing text (the thinking stream) shows. Only the
+/// lines that reach the screen are wrapped, so a long text costs what its end costs.
+pub fn tail_rows(text: &str, width: u16, height: usize, style: Style) -> Vec<Line<'_>> {
+    let mut rows: Vec<Line<'_>> = Vec::new();
+    for line in text.lines().rev() {
+        if rows.len() >= height {
+            break;
+        }
+        let wrapped = wrap_line(Line::styled(line, style), width);
+        rows.splice(0..0, wrapped);
+    }
+    let extra = rows.len().saturating_sub(height);
+    rows.drain(..extra);
+    rows
+}
+
 /// One row's characters as spans, one per run of the same style.
 fn styled_row<'a>(chars: &[(char, Style)]) -> Line<'a> {
     let mut spans: Vec<Span<'a>> = Vec::new();
@@ -215,6 +232,34 @@ mod tests {
             .iter()
             .map(|l| l.to_string())
             .collect()
+    }
+
+    #[test]
+    fn the_tail_of_a_text_is_its_last_rows_wrapped() {
+        let text = "first line\nThe store keeps every task in one SQLite file so that a backup is a copy\nend";
+        let rows: Vec<String> = tail_rows(text, 20, 5, Style::default())
+            .iter()
+            .map(|l| l.to_string().trim_end().to_string())
+            .collect();
+        // The first line is above the pane; the long one is whole, at word breaks.
+        assert_eq!(
+            rows,
+            [
+                "The store keeps",
+                "every task in one",
+                "SQLite file so that",
+                "a backup is a copy",
+                "end"
+            ]
+        );
+        let three = tail_rows(text, 20, 3, Style::default());
+        assert_eq!(three.len(), 3);
+        assert_eq!(three[0].to_string().trim_end(), "SQLite file so that");
+        // Shorter than the pane: every row, from the top.
+        let all = tail_rows("a\nb", 20, 5, Style::default());
+        assert_eq!(all.len(), 2);
+        assert!(tail_rows("", 20, 5, Style::default()).is_empty());
+        assert!(tail_rows("a\nb", 20, 0, Style::default()).is_empty());
     }
 
     #[test]

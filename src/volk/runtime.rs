@@ -37,6 +37,11 @@ use crate::volk::session::{Phase, Session, SessionError};
 #[derive(Debug, Clone)]
 pub enum Event {
     Phase(Phase),
+    /// A reasoner call is sent; its deltas follow. Screens time the wait from here.
+    CallStarted {
+        call: u64,
+        purpose: Purpose,
+    },
     Delta {
         call: u64,
         purpose: Purpose,
@@ -192,11 +197,16 @@ impl Executor {
                 queue.push_back(Input::ContextReady { section, symbols });
             }
             Effect::CallReasoner { call: id, request } => {
+                self.send(Event::CallStarted {
+                    call: id,
+                    purpose: request.purpose,
+                });
                 *call = Some(Box::pin(run_call(
                     self.reasoner.clone(),
                     id,
                     request,
                     self.events.clone(),
+                    self.options.echo_stderr,
                 )));
             }
             Effect::KeepAnswer { path, text } => {
@@ -369,12 +379,14 @@ impl Executor {
     }
 }
 
-/// Runs one reasoner call to its end, forwarding deltas as events.
+/// Runs one reasoner call to its end, forwarding deltas as events; `echo` also says
+/// each retry on stderr (headless), so a backoff never looks like a hang.
 async fn run_call(
     reasoner: SharedReasoner,
     call: u64,
     request: ReasonerRequest,
     events: Option<UnboundedSender<Event>>,
+    echo: bool,
 ) -> CallOutcome {
     let purpose = request.purpose;
     let mut text = String::new();
@@ -383,8 +395,12 @@ async fn run_call(
     while let Some(item) = stream.next().await {
         match item {
             Ok(event) => {
-                if let StreamEvent::Text { text: t } = &event {
-                    text.push_str(t);
+                match &event {
+                    StreamEvent::Text { text: t } => text.push_str(t),
+                    StreamEvent::Retrying(backoff) if echo => crate::console::note(
+                        &crate::volk::echo::escape_controls(&format!("[U:Ar] {backoff}")),
+                    ),
+                    _ => {}
                 }
                 if let Some(tx) = &events {
                     let _ = tx.send(Event::Delta {

@@ -40,6 +40,17 @@ impl Request {
 /// Answers request number `n` (from 0): the whole HTTP response, head and body.
 pub type Replier = Arc<dyn Fn(usize, &Request) -> Vec<u8> + Send + Sync>;
 
+/// A piece of a response that takes its time: bytes, or a pause before the next.
+#[derive(Debug, Clone)]
+pub enum Piece {
+    Bytes(Vec<u8>),
+    Pause(Duration),
+}
+
+/// Answers request number `n` with pieces written in order, pauses honoured (a model
+/// that thinks for seconds before it writes).
+pub type PacedReplier = Arc<dyn Fn(usize, &Request) -> Vec<Piece> + Send + Sync>;
+
 pub struct Provider {
     /// `http://127.0.0.1:PORT`; OpenAI clients add `/v1` (see [`Provider::v1`]).
     pub url: String,
@@ -50,6 +61,13 @@ pub struct Provider {
 impl Provider {
     /// A server that answers every request with `reply`, each on its own thread.
     pub fn start(reply: Replier) -> Provider {
+        Provider::paced(Arc::new(move |n, request| {
+            vec![Piece::Bytes(reply(n, request))]
+        }))
+    }
+
+    /// A server whose answers may pause between their pieces.
+    pub fn paced(reply: PacedReplier) -> Provider {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let hits = Arc::new(AtomicUsize::new(0));
@@ -103,7 +121,7 @@ impl Provider {
     }
 }
 
-fn serve(mut socket: TcpStream, n: usize, reply: &Replier, requests: &Mutex<Vec<Request>>) {
+fn serve(mut socket: TcpStream, n: usize, reply: &PacedReplier, requests: &Mutex<Vec<Request>>) {
     socket
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -139,13 +157,21 @@ fn serve(mut socket: TcpStream, n: usize, reply: &Replier, requests: &Mutex<Vec<
         body: serde_json::from_slice(&buf[head_end..]).unwrap_or(Value::Null),
     };
     requests.lock().unwrap().push(request.clone());
-    let bytes = reply(n, &request);
-    // Small writes, so that the client sees the body in many pieces.
-    for piece in bytes.chunks(7) {
-        if socket.write_all(piece).is_err() {
-            return;
+    for piece in reply(n, &request) {
+        let bytes = match piece {
+            Piece::Pause(pause) => {
+                std::thread::sleep(pause);
+                continue;
+            }
+            Piece::Bytes(bytes) => bytes,
+        };
+        // Small writes, so that the client sees the body in many pieces.
+        for piece in bytes.chunks(7) {
+            if socket.write_all(piece).is_err() {
+                return;
+            }
+            let _ = socket.flush();
         }
-        let _ = socket.flush();
     }
 }
 
@@ -159,6 +185,18 @@ pub fn sse_chunk(content: &str) -> String {
 pub fn sse_end() -> String {
     let end = json!({"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]});
     format!("data: {end}\n\ndata: [DONE]\n\n")
+}
+
+/// One OpenAI stream event carrying `reasoning` as thinking (`reasoning_content`).
+pub fn sse_thinking(reasoning: &str) -> String {
+    let chunk = json!({"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"reasoning_content":reasoning},"finish_reason":null}]});
+    format!("data: {chunk}\n\n")
+}
+
+/// The head of a 200 event stream whose body is written later, in pieces; the
+/// connection's close ends it.
+pub fn stream_head() -> Vec<u8> {
+    b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\n\r\n".to_vec()
 }
 
 /// A 200 response streaming `answer` in events of `piece` characters.

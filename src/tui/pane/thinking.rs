@@ -1,10 +1,10 @@
-//! The thinking pane: the reasoner's thinking stream, newest lines at the bottom
-//! (`t` shows or collapses it; the key acts from any focus, see `workbench`).
+//! The thinking pane: the reasoner's thinking stream, newest lines at the bottom,
+//! wrapped at words (`t` shows or collapses it; the key acts from any focus, see
+//! `workbench`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use crate::tui::app::App;
@@ -24,11 +24,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     } else {
         app.thinking.as_str()
     };
-    let lines: Vec<&str> = text.lines().collect();
-    let from = lines.len().saturating_sub(inner.height as usize);
-    let shown: Vec<Line> = lines[from..]
-        .iter()
-        .map(|l| Line::styled(l.to_string(), Style::default().fg(p.tail)))
-        .collect();
+    // The end of the stream, wrapped at words: long reasoning lines are read whole.
+    let shown = crate::tui::wrap::tail_rows(
+        text,
+        inner.width,
+        inner.height as usize,
+        Style::default().fg(p.tail),
+    );
     frame.render_widget(Paragraph::new(shown), inner);
 }

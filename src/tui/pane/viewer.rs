@@ -21,8 +21,10 @@ fn on_artifact_tab(app: &App) -> bool {
     app.tab.section().is_some() && !app.current_doc().is_empty()
 }
 
-fn can_cancel(app: &App) -> bool {
-    app.phase.is_busy() && app.is_streaming()
+/// A call runs that `x` (or Esc) can stop: text is streaming, or the call is out
+/// and waits (for a first token or out a backoff).
+pub(crate) fn can_cancel(app: &App) -> bool {
+    app.phase.is_busy() && (app.is_streaming() || app.activity.activity().is_some())
 }
 
 pub const BINDINGS: &[Binding] = &[
@@ -67,7 +69,7 @@ pub const BINDINGS: &[Binding] = &[
     ),
     Binding::new(
         "*",
-        "trace the requirement, ADR, class or module on the cursor line across the tabs (again: the line's next name)",
+        "trace the id, class or module on the line across tabs (again: next name)",
         Group::Reading,
         &[Chord::ch('*')],
     )
@@ -82,7 +84,7 @@ pub const BINDINGS: &[Binding] = &[
     .hint("f", "review pane", 4),
     Binding::new(
         "x",
-        "cancel the running call",
+        "cancel the running call (asks once text has come)",
         Group::Always,
         &[Chord::ch('x')],
     )
@@ -95,7 +97,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     match key.code {
         KeyCode::Char('f') => app.focus = Focus::Review,
         KeyCode::Char('*') => app.trace_at_cursor(),
-        KeyCode::Char('x') if can_cancel(app) => app.cancel_call(),
+        KeyCode::Char('x') if can_cancel(app) => app.ask_cancel(),
         KeyCode::Left | KeyCode::Right if app.wrap == Wrap::Soft => {
             app.notice = Some("←/→ scroll sideways with wrap off (w)".into());
         }

@@ -193,7 +193,7 @@ pub const BINDINGS: &[Binding] = &[
     HELP,
     Binding::new(
         "Esc",
-        "close a popup, leave an old cycle",
+        "close a popup, leave an old cycle, or cancel the call (asks)",
         Group::Always,
         &[Chord::plain(KeyCode::Esc)],
     ),
@@ -229,6 +229,8 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         KeyCode::Esc => {
             if app.old_cycle.take().is_some() {
                 app.clamp_views();
+            } else if app.focus == Focus::Viewer && crate::tui::pane::viewer::can_cancel(app) {
+                app.ask_cancel();
             } else {
                 app.focus = Focus::Viewer;
             }

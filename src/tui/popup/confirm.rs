@@ -1,5 +1,6 @@
-//! Questions asked before an act that cannot be taken back: answering READY, and
-//! quitting with an unsent draft or a running call.
+//! Questions asked before an act that cannot be taken back: answering READY,
+//! quitting with an unsent draft or a running call, and cancelling a call whose
+//! text has begun to arrive (its tokens are paid for).
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
@@ -19,6 +20,7 @@ use crate::tui::widgets::{centered, popup_block};
 pub enum Confirm {
     Ready,
     Quit { reason: String },
+    Cancel,
 }
 
 pub const READY_BINDINGS: &[Binding] = &[
@@ -55,6 +57,23 @@ pub const QUIT_BINDINGS: &[Binding] = &[
     .hint("n", "stay", 2),
 ];
 
+pub const CANCEL_BINDINGS: &[Binding] = &[
+    Binding::new(
+        "y / Enter",
+        "(Cancel the call?) cancel it",
+        Group::Popups,
+        &[Chord::ch('y'), Chord::plain(KeyCode::Enter)],
+    )
+    .hint("y", "cancel the call", 1),
+    Binding::new(
+        "n / Esc",
+        "(Cancel the call?) let it run",
+        Group::Popups,
+        &[Chord::ch('n'), Chord::plain(KeyCode::Esc)],
+    )
+    .hint("n", "keep it", 2),
+];
+
 impl Confirm {
     pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let yes = matches!(key.code, KeyCode::Char('y') | KeyCode::Enter);
@@ -71,6 +90,17 @@ impl Confirm {
                 Handled::Close
             }
             Confirm::Quit { .. } => match key.code {
+                KeyCode::Char('n') | KeyCode::Esc => Handled::Close,
+                _ => Handled::Ignored,
+            },
+            Confirm::Cancel if yes => {
+                // The call may have ended while the question was open.
+                if crate::tui::pane::viewer::can_cancel(app) {
+                    app.cancel_call();
+                }
+                Handled::Close
+            }
+            Confirm::Cancel => match key.code {
                 KeyCode::Char('n') | KeyCode::Esc => Handled::Close,
                 _ => Handled::Ignored,
             },
@@ -123,15 +153,50 @@ impl Confirm {
                     rect,
                 );
             }
+            Confirm::Cancel => {
+                let after = match app.phase {
+                    Phase::Designing { cycle } if cycle > 1 => {
+                        "Your questions come back to the review pane, to amend and send again."
+                    }
+                    _ => "r runs the call again from the start.",
+                };
+                let lines = vec![
+                    Line::raw("The architect's answer has begun to arrive; cancelling drops it."),
+                    Line::raw(after),
+                    Line::raw(""),
+                    Line::styled(
+                        "y / Enter: cancel the call · n / Esc: let it run",
+                        Style::default().fg(p.accent),
+                    ),
+                ];
+                let rect = centered(area, 72, 6);
+                frame.render_widget(Clear, rect);
+                frame.render_widget(
+                    Paragraph::new(lines)
+                        .wrap(TextWrap { trim: true })
+                        .block(popup_block(&p, " Cancel the call? ".into(), p.warning)),
+                    rect,
+                );
+            }
         }
     }
 }
 
 impl App {
+    /// `x` or Esc in the viewer: stops the running call, asking first once text has
+    /// arrived (a call still waiting for its first token has cost nothing yet).
+    pub(crate) fn ask_cancel(&mut self) {
+        if self.is_streaming() {
+            self.popup = Some(Popup::Confirm(Confirm::Cancel));
+        } else {
+            self.cancel_call();
+        }
+    }
+
     /// Ctrl-R: asks before answering READY.
     pub(crate) fn ask_ready(&mut self) {
         if !matches!(self.phase, Phase::AwaitingReview { .. }) || self.verdict == Verdict::Sent {
-            self.notice = Some("Ctrl-R: wait until the cycle is ready for review".into());
+            self.notice = Some(self.no_review_now("Ctrl-R"));
             return;
         }
         self.popup = Some(Popup::Confirm(Confirm::Ready));

@@ -77,6 +77,7 @@ impl Popup {
             Popup::Search(_) => search::BINDINGS,
             Popup::Confirm(confirm::Confirm::Ready) => confirm::READY_BINDINGS,
             Popup::Confirm(confirm::Confirm::Quit { .. }) => confirm::QUIT_BINDINGS,
+            Popup::Confirm(confirm::Confirm::Cancel) => confirm::CANCEL_BINDINGS,
             Popup::Diff(_) => diff::BINDINGS,
             Popup::History(_) => history::BINDINGS,
             Popup::Error(_) => error::BINDINGS,

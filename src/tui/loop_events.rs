@@ -1,0 +1,199 @@
+//! How the design loop's events change the workbench: a new phase, stream deltas
+//! (handed to [`crate::tui::stream`]), a finished cycle, the plan and reflection,
+//! query answers (history, an older cycle), notices and failures.
+
+use crate::design::Section;
+use crate::tui::app::{
+    App, Follow, Metrics, OldCycle, Outcome, ReflectionView, Screen, Verdict, new_docs,
+    without_trace,
+};
+use crate::tui::event::{AppEvent, LoopEvent, Phase};
+use crate::tui::popup::Popup;
+use crate::tui::popup::error::Failure;
+use crate::tui::tab::Tab;
+use crate::volk::brief::Question;
+use crate::volk::runtime::Notice;
+
+impl App {
+    pub fn on_app_event(&mut self, event: AppEvent) {
+        match event {
+            AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
+            AppEvent::Loop(LoopEvent::CallStarted { call, .. }) => {
+                self.activity.started(call, std::time::Instant::now())
+            }
+            AppEvent::Loop(LoopEvent::Delta {
+                call,
+                purpose,
+                event,
+            }) => self.on_delta(call, purpose, event),
+            AppEvent::Loop(LoopEvent::CycleReady {
+                cycle,
+                artifacts,
+                changed,
+            }) => {
+                self.sync_stream();
+                self.end_stream();
+                self.marks = Default::default();
+                if !self.artifacts.is_empty() && self.artifacts != artifacts {
+                    self.previous = Some(self.artifacts.clone());
+                }
+                self.show_artifacts(cycle, artifacts);
+                self.changed = changed;
+                self.committing = true;
+                if self.tab_follow == Follow::Stream {
+                    self.tab = Tab::default();
+                }
+                self.draft.cycle = cycle;
+                for view in &mut self.views {
+                    view.follow = Follow::Stream;
+                }
+                self.clamp_views();
+            }
+            AppEvent::Loop(LoopEvent::DesignFinalized { .. }) => self.committing = true,
+            AppEvent::Loop(LoopEvent::Committed { short_id, .. }) => {
+                self.committing = false;
+                self.last_commit = Some(short_id);
+            }
+            AppEvent::Loop(LoopEvent::Reflection { questions, answers }) => {
+                self.end_stream();
+                self.reflection = Some(ReflectionView { questions, answers });
+            }
+            AppEvent::Loop(LoopEvent::Plan(check)) => {
+                self.end_stream();
+                self.plan = Some(check);
+            }
+            AppEvent::Loop(LoopEvent::PacketWritten { path, subject }) => {
+                if subject == "implement" {
+                    self.outcome = Some(Outcome {
+                        packet_path: path,
+                        subject,
+                    });
+                }
+            }
+            AppEvent::Loop(LoopEvent::Metrics {
+                ttft_ms,
+                tokens_per_sec,
+            }) => {
+                self.activity.ended();
+                self.metrics = Metrics {
+                    ttft_ms: ttft_ms.or(self.metrics.ttft_ms),
+                    tokens_per_sec: tokens_per_sec.or(self.metrics.tokens_per_sec),
+                    reported: true,
+                };
+            }
+            AppEvent::Loop(LoopEvent::Error { message, retryable }) => {
+                self.end_stream();
+                self.verdict = Verdict::None;
+                self.notice = Some(message.clone());
+                self.popup = Some(Popup::Error(Failure { message, retryable }));
+            }
+            AppEvent::Loop(LoopEvent::Journal(value)) => {
+                self.cost.on_journal(&value);
+                if self.journal.is_empty() {
+                    self.journal
+                        .append_lines(&format!("{}\n", crate::tui::timeline::header()));
+                }
+                let line = crate::tui::timeline::line(&value);
+                self.journal.append_lines(&format!("{line}\n"));
+            }
+            AppEvent::Loop(LoopEvent::History(commits)) => {
+                if let Some(Popup::History(history)) = &mut self.popup {
+                    history.commits = Some(commits);
+                }
+            }
+            AppEvent::Loop(LoopEvent::OldCycle {
+                short_id,
+                summary,
+                artifacts,
+            }) => {
+                if self.wanted_commit.as_deref() != Some(short_id.as_str()) {
+                    return; // superseded by a later Enter, or the popup was closed
+                }
+                self.wanted_commit = None;
+                let mut docs = new_docs(&self.theme);
+                for doc in &mut docs {
+                    doc.set_rendering(self.rendering);
+                }
+                for section in Section::ALL {
+                    docs[section.index()].set_text(artifacts.get(section));
+                }
+                self.old_cycle = Some(OldCycle {
+                    short_id,
+                    summary,
+                    docs,
+                });
+                self.popup = None;
+                self.clamp_views();
+            }
+            AppEvent::Loop(LoopEvent::PreviousCycle(artifacts)) => {
+                if self.previous.is_none() {
+                    self.previous = Some(artifacts);
+                }
+            }
+            AppEvent::JobFailed(message) | AppEvent::Loop(LoopEvent::QueryFailed(message)) => {
+                self.notice = Some(message)
+            }
+            AppEvent::Loop(LoopEvent::Review(state)) => self.review = *state,
+            AppEvent::Loop(LoopEvent::Notice(line)) => {
+                self.notice = Some(without_trace(line.trim_start_matches("[U:Ar]").trim()));
+            }
+            AppEvent::Loop(LoopEvent::Noticed(notice)) => {
+                let full = notice.to_string();
+                let full = full.trim_start_matches("[U:Ar]").trim();
+                // The summary's warning keeps the trace id; the status bar does not.
+                let line = without_trace(full);
+                match notice {
+                    Notice::CycleLimit { .. } => self.warning = Some(full.to_string()),
+                    Notice::Cancelled { questions } => {
+                        // Back in the review pane, in the order sent, ahead of any
+                        // question written since.
+                        let back: Vec<Question> = questions
+                            .into_iter()
+                            .filter(|q| !self.draft.questions.contains(q))
+                            .collect();
+                        if !back.is_empty() {
+                            self.draft.questions.splice(0..0, back);
+                            self.draft_changed = true;
+                        }
+                    }
+                }
+                self.notice = Some(line);
+            }
+        }
+    }
+
+    fn on_phase(&mut self, phase: Phase) {
+        self.verdict = Verdict::None;
+        if !phase.is_busy() {
+            self.activity.ended();
+        }
+        match &phase {
+            Phase::Designing { cycle } => {
+                self.cycle = *cycle;
+                self.metrics = Metrics::default();
+            }
+            Phase::Reflecting | Phase::Planning { .. } => {
+                self.side_stream.clear();
+                self.metrics = Metrics::default();
+            }
+            Phase::AwaitingReview { cycle } => self.cycle = *cycle,
+            Phase::Finalized => {
+                self.end_stream();
+                self.screen = Screen::Summary;
+                self.popup = None;
+            }
+            Phase::Cancelled { .. } => self.end_stream(),
+            Phase::Failed {
+                message, retryable, ..
+            } => {
+                self.end_stream();
+                self.popup = Some(Popup::Error(Failure {
+                    message: message.clone(),
+                    retryable: *retryable,
+                }));
+            }
+            _ => {}
+        }
+        self.phase = phase;
+    }
+}
