@@ -85,7 +85,9 @@ impl App {
             return;
         };
         let cursor = self.views[self.tab.index()].cursor;
-        let Some(line) = self.docs[section.index()].lines().get(cursor).cloned() else {
+        // The line as shown (an older cycle's, when one is open); the places are
+        // the current design's.
+        let Some(line) = self.current_doc().lines().get(cursor).cloned() else {
             self.notice = Some("*: nothing on this line to trace".into());
             return;
         };
