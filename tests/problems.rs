@@ -112,7 +112,7 @@ fn the_problems_list_puts_errors_first_and_the_tabs_count_them_at_80_columns() {
     insta::assert_snapshot!("tabs_140", tab_bar(&wide));
     let narrow = screen(&mut app, 80, 24);
     let bar = tab_bar(&narrow);
-    for n in 1..=6 {
+    for n in 1..=Tab::COUNT {
         assert!(bar.contains(&format!(" {n} ")), "tab {n} cut at 80: {bar}");
     }
     insta::assert_snapshot!("tabs_80", bar);

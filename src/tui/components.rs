@@ -6,7 +6,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 
 use crate::tui::app::{App, Focus, Screen};
 use crate::tui::keymap::{Binding, Handled};
-use crate::tui::pane::{finish, review, summary, tabs, viewer, workbench};
+use crate::tui::pane::{finish, plan, review, summary, tabs, viewer, workbench};
 use crate::tui::popup::{composer, confirm, diff, error, help, history, problems, search, trace};
 
 /// Every component's bindings, in help order.
@@ -17,6 +17,7 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         workbench::BINDINGS,
         review::BINDINGS,
         finish::BINDINGS,
+        plan::BINDINGS,
         summary::BINDINGS,
         composer::BINDINGS,
         search::BINDINGS,
@@ -25,6 +26,7 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         problems::BINDINGS,
         trace::BINDINGS,
         confirm::READY_BINDINGS,
+        confirm::LAST_CYCLE_BINDINGS,
         confirm::QUIT_BINDINGS,
         error::BINDINGS,
         help::BINDINGS,
@@ -42,6 +44,8 @@ pub enum Layer {
     Summary,
     Finish,
     Tabs,
+    /// The plan tab's keys, whatever pane has the focus.
+    Plan,
     /// The keys that act from any focus.
     Workbench,
     Viewer,
@@ -56,6 +60,7 @@ impl Layer {
             Layer::Summary => summary::BINDINGS,
             Layer::Finish => finish::BINDINGS,
             Layer::Tabs => tabs::BINDINGS,
+            Layer::Plan => plan::BINDINGS,
             Layer::Workbench => workbench::BINDINGS,
             Layer::Viewer => viewer::BINDINGS,
             Layer::Review => review::BINDINGS,
@@ -77,6 +82,7 @@ impl Layer {
             Layer::Summary => summary::on_key(app, key),
             Layer::Finish => finish::on_key(app, key),
             Layer::Tabs => tabs::on_key(app, key),
+            Layer::Plan => plan::on_key(app, key),
             Layer::Workbench => workbench::on_key(app, key),
             Layer::Viewer => viewer::on_key(app, key),
             Layer::Review => review::on_key(app, key),
@@ -98,7 +104,12 @@ pub fn active_layers(app: &App) -> Vec<Layer> {
         Focus::Viewer => Layer::Viewer,
         Focus::Review => Layer::Review,
     };
-    vec![Layer::Finish, Layer::Tabs, Layer::Workbench, pane]
+    let mut layers = vec![Layer::Finish, Layer::Tabs];
+    if app.tab == crate::tui::tab::Tab::Plan {
+        layers.push(Layer::Plan);
+    }
+    layers.extend([Layer::Workbench, pane]);
+    layers
 }
 
 /// The bindings of [`active_layers`], flattened.
@@ -251,6 +262,19 @@ mod tests {
             let mut app = reviewing();
             phase(&mut app, Phase::AwaitingPlanApproval);
             app
+        }),
+        ("plan tab with a plan", || {
+            let mut app = reviewing();
+            phase(&mut app, Phase::AwaitingPlanApproval);
+            app.on_app_event(AppEvent::Loop(LoopEvent::Plan(
+                crate::tui::pane::plan::tests::seven_stages(),
+            )));
+            app
+        }),
+        ("last cycle?", || {
+            let mut app = reviewing();
+            app.info.max_cycles = 2;
+            with(app, &[ctrl('s')])
         }),
         ("summary", || {
             let mut app = reviewing();

@@ -41,11 +41,13 @@ pub struct Problems {
     last: Option<(Instant, Duration)>,
 }
 
-/// A compile cheaper than this runs on every frame that brings new text.
-const CHEAP: Duration = Duration::from_millis(3);
+/// A design of at most this many lines (a compile of about 3 ms) is compiled on
+/// every frame that brings new text. The gate is the size, not the time measured, so
+/// what a small design shows never depends on the machine's load.
+const LARGE: usize = 8_000;
 
-/// A costlier compile waits until this many times its cost has passed since the
-/// last, so it takes at most a fifth of the UI task however large the design.
+/// A larger design waits until this many times its last compile's cost has passed,
+/// so the compiler takes at most a fifth of the UI task however large the design.
 const SPACING: u32 = 4;
 
 impl Problems {
@@ -98,16 +100,16 @@ impl App {
 
     /// Compiles the design again when an artifact's lines changed since the last
     /// run. Called once per frame, so a fast stream costs at most one compile per
-    /// frame; a design whose compile costs more than [`CHEAP`] is compiled again
-    /// only after [`SPACING`] times that cost, and a frame is asked for then.
+    /// frame; a design of more than [`LARGE`] lines is compiled again only after
+    /// [`SPACING`] times the last compile's cost, and a frame is asked for then.
     pub fn refresh_problems(&mut self) {
         let (revisions, streaming) = self.problem_inputs();
         if self.problems.checked == Some((revisions, streaming)) {
             return;
         }
         if let Some((at, cost)) = self.problems.last
-            && cost > CHEAP
             && at.elapsed() < cost * SPACING
+            && self.docs.iter().map(|d| d.len()).sum::<usize>() > LARGE
         {
             self.redraw_soon = true;
             return;
@@ -197,15 +199,18 @@ mod tests {
         let runs = app.problems.runs;
         app.refresh_problems();
         assert_eq!(app.problems.runs, runs, "same text, no second compile");
+        // However slow the last compile, a small design is compiled at once.
+        app.problems.last = Some((Instant::now(), Duration::from_secs(1)));
         app.edited_by_hand(Section::Requirements, "1. FR-09: Add tasks.\n");
         app.refresh_problems();
         assert_eq!(app.problems.runs, runs + 1);
     }
 
     #[test]
-    fn a_costly_compile_waits_and_asks_for_a_frame() {
+    fn a_large_design_is_compiled_less_often_and_asks_for_a_frame() {
         let mut app = app_with(Artifacts {
             requirements: "1. FR-01: Add tasks.\n".into(),
+            architecture: "Plain line.\n".repeat(LARGE),
             ..Artifacts::default()
         });
         app.refresh_problems();

@@ -2,6 +2,7 @@
 //! and the `on_key` that acts on them) and its drawing (from `&App`).
 
 pub mod finish;
+pub mod plan;
 pub mod review;
 pub mod summary;
 pub mod tabs;
