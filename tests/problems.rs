@@ -29,6 +29,7 @@ fn info() -> SessionInfo {
         max_cycles: 99,
         reasoner: "offline".into(),
         model: "drafter".into(),
+        ..SessionInfo::default()
     }
 }
 

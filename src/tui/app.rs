@@ -50,6 +50,8 @@ pub struct SessionInfo {
     pub max_cycles: u32,
     pub reasoner: String,
     pub model: String,
+    /// The header's words for the reasoner (`Reasoner::label`); empty: `reasoner/model`.
+    pub label: String,
 }
 
 /// Whether the viewer moves with the stream.
@@ -213,6 +215,8 @@ pub struct App {
     /// Text of a reflection or plan call while it streams.
     pub side_stream: String,
     pub review_selected: usize,
+    /// How far the review pane is scrolled (kept with the selection in view).
+    pub review_scroll: crate::tui::pane::review::ReviewScroll,
     pub popup: Option<Popup>,
     pub draft: Draft,
     pub draft_changed: bool,
@@ -264,6 +268,8 @@ pub struct App {
     /// The trace `*` started last, and whether `n`/`N` follow it or the search.
     pub trace: Option<crate::tui::trace::TraceState>,
     pub last_find: crate::tui::trace::LastFind,
+    /// The committed cycle kept on screen while the next one is written.
+    pub(crate) backdrop: crate::tui::backdrop::Backdrop,
 }
 
 pub(crate) fn new_docs(theme: &Theme) -> Vec<Document> {
@@ -302,6 +308,7 @@ impl App {
             thinking: String::new(),
             side_stream: String::new(),
             review_selected: 0,
+            review_scroll: Default::default(),
             popup: None,
             draft: Draft::default(),
             draft_changed: false,
@@ -339,6 +346,7 @@ impl App {
             problems: Default::default(),
             trace: None,
             last_find: Default::default(),
+            backdrop: Default::default(),
         }
     }
 
@@ -441,6 +449,7 @@ impl App {
         self.open_questions = open_questions(&artifacts.architecture);
         self.artifacts = artifacts;
         self.cycle = cycle;
+        self.backdrop_committed(cycle);
     }
 
     /// An artifact came back from the person's editor: shown now, committed as a
@@ -703,6 +712,8 @@ impl App {
             MouseEventKind::ScrollDown => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
                     diff.scroll_by(3);
+                } else if self.popup.is_none() && self.areas.review.contains(at) {
+                    crate::tui::pane::review::scroll(self, 3);
                 } else if self.popup.is_none() {
                     self.scroll(3);
                 }
@@ -710,6 +721,8 @@ impl App {
             MouseEventKind::ScrollUp => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
                     diff.scroll_by(-3);
+                } else if self.popup.is_none() && self.areas.review.contains(at) {
+                    crate::tui::pane::review::scroll(self, -3);
                 } else if self.popup.is_none() {
                     self.scroll(-3);
                 }
@@ -727,6 +740,8 @@ impl App {
                     }
                 } else if self.areas.review.contains(at) {
                     self.focus = Focus::Review;
+                    let row = (mouse.row - self.areas.review.y) as usize;
+                    crate::tui::pane::review::click(self, row);
                 }
             }
             _ => {}
