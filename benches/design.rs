@@ -70,6 +70,7 @@ fn bench(c: &mut Criterion) {
     }
     c.bench_function("lint_20000_line_design", |b| b.iter(|| lint(black_box(&a))));
     stages(c, &a);
+    workbench_frame(c, &a);
 }
 
 /// Where the time goes: the model read from each artifact alone, then the rules
@@ -92,6 +93,54 @@ fn stages(c: &mut Criterion, a: &Artifacts) {
         })
     });
     group.finish();
+}
+
+/// The workbench's per-frame cost of keeping the Problems list current while a
+/// 20,000-line design streams: each frame some lines arrive, so the tabs' text is
+/// gathered and compiled again (`refresh_problems_now`: the compile without the
+/// spacing that large designs get). A frame without new text costs a revision check.
+fn workbench_frame(c: &mut Criterion, a: &Artifacts) {
+    use volk::design::Section;
+    use volk::tui::app::{App, SessionInfo};
+    use volk::tui::event::{AppEvent, LoopEvent};
+    use volk::tui::theme::Theme;
+
+    let mut app = App::new(SessionInfo::default(), Theme::dark());
+    app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
+        cycle: 1,
+        artifacts: a.clone(),
+        changed: Section::ALL.to_vec(),
+    }));
+    app.refresh_problems();
+    let api = Section::ApiSpec.index();
+    if let Some(before) = cpu_ticks() {
+        let runs = 200;
+        for _ in 0..runs {
+            app.docs[api].append_lines("  extra(self) -> None   # FR-001\n");
+            app.refresh_problems_now();
+        }
+        if let Some(after) = cpu_ticks() {
+            let ms = (after - before) as f64 * 10.0 / f64::from(runs);
+            eprintln!("problems_frame_20000_line_design: {ms:.2} ms CPU per compiling frame");
+        }
+    }
+    c.bench_function("problems_frame_20000_line_design_text_changed", |b| {
+        b.iter(|| {
+            // What a frame of a fast stream brings: a few complete lines.
+            app.docs[api].append_lines("  extra(self) -> None   # FR-001\n");
+            app.refresh_problems_now();
+            black_box(app.problems.total())
+        })
+    });
+    c.bench_function("problems_frame_20000_line_design_unchanged", |b| {
+        b.iter(|| {
+            app.refresh_problems();
+            black_box(app.problems.total())
+        })
+    });
+    c.bench_function("problems_gather_20000_line_design_text", |b| {
+        b.iter(|| black_box(app.shown_artifacts()))
+    });
 }
 
 /// utime + stime of this process in clock ticks (1/100 s on Linux).

@@ -264,6 +264,11 @@ pub struct App {
     /// Per section, the lines an edit block of the running update wrote.
     pub marks: [Vec<bool>; 5],
     pub cost: CostMeter,
+    /// The design compiler's findings on the text shown (see [`crate::tui::problems`]).
+    pub problems: crate::tui::problems::Problems,
+    /// The trace `*` started last, and whether `n`/`N` follow it or the search.
+    pub trace: Option<crate::tui::trace::TraceState>,
+    pub last_find: crate::tui::trace::LastFind,
     /// The committed cycle kept on screen while the next one is written.
     pub(crate) backdrop: crate::tui::backdrop::Backdrop,
 }
@@ -340,6 +345,9 @@ impl App {
             intents: Vec::new(),
             marks: Default::default(),
             cost: CostMeter::default(),
+            problems: Default::default(),
+            trace: None,
+            last_find: Default::default(),
             backdrop: Default::default(),
         }
     }

@@ -7,7 +7,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use crate::tui::app::{App, Focus, Screen};
 use crate::tui::keymap::{Binding, Handled};
 use crate::tui::pane::{finish, plan, review, summary, tabs, viewer, workbench};
-use crate::tui::popup::{composer, confirm, diff, error, help, history, search};
+use crate::tui::popup::{composer, confirm, diff, error, help, history, problems, search, trace};
 
 /// Every component's bindings, in help order.
 pub fn all_bindings() -> Vec<&'static Binding> {
@@ -25,6 +25,8 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         diff::SEARCH_BINDINGS,
         history::BINDINGS,
         history::COMPARE_BINDINGS,
+        problems::BINDINGS,
+        trace::BINDINGS,
         confirm::READY_BINDINGS,
         confirm::LAST_CYCLE_BINDINGS,
         confirm::QUIT_BINDINGS,
@@ -211,6 +213,24 @@ mod tests {
         app
     }
 
+    /// Cycle 1 under review with a requirement cited, compiled: problems to list and
+    /// an id on the first line to trace.
+    fn compiled() -> App {
+        let mut app = App::new(SessionInfo::default(), Theme::dark());
+        app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
+            cycle: 1,
+            artifacts: Artifacts {
+                architecture: "- **Cli** serves FR-01 and FR-09.\n".into(),
+                requirements: "1. FR-01: Add tasks.\n".into(),
+                ..Artifacts::default()
+            },
+            changed: Section::ALL.to_vec(),
+        }));
+        phase(&mut app, Phase::AwaitingReview { cycle: 1 });
+        app.refresh_problems();
+        app
+    }
+
     type Scene = (&'static str, fn() -> App);
 
     /// The states the workbench can be in, one per focus and popup.
@@ -266,6 +286,12 @@ mod tests {
         ("help", || with(reviewing(), &[ch('?')])),
         ("composer", || with(reviewing(), &[ch('a')])),
         ("search", || with(reviewing(), &[ch('/')])),
+        ("searched", || {
+            with(reviewing(), &[ch('/'), ch('A'), key(KeyCode::Enter)])
+        }),
+        ("problems", || with(compiled(), &[ch('p')])),
+        ("trace", || with(compiled(), &[ch('*')])),
+        ("traced", || with(compiled(), &[ch('*'), key(KeyCode::Esc)])),
         ("READY?", || with(reviewing(), &[ctrl('r')])),
         ("Quit?", || with(reviewing(), &[ch('q')])),
         ("diff", || with(reviewing(), &[ch('d')])),

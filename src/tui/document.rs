@@ -56,6 +56,9 @@ pub struct Document {
     syntax_theme: String,
     /// The line being streamed, not yet complete.
     tail: String,
+    /// Bumped whenever the complete lines change, so the design compiler runs again
+    /// only when there is new text to check.
+    revision: u64,
 }
 
 impl Document {
@@ -68,6 +71,7 @@ impl Document {
             rendering: Rendering::Rendered,
             syntax_theme: syntax_theme.to_string(),
             tail: String::new(),
+            revision: 0,
         }
     }
 
@@ -96,6 +100,11 @@ impl Document {
         &self.tail
     }
 
+    /// Changes whenever the complete lines do (the tail does not count).
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
     pub fn text(&self) -> String {
         self.lines.join("\n")
     }
@@ -107,6 +116,7 @@ impl Document {
         }
         self.lines = text.lines().map(str::to_string).collect();
         self.tail.clear();
+        self.revision += 1;
         self.reset_highlight();
     }
 
@@ -131,6 +141,7 @@ impl Document {
             self.highlighter = None;
         }
         self.lines.extend(complete.split('\n').map(str::to_string));
+        self.revision += 1;
     }
 
     /// Draws Markdown rendered or as source; a change redraws lazily.
@@ -151,6 +162,7 @@ impl Document {
     pub fn clear(&mut self) {
         self.lines.clear();
         self.tail.clear();
+        self.revision += 1;
         self.reset_highlight();
     }
 

@@ -135,6 +135,7 @@ impl App {
             diff.prepare(area, self);
             self.popup = Some(Popup::Diff(diff));
         }
+        self.refresh_problems();
         if self.screen == Screen::Summary {
             return;
         }

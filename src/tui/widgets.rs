@@ -63,3 +63,12 @@ pub fn text_lines(prefix: &str, text: &str, style: Style) -> Vec<Line<'static>> 
         })
         .collect()
 }
+
+/// The first row to draw of a `len`-row list in `height` rows so that `selected`
+/// is on screen (a list window that scrolls with its selection).
+pub fn list_top(selected: usize, len: usize, height: usize) -> usize {
+    let height = height.max(1);
+    selected
+        .saturating_sub(height - 1)
+        .min(len.saturating_sub(height))
+}

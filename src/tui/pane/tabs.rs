@@ -4,9 +4,10 @@ use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
-use ratatui::text::Span;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::design::Section;
 use crate::tui::app::App;
 use crate::tui::keymap::{Binding, Chord, Group, Handled};
 use crate::tui::tab::Tab;
@@ -52,9 +53,47 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     Handled::Consumed
 }
 
-/// A tab's label: its number, a spinner or change mark, its title, and whether it is
-/// settled.
-fn label(app: &App, tab: Tab) -> String {
+/// How much of a tab's label fits: the whole title, a short one, or (for every tab
+/// but the current) only the number, with the problem counts kept to the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fit {
+    Full,
+    Short,
+    Numbers,
+}
+
+/// A tab's label in pieces: its number, a spinner or change mark, its title and
+/// whether it is settled, then the artifact's error and warning counts.
+struct Label {
+    text: String,
+    errors: Option<String>,
+    warnings: Option<String>,
+}
+
+impl Label {
+    fn width(&self) -> usize {
+        let counts = [&self.errors, &self.warnings]
+            .into_iter()
+            .flatten()
+            .map(|c| c.chars().count())
+            .sum::<usize>();
+        self.text.chars().count() + counts
+    }
+}
+
+fn short_title(tab: Tab) -> &'static str {
+    match tab {
+        Tab::Artifact(Section::Architecture) => "Arch",
+        Tab::Artifact(Section::Requirements) => "Reqs",
+        Tab::Artifact(Section::FileTree) => "Tree",
+        Tab::Artifact(Section::ApiSpec) => "API",
+        Tab::Artifact(Section::ClassDiagram) => "Classes",
+        Tab::Journal => "Journal",
+        Tab::Plan => "Plan",
+    }
+}
+
+fn label(app: &App, tab: Tab, fit: Fit) -> Label {
     let section = tab.section();
     let marker = match section {
         Some(s) if Some(s) == app.streaming_section() => {
@@ -64,16 +103,56 @@ fn label(app: &App, tab: Tab) -> String {
         _ => String::new(),
     };
     let settled = section.is_some_and(|s| app.review.settled.iter().any(|m| m == s.key()));
-    let lock = if settled { " [settled]" } else { "" };
-    format!(" {} {}{}{lock} ", tab.index() + 1, marker, tab.title())
+    let counts = section.map(|s| app.problems.counts(s)).unwrap_or_default();
+    let (errors, warnings) = (
+        (counts.errors > 0).then(|| format!("✗{}", counts.errors)),
+        (counts.warnings > 0).then(|| format!("⚠{}", counts.warnings)),
+    );
+    let n = tab.index() + 1;
+    let text = match fit {
+        Fit::Numbers if tab != app.tab => format!(" {n} {marker}"),
+        Fit::Full => {
+            let lock = if settled { " [settled]" } else { "" };
+            format!(" {n} {marker}{}{lock} ", tab.title())
+        }
+        Fit::Short | Fit::Numbers => {
+            let lock = if settled { "*" } else { "" };
+            format!(" {n} {marker}{}{lock} ", short_title(tab))
+        }
+    };
+    // Counts go after the title with one space between them and one at the end.
+    let spaced = |c: Option<String>| c.map(|c| format!("{c} "));
+    Label {
+        text,
+        errors: spaced(errors),
+        warnings: spaced(warnings),
+    }
+}
+
+/// The labels of every tab at the widest fit that keeps them all in `width`
+/// columns. A design without findings keeps the whole titles (cut at the edge, as
+/// always); counts make the bar shorten its titles before any tab is cut.
+fn labels(app: &App, width: u16) -> Vec<Label> {
+    let gaps = Tab::COUNT - 1;
+    let at = |fit| -> Vec<Label> { Tab::ALL.iter().map(|t| label(app, *t, fit)).collect() };
+    let full = at(Fit::Full);
+    if app.problems.is_empty() {
+        return full;
+    }
+    for candidate in [full, at(Fit::Short), at(Fit::Numbers)] {
+        if candidate.iter().map(Label::width).sum::<usize>() + gaps <= width as usize {
+            return candidate;
+        }
+    }
+    at(Fit::Numbers)
 }
 
 /// Where each tab is drawn (for clicks): the tabs that fit in `area`.
 pub fn rects(area: Rect, app: &App) -> Vec<Rect> {
     let mut x = area.x;
     let mut rects = Vec::with_capacity(Tab::COUNT);
-    for tab in Tab::ALL {
-        let width = (label(app, tab).chars().count() as u16).min(area.right().saturating_sub(x));
+    for label in labels(app, area.width) {
+        let width = (label.width() as u16).min(area.right().saturating_sub(x));
         rects.push(Rect::new(x, area.y, width, 1));
         x = x.saturating_add(width + 1);
         if x >= area.right() {
@@ -85,7 +164,8 @@ pub fn rects(area: Rect, app: &App) -> Vec<Rect> {
 
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.theme.palette;
-    for (tab, rect) in Tab::ALL.into_iter().zip(rects(area, app)) {
+    let labels = labels(app, area.width);
+    for ((tab, label), rect) in Tab::ALL.into_iter().zip(labels).zip(rects(area, app)) {
         let section = tab.section();
         let style = if tab == app.tab {
             Style::default()
@@ -101,6 +181,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         } else {
             Style::default().fg(p.foreground)
         };
-        frame.render_widget(Paragraph::new(Span::styled(label(app, tab), style)), rect);
+        let mut spans = vec![Span::styled(label.text, style)];
+        if let Some(e) = label.errors {
+            spans.push(Span::styled(e, style.fg(p.error)));
+        }
+        if let Some(w) = label.warnings {
+            spans.push(Span::styled(w, style.fg(p.warning)));
+        }
+        frame.render_widget(Paragraph::new(Line::from(spans)), rect);
     }
 }

@@ -17,6 +17,10 @@ use crate::tui::wrap;
 /// Columns one ←/→ scrolls with wrap off.
 const SIDE_STEP: usize = 8;
 
+fn on_artifact_tab(app: &App) -> bool {
+    app.tab.section().is_some() && !app.current_doc().is_empty()
+}
+
 /// A call runs that `x` (or Esc) can stop: text is streaming, or the call is out
 /// and waits (for a first token or out a backoff).
 pub(crate) fn can_cancel(app: &App) -> bool {
@@ -64,6 +68,14 @@ pub const BINDINGS: &[Binding] = &[
         &[Chord::plain(KeyCode::Left), Chord::plain(KeyCode::Right)],
     ),
     Binding::new(
+        "*",
+        "trace the id, class or module on the line across tabs (again: next name)",
+        Group::Reading,
+        &[Chord::ch('*')],
+    )
+    .hint("*", "trace", 6)
+    .when(on_artifact_tab),
+    Binding::new(
         "f",
         "focus the review pane",
         Group::Reviewing,
@@ -84,6 +96,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     let tab = app.tab.index();
     match key.code {
         KeyCode::Char('f') => app.focus = Focus::Review,
+        KeyCode::Char('*') => app.trace_at_cursor(),
         KeyCode::Char('x') if can_cancel(app) => app.ask_cancel(),
         KeyCode::Left | KeyCode::Right if app.wrap == Wrap::Soft => {
             app.notice = Some("←/→ scroll sideways with wrap off (w)".into());

@@ -8,6 +8,7 @@ use crate::tui::app::{App, ComposerTarget, Focus, Gutter, ThinkingPane, Verdict,
 use crate::tui::document::Rendering;
 use crate::tui::event::{Action, Intent, Phase};
 use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::trace::LastFind;
 
 /// Questions can be sent: a cycle is under review (or its call was cancelled) and no
 /// verdict is on its way.
@@ -34,6 +35,21 @@ fn has_diff(app: &App) -> bool {
 
 fn has_text(app: &App) -> bool {
     !app.current_doc().is_empty()
+}
+
+/// `n`/`N` step through the search: it came after any trace.
+fn steps_search(app: &App) -> bool {
+    app.last_find == LastFind::Search && !app.last_search.is_empty()
+}
+
+/// `n`/`N` step through the trace: `*` came after any search.
+fn steps_trace(app: &App) -> bool {
+    app.last_find == LastFind::Trace && app.trace.is_some()
+}
+
+/// There are findings to list; on the plan tab `p` is the plan's (full prompts).
+fn has_problems(app: &App) -> bool {
+    !app.problems.is_empty() && app.tab != crate::tui::tab::Tab::Plan
 }
 
 fn can_retry(app: &App) -> bool {
@@ -63,13 +79,37 @@ pub const BINDINGS: &[Binding] = &[
         &[Chord::ctrl('d'), Chord::ctrl('u')],
     ),
     Binding::new(
-        "/  n  N",
-        "search as you type (3/7), next match, previous match",
+        "/",
+        "search as you type (3/7)",
         Group::Reading,
-        &[Chord::ch('/'), Chord::ch('n'), Chord::ch('N')],
+        &[Chord::ch('/')],
     )
     .hint("/", "search", 5)
     .when(has_text),
+    Binding::new(
+        "n  N",
+        "next / previous search match (after /; the later of / and * wins)",
+        Group::Reading,
+        &[Chord::ch('n'), Chord::ch('N')],
+    )
+    .hint("n N", "next match", 2)
+    .when(steps_search),
+    Binding::new(
+        "n  N",
+        "next / previous place of the trace (after *; the later of / and * wins)",
+        Group::Reading,
+        &[Chord::ch('n'), Chord::ch('N')],
+    )
+    .hint("n N", "next traced place", 2)
+    .when(steps_trace),
+    Binding::new(
+        "p",
+        "problems: the design compiler's findings, errors first (Enter goes to the line)",
+        Group::Reading,
+        &[Chord::ch('p')],
+    )
+    .hint("p", "problems", 4)
+    .when(has_problems),
     Binding::new(
         "w",
         "wrap at words on / off",
@@ -289,8 +329,9 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         }
         KeyCode::Char('/') => app.open_search(),
         KeyCode::Char('u') if can_undo(app) => app.undo_delete(),
-        KeyCode::Char('n') => app.search_next(false),
-        KeyCode::Char('N') => app.search_next(true),
+        KeyCode::Char('n') => app.find_next(false),
+        KeyCode::Char('N') => app.find_next(true),
+        KeyCode::Char('p') => app.open_problems(),
         KeyCode::Char('r') if can_retry(app) => app.act(Action::Retry),
         _ => return Handled::Ignored,
     }

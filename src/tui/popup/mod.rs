@@ -8,7 +8,9 @@ pub mod diff;
 pub mod error;
 pub mod help;
 pub mod history;
+pub mod problems;
 pub mod search;
+pub mod trace;
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
@@ -26,6 +28,8 @@ pub enum Popup {
     Diff(Box<diff::DiffView>),
     History(history::History),
     Error(error::Failure),
+    Problems(problems::ProblemList),
+    Trace(trace::TraceList),
 }
 
 impl Popup {
@@ -46,6 +50,8 @@ impl Popup {
             Popup::Diff(p) => p.on_key(key, app),
             Popup::History(p) => p.on_key(key, app),
             Popup::Error(p) => p.on_key(key, app),
+            Popup::Problems(p) => p.on_key(key, app),
+            Popup::Trace(p) => p.on_key(key, app),
         }
     }
 
@@ -58,6 +64,8 @@ impl Popup {
             Popup::Diff(p) => p.draw(frame, area, app),
             Popup::History(p) => p.draw(frame, area, app),
             Popup::Error(p) => p.draw(frame, area, app),
+            Popup::Problems(p) => p.draw(frame, area, app),
+            Popup::Trace(p) => p.draw(frame, area, app),
         }
     }
 
@@ -75,6 +83,8 @@ impl Popup {
             Popup::Diff(_) => diff::BINDINGS,
             Popup::History(h) => h.bindings(),
             Popup::Error(_) => error::BINDINGS,
+            Popup::Problems(_) => problems::BINDINGS,
+            Popup::Trace(_) => trace::BINDINGS,
         }
     }
 }

@@ -107,6 +107,7 @@ impl App {
             self.views[self.tab.index()].cursor,
             std::mem::take(&mut self.last_search),
         ));
+        self.last_find = crate::tui::trace::LastFind::Search;
         self.search_status = None;
         self.popup = Some(Popup::Search(Search::default()));
     }

@@ -1,0 +1,125 @@
+//! The places `*` found: every line of the five artifacts that names the traced
+//! requirement, ADR, class or module, as `volk trace` lists them. Enter shows one;
+//! after the list closes, `n`/`N` step through them tab to tab.
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+use crate::tui::app::App;
+use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::widgets::{centered, list_top, popup_block};
+
+#[derive(Debug, Clone, Default)]
+pub struct TraceList {
+    pub selected: usize,
+}
+
+pub const BINDINGS: &[Binding] = &[
+    Binding::new(
+        "j k / ↑ ↓",
+        "(trace) select a place",
+        Group::Popups,
+        &[
+            Chord::ch('j'),
+            Chord::ch('k'),
+            Chord::plain(KeyCode::Down),
+            Chord::plain(KeyCode::Up),
+        ],
+    )
+    .hint("j k", "select", 2),
+    Binding::new(
+        "Enter",
+        "(trace) show the place in its tab",
+        Group::Popups,
+        &[Chord::plain(KeyCode::Enter)],
+    )
+    .hint("Enter", "go", 1),
+    Binding::new(
+        "Esc / q",
+        "(trace) close; n N then step through the places",
+        Group::Popups,
+        &[Chord::plain(KeyCode::Esc), Chord::ch('q')],
+    )
+    .hint("Esc", "close, then n N", 3),
+];
+
+impl TraceList {
+    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+        let count = app.trace.as_ref().map_or(0, |t| t.trace.occurrences.len());
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => return Handled::Close,
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.selected = (self.selected + 1).min(count.saturating_sub(1))
+            }
+            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Enter => {
+                app.trace_go(self.selected);
+                return Handled::Close;
+            }
+            _ => return Handled::Ignored,
+        }
+        Handled::Consumed
+    }
+
+    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        let p = app.theme.palette;
+        let Some(state) = &app.trace else {
+            return;
+        };
+        let places = &state.trace.occurrences;
+        let width = area.width.saturating_sub(4).min(110);
+        let height = (places.len() as u16 + 2)
+            .max(3)
+            .min(area.height.saturating_sub(4));
+        let rect = centered(area, width, height);
+        frame.render_widget(Clear, rect);
+        let rows = rect.height.saturating_sub(2) as usize;
+        let top = list_top(self.selected, places.len(), rows);
+        let lines: Vec<Line> = if places.is_empty() {
+            vec![Line::styled(
+                "it appears nowhere",
+                Style::default().fg(p.muted),
+            )]
+        } else {
+            places
+                .iter()
+                .enumerate()
+                .skip(top)
+                .take(rows)
+                .map(|(i, o)| {
+                    let text = if i == self.selected {
+                        Style::default().bg(p.selection)
+                    } else {
+                        Style::default()
+                    };
+                    Line::from(vec![
+                        Span::styled(
+                            format!("{}:{} ", o.artifact.title(), o.line),
+                            Style::default().fg(p.accent),
+                        ),
+                        Span::styled(o.text.clone(), text),
+                    ])
+                })
+                .collect()
+        };
+        let title = format!(
+            " Trace {} · {} place{} ",
+            state.trace.id,
+            places.len(),
+            if places.len() == 1 { "" } else { "s" }
+        );
+        frame.render_widget(
+            Paragraph::new(lines).block(popup_block(&p, title, p.accent).title_bottom(
+                Line::styled(
+                    " Enter go · Esc close, then n N step through them ",
+                    Style::default().fg(p.muted),
+                ),
+            )),
+            rect,
+        );
+    }
+}

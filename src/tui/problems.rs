@@ -1,0 +1,232 @@
+//! The design compiler in the workbench: the diagnostics of the text on screen, kept
+//! current as a cycle streams, and the jump from a finding (or a trace hit) to its
+//! line. The compile runs in [`App::refresh_problems`], which the frame preparation
+//! calls once per frame after the stream is synced, and only when some artifact's
+//! lines changed since the last run; drawing only reads the result.
+
+use std::time::{Duration, Instant};
+
+use crate::design::lint::{Code, Diagnostic, lint};
+use crate::design::{Artifacts, Section};
+use crate::plan::Severity;
+use crate::tui::app::{App, Focus, Follow};
+use crate::tui::tab::Tab;
+
+/// Errors and warnings of one artifact.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl Counts {
+    pub fn is_empty(&self) -> bool {
+        self.errors == 0 && self.warnings == 0
+    }
+}
+
+/// The findings of the design on screen.
+#[derive(Debug, Clone, Default)]
+pub struct Problems {
+    /// Errors first, then by artifact and position.
+    pub diagnostics: Vec<Diagnostic>,
+    counts: [Counts; 5],
+    /// The documents' revisions the findings were computed from, and whether a
+    /// call was streaming then (`None`: never).
+    checked: Option<([u64; 5], bool)>,
+    /// How many times the compiler ran (for tests and the benchmark).
+    pub runs: u64,
+    /// When the last compile started and how long it took: a large design is
+    /// compiled less often than every frame (see [`App::refresh_problems`]).
+    last: Option<(Instant, Duration)>,
+}
+
+/// A design of at most this many lines (a compile of about 3 ms) is compiled on
+/// every frame that brings new text. The gate is the size, not the time measured, so
+/// what a small design shows never depends on the machine's load.
+const LARGE: usize = 8_000;
+
+/// A larger design waits until this many times its last compile's cost has passed,
+/// so the compiler takes at most a fifth of the UI task however large the design.
+const SPACING: u32 = 4;
+
+impl Problems {
+    pub fn counts(&self, section: Section) -> Counts {
+        self.counts[section.index()]
+    }
+
+    pub fn total(&self) -> Counts {
+        self.counts.iter().fold(Counts::default(), |a, c| Counts {
+            errors: a.errors + c.errors,
+            warnings: a.warnings + c.warnings,
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.diagnostics.is_empty()
+    }
+
+    fn set(&mut self, mut diagnostics: Vec<Diagnostic>) {
+        diagnostics.sort_by_key(|d| {
+            (
+                d.severity != Severity::Error,
+                d.artifact.index(),
+                d.line,
+                d.column,
+            )
+        });
+        self.counts = [Counts::default(); 5];
+        for d in &diagnostics {
+            let c = &mut self.counts[d.artifact.index()];
+            match d.severity {
+                Severity::Error => c.errors += 1,
+                Severity::Warning => c.warnings += 1,
+            }
+        }
+        self.diagnostics = diagnostics;
+    }
+}
+
+impl App {
+    /// The five artifacts as the tabs show them: complete lines only (the streamed
+    /// tail is not text yet), so finding lines are the viewer's line numbers.
+    pub fn shown_artifacts(&self) -> Artifacts {
+        let mut artifacts = Artifacts::default();
+        for section in Section::ALL {
+            artifacts.set(section, self.docs[section.index()].text());
+        }
+        artifacts
+    }
+
+    /// Compiles the design again when an artifact's lines changed since the last
+    /// run. Called once per frame, so a fast stream costs at most one compile per
+    /// frame; a design of more than [`LARGE`] lines is compiled again only after
+    /// [`SPACING`] times the last compile's cost, and a frame is asked for then.
+    pub fn refresh_problems(&mut self) {
+        let (revisions, streaming) = self.problem_inputs();
+        if self.problems.checked == Some((revisions, streaming)) {
+            return;
+        }
+        if let Some((at, cost)) = self.problems.last
+            && at.elapsed() < cost * SPACING
+            && self.docs.iter().map(|d| d.len()).sum::<usize>() > LARGE
+        {
+            self.redraw_soon = true;
+            return;
+        }
+        self.refresh_problems_now();
+    }
+
+    fn problem_inputs(&self) -> ([u64; 5], bool) {
+        let revisions: [u64; 5] = std::array::from_fn(|i| self.docs[i].revision());
+        (revisions, self.is_streaming())
+    }
+
+    /// Compiles the design on screen now, whatever changed (the benchmark measures
+    /// this: the cost of a frame that compiles).
+    pub fn refresh_problems_now(&mut self) {
+        let started = Instant::now();
+        let (revisions, streaming) = self.problem_inputs();
+        self.problems.checked = Some((revisions, streaming));
+        self.problems.runs += 1;
+        self.compile_shown(streaming);
+        self.problems.last = Some((started, started.elapsed()));
+    }
+
+    fn compile_shown(&mut self, streaming: bool) {
+        if self.docs.iter().all(|d| d.is_empty()) {
+            // Nothing written yet (or an answer without sections): nothing to check.
+            self.problems.set(Vec::new());
+            return;
+        }
+        let mut diagnostics = lint(&self.shown_artifacts()).diagnostics;
+        if streaming {
+            // A section the stream has not reached is not written yet, not empty.
+            diagnostics.retain(|d| {
+                d.code != Code::EmptyArtifact || !self.docs[d.artifact.index()].is_empty()
+            });
+        }
+        self.problems.set(diagnostics);
+    }
+
+    /// Shows `line` (1-based) of `section` with the cursor on it, leaving an older
+    /// cycle opened read-only: findings and traces are about the current design.
+    pub(crate) fn jump_to(&mut self, section: Section, line: usize) {
+        if self.old_cycle.take().is_some() {
+            self.clamp_views();
+        }
+        self.pick_tab(Tab::Artifact(section));
+        self.focus = Focus::Viewer;
+        let len = self.docs[section.index()].len();
+        let view = &mut self.views[section.index()];
+        view.cursor = line.saturating_sub(1).min(len.saturating_sub(1));
+        view.follow = Follow::Manual;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::app::SessionInfo;
+    use crate::tui::event::{AppEvent, LoopEvent};
+    use crate::tui::theme::Theme;
+
+    fn app_with(artifacts: Artifacts) -> App {
+        let mut app = App::new(SessionInfo::default(), Theme::dark());
+        app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
+            cycle: 1,
+            artifacts,
+            changed: Section::ALL.to_vec(),
+        }));
+        app
+    }
+
+    #[test]
+    fn errors_come_first_and_the_compiler_runs_only_on_new_text() {
+        let mut app = app_with(Artifacts {
+            architecture: "## Components\n\n- **Cli**: serves FR-09.\n".into(),
+            requirements: "1. FR-01: Add tasks.\n".into(),
+            ..Artifacts::default()
+        });
+        app.refresh_problems();
+        let d = &app.problems.diagnostics;
+        assert!(d[0].is_error(), "{d:?}");
+        let first_warning = d.iter().position(|d| !d.is_error()).unwrap_or(d.len());
+        assert!(d[first_warning..].iter().all(|d| !d.is_error()));
+        assert!(d.iter().any(|d| d.code == Code::UnknownRequirement));
+        let counts = app.problems.counts(Section::Architecture);
+        assert!(counts.errors >= 1, "{counts:?}");
+        let runs = app.problems.runs;
+        app.refresh_problems();
+        assert_eq!(app.problems.runs, runs, "same text, no second compile");
+        // However slow the last compile, a small design is compiled at once.
+        app.problems.last = Some((Instant::now(), Duration::from_secs(1)));
+        app.edited_by_hand(Section::Requirements, "1. FR-09: Add tasks.\n");
+        app.refresh_problems();
+        assert_eq!(app.problems.runs, runs + 1);
+    }
+
+    #[test]
+    fn a_large_design_is_compiled_less_often_and_asks_for_a_frame() {
+        let mut app = app_with(Artifacts {
+            requirements: "1. FR-01: Add tasks.\n".into(),
+            architecture: "Plain line.\n".repeat(LARGE),
+            ..Artifacts::default()
+        });
+        app.refresh_problems();
+        let runs = app.problems.runs;
+        // As if the last compile had just taken a second.
+        app.problems.last = Some((Instant::now(), Duration::from_secs(1)));
+        app.edited_by_hand(Section::Requirements, "1. FR-02: Add tasks.\n");
+        app.redraw_soon = false;
+        app.refresh_problems();
+        assert_eq!(app.problems.runs, runs, "spaced out");
+        assert!(app.redraw_soon, "a later frame compiles it");
+        app.problems.last = Some((
+            Instant::now() - Duration::from_secs(5),
+            Duration::from_secs(1),
+        ));
+        app.refresh_problems();
+        assert_eq!(app.problems.runs, runs + 1);
+    }
+}
