@@ -41,7 +41,6 @@ fn info() -> SessionInfo {
         max_cycles: 99,
         reasoner: "offline".into(),
         model: "drafter".into(),
-        ..SessionInfo::default()
     }
 }
 
