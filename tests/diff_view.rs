@@ -29,7 +29,6 @@ fn info() -> SessionInfo {
         max_cycles: 99,
         reasoner: "offline".into(),
         model: "drafter".into(),
-        ..SessionInfo::default()
     }
 }
 
