@@ -224,6 +224,8 @@ pub struct App {
     pub old_cycle: Option<OldCycle>,
     /// The older commit last asked for: a slower answer to an earlier Enter is dropped.
     pub wanted_commit: Option<String>,
+    /// The Class diagram tab's drawing, scroll and drawing/source choice.
+    pub diagram: crate::tui::diagram::DiagramPane,
     pub last_search: String,
     /// Where the cursor was when `/` opened, and the search before: Esc goes back.
     pub(crate) search_origin: Option<(usize, String)>,
@@ -299,6 +301,7 @@ impl App {
             screen: Screen::Workbench,
             old_cycle: None,
             wanted_commit: None,
+            diagram: Default::default(),
             last_search: String::new(),
             search_origin: None,
             search_status: None,
@@ -662,14 +665,14 @@ impl App {
             MouseEventKind::ScrollDown => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
                     diff.scroll_by(3);
-                } else if self.popup.is_none() {
+                } else if self.popup.is_none() && !crate::tui::pane::diagram::wheel(self, 3) {
                     self.scroll(3);
                 }
             }
             MouseEventKind::ScrollUp => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
                     diff.scroll_by(-3);
-                } else if self.popup.is_none() {
+                } else if self.popup.is_none() && !crate::tui::pane::diagram::wheel(self, -3) {
                     self.scroll(-3);
                 }
             }

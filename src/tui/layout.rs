@@ -123,6 +123,7 @@ impl App {
             return;
         }
         self.sync_stream();
+        pane::diagram::refresh(self);
         if self.screen == Screen::Summary {
             return;
         }

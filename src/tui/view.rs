@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap as TextWrap};
 use crate::tui::app::{App, Screen};
 use crate::tui::event::Phase;
 use crate::tui::layout::{MIN_HEIGHT, MIN_WIDTH, regions, too_small};
-use crate::tui::pane::{review, summary, tabs, thinking, viewer};
+use crate::tui::pane::{diagram, review, summary, tabs, thinking, viewer};
 use crate::tui::theme::Palette;
 use crate::tui::widgets::SPINNER;
 
@@ -33,7 +33,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
         let r = regions(area, app);
         draw_header(frame, r.header, app);
         tabs::draw(frame, r.tabs, app);
-        viewer::draw(frame, r.viewer, app);
+        if diagram::drawing_shown(app) {
+            diagram::draw(frame, r.viewer, app);
+        } else {
+            viewer::draw(frame, r.viewer, app);
+        }
         review::draw(frame, r.review, app);
         if let Some(area) = r.thinking {
             thinking::draw(frame, area, app);
