@@ -133,3 +133,37 @@ fn a_diagram_that_does_not_parse_shows_its_source_with_d001() {
         "{drawn}"
     );
 }
+
+#[test]
+fn while_the_architect_writes_the_diagram_the_tab_follows_its_source() {
+    use volk::reasoner::StreamEvent;
+    let brief = Brief {
+        task_summary: "A command-line reading log".into(),
+        project_name: "bookshelf".into(),
+        requirements: "1. Register a book".into(),
+        cycle: 1,
+        ..Brief::default()
+    };
+    let text = draft(Purpose::Design, &brief);
+    let cut = text.find("--> Store").unwrap();
+    let mut app = App::new(info(), Theme::dark());
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
+        call: 1,
+        purpose: Purpose::Design,
+        event: StreamEvent::Text {
+            text: text[..cut].into(),
+        },
+    }));
+    app.on_key(ch('5'));
+    let writing = screen(&mut app);
+    assert!(writing.contains("classDiagram"), "{writing}");
+    assert!(!writing.contains("drawn, v: source"), "{writing}");
+    // The reader may still ask for the drawing of what is there so far.
+    app.on_key(ch('v'));
+    let drawn = screen(&mut app);
+    assert!(drawn.contains("drawn, v: source"), "{drawn}");
+    assert!(drawn.contains("│       Store       │"), "{drawn}");
+}

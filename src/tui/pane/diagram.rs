@@ -25,13 +25,25 @@ pub fn on_diagram_tab(app: &App) -> bool {
     app.tab == Tab::Artifact(Section::ClassDiagram) && (app.old_cycle.is_some() || !app.raw.shown())
 }
 
+/// What the tab shows of `d`: the reader's choice; else, while the architect writes
+/// the diagram, its source (followed as it grows); else the drawing of a diagram that
+/// parses and the source of one that does not.
+fn shown(app: &App, d: &Drawing) -> DiagramMode {
+    let writing = app.old_cycle.is_none() && app.streaming_section() == Some(Section::ClassDiagram);
+    match app.diagram.chosen() {
+        Some(mode) => mode,
+        None if writing => DiagramMode::Source,
+        None => app.diagram.mode(d),
+    }
+}
+
 /// The tab shows the drawing rather than the source.
 pub fn drawing_shown(app: &App) -> bool {
     on_diagram_tab(app)
         && app
             .diagram
             .drawing()
-            .is_some_and(|d| app.diagram.mode(&d) == DiagramMode::Drawing)
+            .is_some_and(|d| shown(app, &d) == DiagramMode::Drawing)
 }
 
 /// The fault of the class diagram whose source the viewer shows, if it has one.
@@ -40,7 +52,7 @@ pub fn source_fault(app: &App) -> Option<Fault> {
         return None;
     }
     let d = app.diagram.drawing()?;
-    if app.diagram.mode(&d) != DiagramMode::Source {
+    if shown(app, &d) != DiagramMode::Source {
         return None;
     }
     d.fault.clone()
@@ -103,11 +115,15 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     let Some(d) = app.diagram.drawing() else {
         return Handled::Ignored;
     };
+    let mode = shown(app, &d);
     if key.code == KeyCode::Char('v') {
-        app.diagram.toggle(&d);
+        app.diagram.choose(match mode {
+            DiagramMode::Drawing => DiagramMode::Source,
+            DiagramMode::Source => DiagramMode::Drawing,
+        });
         return Handled::Consumed;
     }
-    if app.diagram.mode(&d) != DiagramMode::Drawing {
+    if mode != DiagramMode::Drawing {
         return Handled::Ignored;
     }
     let view = window(app, &d);
