@@ -1,11 +1,14 @@
 //! The Class diagram tab: the offline drafter's diagram drawn at 100x30, scrolled,
 //! switched to its Mermaid source and back, and a diagram that does not parse shown
 //! as source with the D001 fault marked. Screens on ratatui's TestBackend, compared
-//! with insta snapshots.
+//! with insta snapshots; and `volk demo` in tmux, drawn at 100x30.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
 use std::path::PathBuf;
+use std::time::Duration;
+use support::tmux::{Tmux, tmux_available};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -166,4 +169,41 @@ fn while_the_architect_writes_the_diagram_the_tab_follows_its_source() {
     let drawn = screen(&mut app);
     assert!(drawn.contains("drawn, v: source"), "{drawn}");
     assert!(drawn.contains("│       Store       │"), "{drawn}");
+}
+
+#[test]
+fn demo_draws_the_class_diagram_in_tmux() {
+    if !tmux_available() {
+        eprintln!("SKIPPED demo_draws_the_class_diagram_in_tmux: tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    let tmux = Tmux {
+        socket: dir.path().join("tmux.sock"),
+        session: "volk-diagram".into(),
+    };
+    let command = format!(
+        "VOLK_CONFIG_DIR={} {} demo --workspace {}; echo VOLK-EXITED-$?; sleep 30",
+        config.display(),
+        env!("CARGO_BIN_EXE_volk"),
+        dir.path().join("ws").display()
+    );
+    tmux.start(100, 30, &command);
+    tmux.wait_for("your review", Duration::from_secs(60));
+    tmux.keys(&["5"]);
+    let drawn = tmux.wait_for("drawn, v: source", Duration::from_secs(15));
+    assert!(
+        drawn.contains("classes ·") && drawn.contains('┌'),
+        "{drawn}"
+    );
+    tmux.keys(&["v"]);
+    tmux.wait_for("classDiagram", Duration::from_secs(15));
+    tmux.keys(&["v"]);
+    tmux.wait_for("drawn, v: source", Duration::from_secs(15));
+    // Nothing unsent: q quits without asking.
+    tmux.keys(&["q"]);
+    let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
+    assert!(end.contains("VOLK-EXITED-0"), "{end}");
 }
