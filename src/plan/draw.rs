@@ -15,17 +15,88 @@ const MIN_INNER: usize = 28;
 /// Indentation of arrows and branches under a box.
 const STEM: &str = "    ";
 
+/// How much of each stage's prompt a box shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prompts {
+    /// One line, cut (`volk plan show`, the overview).
+    Cut,
+    /// The whole prompt, wrapped at words to this many columns (the workbench's plan
+    /// tab, where the person reads it before approving).
+    Full(usize),
+}
+
 /// Draws `plan`; works on plans that failed the rules too (unknown targets are
 /// marked `?`), so the person sees what the diagnostics talk about.
 pub fn draw(plan: &ExecutionPlan) -> Vec<String> {
-    let index: HashMap<&str, usize> = plan
-        .stages
+    draw_with(plan, Prompts::Cut)
+}
+
+/// The stage ids' positions (the first stage of a duplicated id wins).
+fn stage_index(plan: &ExecutionPlan) -> HashMap<&str, usize> {
+    plan.stages
         .iter()
         .enumerate()
         .rev()
         .map(|(i, s)| (s.id.as_str(), i))
+        .collect()
+}
+
+/// One line per stage: its number, id and role, and where each of its edges leads
+/// (`↺` for a loop back), so a long plan reads at a glance before its boxes.
+pub fn outline(plan: &ExecutionPlan) -> Vec<String> {
+    let index = stage_index(plan);
+    let names: Vec<String> = plan
+        .stages
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{} · {} ─ {}", i + 1, s.id, s.role))
         .collect();
-    let bodies: Vec<Vec<String>> = plan.stages.iter().map(body).collect();
+    let widest = names.iter().map(|n| n.width()).max().unwrap_or(0);
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let edges: Vec<String> = plan
+                .edges
+                .iter()
+                .filter(|e| matches!(&e.from, Endpoint::Stage(id) if index.get(id.as_str()) == Some(&i)))
+                .map(|e| {
+                    let target = match &e.to {
+                        Endpoint::Done => "▶ done".to_string(),
+                        Endpoint::Stage(id) => match index.get(id.as_str()) {
+                            Some(&t) if t <= i => format!("↺ {}", name_of(t, &plan.stages[t])),
+                            Some(&t) => format!("▶ {}", name_of(t, &plan.stages[t])),
+                            None => format!("▶ ? {id}"),
+                        },
+                    };
+                    format!("{target} ({})", e.condition.label())
+                })
+                .collect();
+            let pad = " ".repeat(widest - name.width());
+            let indent = " ".repeat(widest + 2);
+            match edges.split_first() {
+                None => vec![format!("{name}{pad}  ✗ no outbound edge")],
+                // Each further edge on a row of its own, under the first.
+                Some((first, rest)) => std::iter::once(format!("{name}{pad}  {first}"))
+                    .chain(rest.iter().map(|e| format!("{indent}{e}")))
+                    .collect(),
+            }
+        })
+        .collect::<Vec<Vec<String>>>()
+        .concat()
+}
+
+/// [`draw`] with the prompts shown as `prompts` says.
+pub fn draw_with(plan: &ExecutionPlan, prompts: Prompts) -> Vec<String> {
+    let mut out = vec![format!("goal: {}", plan.goal), String::new()];
+    out.extend(boxes(plan, prompts));
+    out
+}
+
+/// The stages as boxes and the edges between them, without the goal.
+pub fn boxes(plan: &ExecutionPlan, prompts: Prompts) -> Vec<String> {
+    let index = stage_index(plan);
+    let bodies: Vec<Vec<String>> = plan.stages.iter().map(|s| body(s, prompts)).collect();
     let headers: Vec<String> = plan
         .stages
         .iter()
@@ -41,7 +112,7 @@ pub fn draw(plan: &ExecutionPlan) -> Vec<String> {
         .unwrap_or(0)
         .max(MIN_INNER);
 
-    let mut out = vec![format!("goal: {}", plan.goal), String::new()];
+    let mut out = Vec::new();
     let mut outbound: Vec<Vec<usize>> = vec![Vec::new(); plan.stages.len()];
     let mut loose = Vec::new();
     for (e, edge) in plan.edges.iter().enumerate() {
@@ -93,8 +164,10 @@ pub fn draw(plan: &ExecutionPlan) -> Vec<String> {
             let label = plan.edges[e].condition.label();
             let target = match target_of(e) {
                 Target::Done => "▶ done".to_string(),
-                Target::Stage(t) if t <= i => format!("↺ back to {}", name(t, &plan.stages[t])),
-                Target::Stage(t) => format!("▶ {}", name(t, &plan.stages[t])),
+                Target::Stage(t) if t <= i => {
+                    format!("↺ back to {}", name_of(t, &plan.stages[t]))
+                }
+                Target::Stage(t) => format!("▶ {}", name_of(t, &plan.stages[t])),
                 Target::Unknown => format!("▶ ? {}", plan.edges[e].to.as_str()),
             };
             out.push(format!("{STEM}{branch} {label} ─{target}"));
@@ -130,11 +203,11 @@ enum Target {
     Unknown,
 }
 
-fn name(i: usize, stage: &Stage) -> String {
+fn name_of(i: usize, stage: &Stage) -> String {
     format!("{} · {}", i + 1, stage.id)
 }
 
-fn body(stage: &Stage) -> Vec<String> {
+fn body(stage: &Stage, prompts: Prompts) -> Vec<String> {
     let mut lines = vec![format!("produces  {} ({})", stage.produces, stage.kind)];
     if !stage.needs.is_empty() {
         lines.push(format!("needs     {}", stage.needs.join(", ")));
@@ -147,8 +220,54 @@ fn body(stage: &Stage) -> Vec<String> {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    lines.push(format!("prompt    {}", cut(&prompt, PROMPT_COLUMNS)));
+    match prompts {
+        Prompts::Cut => lines.push(format!("prompt    {}", cut(&prompt, PROMPT_COLUMNS))),
+        Prompts::Full(columns) => {
+            for (k, row) in wrap_words(&prompt, columns.max(8)).into_iter().enumerate() {
+                let label = if k == 0 { "prompt" } else { "" };
+                lines.push(format!("{label:<10}{row}"));
+            }
+        }
+    }
     lines
+}
+
+/// Greedy word wrap to `columns` display columns; a word longer than a row is split.
+fn wrap_words(text: &str, columns: usize) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    let mut row = String::new();
+    for word in text.split_whitespace() {
+        let mut word = word.to_string();
+        loop {
+            let gap = usize::from(!row.is_empty());
+            if row.width() + gap + word.width() <= columns {
+                if gap == 1 {
+                    row.push(' ');
+                }
+                row.push_str(&word);
+                break;
+            }
+            if !row.is_empty() {
+                rows.push(std::mem::take(&mut row));
+                continue;
+            }
+            // Alone and still too wide: split it at the column.
+            let mut head = String::new();
+            let mut rest = word.chars();
+            for c in rest.by_ref() {
+                if head.width() + unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) > columns {
+                    word = std::iter::once(c).chain(rest).collect();
+                    break;
+                }
+                head.push(c);
+            }
+            rows.push(head);
+        }
+    }
+    if !row.is_empty() || rows.is_empty() {
+        rows.push(row);
+    }
+    rows
 }
 
 /// Cuts `text` to `columns` display columns, marking the cut with `…`.
@@ -253,6 +372,47 @@ mod tests {
         assert!(text.contains("(nothing leads to the next stage)"), "{text}");
         assert!(text.contains("✗ no outbound edge"), "{text}");
         assert!(text.contains("ghost ─ x validated ─▶ done"), "{text}");
+    }
+
+    #[test]
+    fn full_prompts_wrap_inside_the_box_and_the_outline_shows_the_loop() {
+        let mut plan = review_plan();
+        plan.stages[0].prompt = "Write every module the design names, with its tests, \
+            keeping each public function documented and each error path covered."
+            .into();
+        let lines = draw_with(&plan, Prompts::Full(30));
+        let text = lines.join("\n");
+        let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "│").collect();
+        assert!(
+            words.join(" ").contains(&plan.stages[0].prompt),
+            "the whole prompt: {text}"
+        );
+        assert!(!text.contains('…'), "{text}");
+        let widths: Vec<usize> = lines
+            .iter()
+            .filter(|l| l.starts_with(['┌', '│', '└']))
+            .map(|l| l.width())
+            .collect();
+        assert!(widths.windows(2).all(|w| w[0] == w[1]), "{widths:?}");
+        assert!(widths[0] <= 30 + 10 + 4, "{text}");
+        let outline = outline(&plan);
+        assert_eq!(outline.len(), 3, "{outline:?}");
+        assert!(
+            outline[0].starts_with("1 · build ─ implementer"),
+            "{outline:?}"
+        );
+        assert!(outline[1].contains("▶ done"), "{outline:?}");
+        assert!(
+            outline[2].trim_start().starts_with("↺ 1 · build"),
+            "{outline:?}"
+        );
+    }
+
+    #[test]
+    fn words_wrap_and_long_words_split() {
+        assert_eq!(wrap_words("ab cd ef", 5), ["ab cd", "ef"]);
+        assert_eq!(wrap_words("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap_words("", 3), [""]);
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub mod render;
 pub mod rules;
 
 pub use diagnostic::{Code, Diagnostic, Location, Related, Severity};
-pub use draw::draw;
+pub use draw::{Prompts, boxes, draw, draw_with, outline};
 pub use extract::extract_json;
 pub use kinds::{FieldType, Kind, KindRegistry, KindsError};
 pub use model::{Condition, DEFAULT_GIVEN, Edge, Endpoint, ExecutionPlan, Operator, Stage};

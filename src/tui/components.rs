@@ -6,7 +6,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 
 use crate::tui::app::{App, Focus, Screen};
 use crate::tui::keymap::{Binding, Handled};
-use crate::tui::pane::{diagram, finish, review, summary, tabs, viewer, workbench};
+use crate::tui::pane::{diagram, finish, plan, review, summary, tabs, viewer, workbench};
 use crate::tui::popup::{composer, confirm, diff, error, help, history, search};
 
 /// Every component's bindings, in help order.
@@ -18,12 +18,14 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         workbench::BINDINGS,
         review::BINDINGS,
         finish::BINDINGS,
+        plan::BINDINGS,
         summary::BINDINGS,
         composer::BINDINGS,
         search::BINDINGS,
         diff::BINDINGS,
         history::BINDINGS,
         confirm::READY_BINDINGS,
+        confirm::LAST_CYCLE_BINDINGS,
         confirm::QUIT_BINDINGS,
         error::BINDINGS,
         help::BINDINGS,
@@ -41,6 +43,8 @@ pub enum Layer {
     Summary,
     Finish,
     Tabs,
+    /// The plan tab's keys, whatever pane has the focus.
+    Plan,
     /// The keys that act from any focus.
     Workbench,
     /// The Class diagram tab's keys, before the viewer's.
@@ -57,6 +61,7 @@ impl Layer {
             Layer::Summary => summary::BINDINGS,
             Layer::Finish => finish::BINDINGS,
             Layer::Tabs => tabs::BINDINGS,
+            Layer::Plan => plan::BINDINGS,
             Layer::Workbench => workbench::BINDINGS,
             Layer::Diagram => diagram::BINDINGS,
             Layer::Viewer => viewer::BINDINGS,
@@ -79,6 +84,7 @@ impl Layer {
             Layer::Summary => summary::on_key(app, key),
             Layer::Finish => finish::on_key(app, key),
             Layer::Tabs => tabs::on_key(app, key),
+            Layer::Plan => plan::on_key(app, key),
             Layer::Workbench => workbench::on_key(app, key),
             Layer::Diagram => diagram::on_key(app, key),
             Layer::Viewer => viewer::on_key(app, key),
@@ -97,7 +103,11 @@ pub fn active_layers(app: &App) -> Vec<Layer> {
     if app.screen == Screen::Summary {
         return vec![Layer::Summary];
     }
-    let mut layers = vec![Layer::Finish, Layer::Tabs, Layer::Workbench];
+    let mut layers = vec![Layer::Finish, Layer::Tabs];
+    if app.tab == crate::tui::tab::Tab::Plan {
+        layers.push(Layer::Plan);
+    }
+    layers.push(Layer::Workbench);
     match app.focus {
         Focus::Viewer if diagram::on_diagram_tab(app) => {
             layers.extend([Layer::Diagram, Layer::Viewer]);
@@ -259,6 +269,19 @@ mod tests {
             let mut app = reviewing();
             phase(&mut app, Phase::AwaitingPlanApproval);
             app
+        }),
+        ("plan tab with a plan", || {
+            let mut app = reviewing();
+            phase(&mut app, Phase::AwaitingPlanApproval);
+            app.on_app_event(AppEvent::Loop(LoopEvent::Plan(
+                crate::tui::pane::plan::tests::seven_stages(),
+            )));
+            app
+        }),
+        ("last cycle?", || {
+            let mut app = reviewing();
+            app.info.max_cycles = 2;
+            with(app, &[ctrl('s')])
         }),
         ("summary", || {
             let mut app = reviewing();

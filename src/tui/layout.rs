@@ -5,7 +5,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use crate::tui::app::{App, Follow, Gutter, Screen, ThinkingPane, Wrap};
+use crate::tui::app::{App, Focus, Follow, Gutter, Screen, ThinkingPane, Wrap, Zoom};
 use crate::tui::document::Progress;
 use crate::tui::pane;
 use crate::tui::wrap;
@@ -29,7 +29,8 @@ pub struct Regions {
 
 /// Splits the screen: review pane on the right when wide, below when narrow.
 pub fn regions(area: Rect, app: &App) -> Regions {
-    let show_thinking = app.thinking_pane == ThinkingPane::Shown;
+    let zoomed = app.zoom == Zoom::Focused;
+    let show_thinking = app.thinking_pane == ThinkingPane::Shown && !zoomed;
     let [header, tabs, body, thinking, status] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
@@ -38,7 +39,13 @@ pub fn regions(area: Rect, app: &App) -> Regions {
         Constraint::Length(1),
     ])
     .areas(area);
-    let (viewer, review) = if area.width >= 110 {
+    let (viewer, review) = if zoomed {
+        // The focused pane takes the whole body; the other is not drawn.
+        match app.focus {
+            Focus::Viewer => (body, Rect::default()),
+            Focus::Review => (Rect::default(), body),
+        }
+    } else if area.width >= 110 {
         let [v, r] =
             Layout::horizontal([Constraint::Min(40), Constraint::Length(area.width * 3 / 10)])
                 .areas(body);

@@ -57,10 +57,14 @@ impl App {
             AppEvent::Loop(LoopEvent::Reflection { questions, answers }) => {
                 self.end_stream();
                 self.reflection = Some(ReflectionView { questions, answers });
+                self.refresh_plan_tab();
+                self.select_tab(Tab::Plan);
             }
             AppEvent::Loop(LoopEvent::Plan(check)) => {
                 self.end_stream();
                 self.plan = Some(check);
+                self.refresh_plan_tab();
+                self.select_tab(Tab::Plan);
             }
             AppEvent::Loop(LoopEvent::PacketWritten { path, subject }) => {
                 if subject == "implement" {
@@ -143,7 +147,10 @@ impl App {
                 // The summary's warning keeps the trace id; the status bar does not.
                 let line = without_trace(full);
                 match notice {
-                    Notice::CycleLimit { .. } => self.warning = Some(full.to_string()),
+                    Notice::CycleLimit { .. } => {
+                        self.warning = Some(full.to_string());
+                        self.finalize = crate::volk::session::FinalizeReason::CycleLimit;
+                    }
                     Notice::Cancelled { questions } => {
                         // Back in the review pane, in the order sent, ahead of any
                         // question written since.
@@ -176,7 +183,10 @@ impl App {
                 self.side_stream.clear();
                 self.metrics = Metrics::default();
             }
-            Phase::AwaitingReview { cycle } => self.cycle = *cycle,
+            Phase::AwaitingReview { cycle } => {
+                self.cycle = *cycle;
+                self.reopened();
+            }
             Phase::Finalized => {
                 self.end_stream();
                 self.screen = Screen::Summary;

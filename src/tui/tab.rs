@@ -1,6 +1,7 @@
-//! The workbench's tabs: the five artifacts and the decision journal. A tab is a
-//! value, not a number, so "is this an artifact?" is a match and a new tab (a plan
-//! tab, say) is one variant, one entry in [`Tab::ALL`] and one title.
+//! The workbench's tabs: the five artifacts, the decision journal and the plan (the
+//! reflection and the execution plan, read before finalizing and approving). A tab is
+//! a value, not a number, so "is this an artifact?" is a match and a new tab is one
+//! variant, one entry in [`Tab::ALL`] and one title.
 
 use crate::design::Section;
 
@@ -8,17 +9,19 @@ use crate::design::Section;
 pub enum Tab {
     Artifact(Section),
     Journal,
+    Plan,
 }
 
 impl Tab {
     /// Every tab in the order of the tab bar; key `1` is the first.
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Artifact(Section::Architecture),
         Tab::Artifact(Section::Requirements),
         Tab::Artifact(Section::FileTree),
         Tab::Artifact(Section::ApiSpec),
         Tab::Artifact(Section::ClassDiagram),
         Tab::Journal,
+        Tab::Plan,
     ];
 
     pub const COUNT: usize = Tab::ALL.len();
@@ -28,6 +31,7 @@ impl Tab {
         match self {
             Tab::Artifact(section) => section.index(),
             Tab::Journal => Section::ALL.len(),
+            Tab::Plan => Section::ALL.len() + 1,
         }
     }
 
@@ -53,7 +57,7 @@ impl Tab {
     pub fn section(self) -> Option<Section> {
         match self {
             Tab::Artifact(section) => Some(section),
-            Tab::Journal => None,
+            Tab::Journal | Tab::Plan => None,
         }
     }
 
@@ -61,6 +65,7 @@ impl Tab {
         match self {
             Tab::Artifact(section) => section.title(),
             Tab::Journal => "Journal",
+            Tab::Plan => "Plan",
         }
     }
 }
@@ -86,8 +91,9 @@ mod tests {
             Some(Tab::Artifact(Section::Architecture))
         );
         assert_eq!(Tab::for_digit('6'), Some(Tab::Journal));
+        assert_eq!(Tab::for_digit('7'), Some(Tab::Plan));
         assert_eq!(Tab::for_digit('0'), None);
-        assert_eq!(Tab::Journal.next(), Tab::ALL[0]);
-        assert_eq!(Tab::ALL[0].previous(), Tab::Journal);
+        assert_eq!(Tab::Plan.next(), Tab::ALL[0]);
+        assert_eq!(Tab::ALL[0].previous(), Tab::Plan);
     }
 }

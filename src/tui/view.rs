@@ -33,12 +33,17 @@ pub fn draw(frame: &mut Frame, app: &App) {
         let r = regions(area, app);
         draw_header(frame, r.header, app);
         tabs::draw(frame, r.tabs, app);
-        if diagram::drawing_shown(app) {
-            diagram::draw(frame, r.viewer, app);
-        } else {
-            viewer::draw(frame, r.viewer, app);
+        // A zoomed screen leaves the other pane without an area.
+        if !r.viewer.is_empty() {
+            if diagram::drawing_shown(app) {
+                diagram::draw(frame, r.viewer, app);
+            } else {
+                viewer::draw(frame, r.viewer, app);
+            }
         }
-        review::draw(frame, r.review, app);
+        if !r.review.is_empty() {
+            review::draw(frame, r.review, app);
+        }
         if let Some(area) = r.thinking {
             thinking::draw(frame, area, app);
         }
@@ -115,6 +120,14 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(app.phase.short_label(), state_style),
         sep.clone(),
         Span::raw(format!("cycle {}/{}", app.cycle, max)),
+    ];
+    if crate::tui::pane::finish::last_cycle(app) {
+        spans.push(Span::styled(
+            " last cycle",
+            Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+        ));
+    }
+    spans.extend([
         sep.clone(),
         Span::styled(
             app.info.project_name.clone(),
@@ -127,7 +140,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
             short_thread(&app.info.thread_id),
             Style::default().fg(p.muted),
         ),
-    ];
+    ]);
     if let Some(holder) = &app.read_only {
         spans.push(Span::styled(
             format!("  [READ-ONLY: held by {holder}]"),

@@ -1,5 +1,7 @@
 //! Finishing a design: the reflection before finalizing and the execution plan to
-//! approve or steer, drawn in the review pane's place while the loop is there.
+//! approve or steer, drawn in the review pane's place while the loop is there (and in
+//! full in the plan tab, see [`crate::tui::pane::plan`]); and what the screen may
+//! still offer once the design is on its way to final.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
@@ -20,6 +22,49 @@ fn approving(app: &App) -> bool {
     app.phase == Phase::AwaitingPlanApproval
 }
 
+/// After the reflection, READY can be withdrawn, unless the cycle limit forced it.
+fn reopenable(app: &App) -> bool {
+    finalizing(app) && !app.finalize.is_forced()
+}
+
+/// The cycle under review is the last one allowed: questions on it finalize the
+/// design without another revision.
+pub fn last_cycle(app: &App) -> bool {
+    let max = app.info.max_cycles;
+    max > 0 && app.phase.reviewed_cycle().is_some_and(|cycle| cycle >= max)
+}
+
+/// The phase that counts: a failed or cancelled call counts as the one it resumes.
+fn effective(app: &App) -> &Phase {
+    match &app.phase {
+        Phase::Failed { resume, .. } | Phase::Cancelled { resume } => resume.as_ref(),
+        phase => phase,
+    }
+}
+
+/// The review is over for now: READY was answered (or forced), so a question cannot
+/// be written for the cycle until `b` withdraws READY.
+pub fn past_review(app: &App) -> bool {
+    matches!(
+        effective(app),
+        Phase::Reflecting
+            | Phase::AwaitingFinalize
+            | Phase::Planning { .. }
+            | Phase::AwaitingPlanApproval
+            | Phase::Finalized
+    )
+}
+
+/// No question can be sent any more in this session: the design was finalized (or
+/// is being finalized at the cycle limit, or its plan is under way).
+pub fn design_closed(app: &App) -> bool {
+    match effective(app) {
+        Phase::Planning { .. } | Phase::AwaitingPlanApproval | Phase::Finalized => true,
+        Phase::Reflecting | Phase::AwaitingFinalize => app.finalize.is_forced(),
+        _ => false,
+    }
+}
+
 pub const BINDINGS: &[Binding] = &[
     Binding::new(
         "Enter",
@@ -29,6 +74,14 @@ pub const BINDINGS: &[Binding] = &[
     )
     .hint("Enter", "finalize", 0)
     .when(finalizing),
+    Binding::new(
+        "b",
+        "after the reflection: back to the review (READY was a mistake)",
+        Group::Finishing,
+        &[Chord::ch('b')],
+    )
+    .hint("b", "back to review", 1)
+    .when(reopenable),
     Binding::new(
         "y",
         "approve the execution plan",
@@ -52,6 +105,11 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         KeyCode::Enter if finalizing(app) => {
             app.act(Action::Finalize);
             app.verdict = Verdict::Sent;
+        }
+        KeyCode::Char('b') if reopenable(app) => {
+            app.act(Action::Reopen);
+            app.verdict = Verdict::Sent;
+            app.notice = Some("READY withdrawn: the cycle is under review again".into());
         }
         KeyCode::Char('y') if approving(app) => {
             app.act(Action::ApprovePlan);
@@ -92,6 +150,21 @@ pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
                 "Enter: finalize the design",
                 Style::default().fg(p.accent),
             ));
+            lines.push(if app.finalize.is_forced() {
+                Line::styled(
+                    "the cycle limit forced this finalize: no way back to the review",
+                    Style::default().fg(p.warning),
+                )
+            } else {
+                Line::styled(
+                    "b: back to the review (READY was a mistake)",
+                    Style::default().fg(p.accent),
+                )
+            });
+            lines.push(Line::styled(
+                "7 Plan: the reflection in full · + zooms",
+                Style::default().fg(p.muted),
+            ));
             if let Some(r) = &app.reflection {
                 for q in &r.questions {
                     lines.push(Line::raw(format!("• {q}")));
@@ -118,25 +191,24 @@ pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
                     format!("the plan {mark}"),
                     Style::default().fg(style),
                 ));
-                lines.extend(plan.graph.iter().map(|g| Line::raw(g.clone())));
-                if plan.graph.is_empty() {
-                    lines.extend(
-                        plan.source
-                            .as_deref()
-                            .unwrap_or_default()
-                            .lines()
-                            .map(|l| Line::styled(l.to_string(), Style::default().fg(p.muted))),
-                    );
+                lines.push(Line::styled(
+                    "7 Plan: every stage and prompt · + zooms",
+                    Style::default().fg(p.muted),
+                ));
+                // The stages, prompts and diagnostics are read in the plan tab; the
+                // pane only says what is there.
+                let stages = plan.graph.iter().filter(|l| l.starts_with('┌')).count();
+                if stages > 0 {
+                    lines.push(Line::raw(format!("{stages} stages")));
                 }
-                if !plan.diagnostics_human.is_empty() {
-                    lines.push(Line::raw(""));
-                    lines.extend(
-                        plan.diagnostics_human
-                            .lines()
-                            .map(|l| Line::styled(l.to_string(), Style::default().fg(p.warning))),
-                    );
+                if plan.error_count > 0 {
+                    lines.push(Line::styled(
+                        format!("{} error(s), shown in 7 Plan", plan.error_count),
+                        Style::default().fg(p.warning),
+                    ));
                 }
             }
+            return Some(Paragraph::new(Text::from(lines)).wrap(TextWrap { trim: false }));
         }
         _ => return None,
     }

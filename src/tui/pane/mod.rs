@@ -3,6 +3,7 @@
 
 pub mod diagram;
 pub mod finish;
+pub mod plan;
 pub mod review;
 pub mod summary;
 pub mod tabs;

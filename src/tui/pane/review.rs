@@ -15,16 +15,28 @@ use crate::tui::keymap::{Binding, Chord, Group, Handled};
 use crate::tui::pane::finish;
 use crate::tui::widgets::{panel, section_title, text_lines};
 
+/// The pane lists the questions (while the loop reflects or plans it shows that
+/// instead, and its keys must not act on items nobody sees).
+fn listing(app: &App) -> bool {
+    !matches!(
+        app.phase,
+        Phase::Reflecting
+            | Phase::Planning { .. }
+            | Phase::AwaitingFinalize
+            | Phase::AwaitingPlanApproval
+    )
+}
+
 fn on_question(app: &App) -> bool {
-    app.review_selected < app.draft.questions.len()
+    listing(app) && app.review_selected < app.draft.questions.len()
 }
 
 fn on_thread(app: &App) -> bool {
-    app.selected_thread().is_some()
+    listing(app) && app.selected_thread().is_some()
 }
 
 fn has_items(app: &App) -> bool {
-    app.review_items() > 0
+    listing(app) && app.review_items() > 0
 }
 
 pub const BINDINGS: &[Binding] = &[
@@ -74,6 +86,13 @@ pub const BINDINGS: &[Binding] = &[
 
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     let count = app.review_items();
+    let item_key = matches!(
+        key.code,
+        KeyCode::Enter | KeyCode::Char('e' | 'o' | 'x') | KeyCode::Delete
+    );
+    if item_key && !listing(app) {
+        return Handled::Ignored;
+    }
     match key.code {
         KeyCode::Char('f') => app.focus = Focus::Viewer,
         KeyCode::Down | KeyCode::Char('j') => {
@@ -237,6 +256,10 @@ fn body(app: &App, focused: bool) -> (Vec<Line<'static>>, usize) {
     lines.push(Line::raw(""));
     let footer = match (app.verdict, &app.phase) {
         (Verdict::Sent, _) => "sent; waiting for the architect".to_string(),
+        (_, Phase::AwaitingReview { .. }) if finish::last_cycle(app) => {
+            "LAST CYCLE: Ctrl-S finalizes without another revision (asks first) · Ctrl-R READY"
+                .to_string()
+        }
         (_, Phase::AwaitingReview { .. }) => "Ctrl-S send questions · Ctrl-R READY".to_string(),
         (_, phase) if phase.is_busy() => {
             "you can write questions while the architect works".to_string()

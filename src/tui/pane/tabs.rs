@@ -14,8 +14,8 @@ use crate::tui::widgets::SPINNER;
 
 pub const BINDINGS: &[Binding] = &[
     Binding::new(
-        "1-6",
-        "Architecture, Requirements, File tree, API spec, Class diagram, Journal",
+        "1-7",
+        "Architecture … Class diagram (the five artifacts), Journal, Plan",
         Group::Tabs,
         &[
             Chord::ch('1'),
@@ -24,6 +24,7 @@ pub const BINDINGS: &[Binding] = &[
             Chord::ch('4'),
             Chord::ch('5'),
             Chord::ch('6'),
+            Chord::ch('7'),
         ],
     ),
     Binding::new(

@@ -195,6 +195,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let doc = app.current_doc();
     if doc.is_empty() {
         let message = match (tab.section(), &app.phase) {
+            (None, _) if tab == crate::tui::tab::Tab::Plan => {
+                "the reflection and the execution plan appear here after READY".to_string()
+            }
             (None, _) => "the decision journal fills as the loop moves".to_string(),
             (Some(_), phase) if phase.is_busy() => {
                 "waiting for the architect to reach this section…".to_string()

@@ -4,7 +4,7 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::tui::app::{App, ComposerTarget, Focus, Gutter, ThinkingPane, Verdict, Wrap};
+use crate::tui::app::{App, ComposerTarget, Focus, Gutter, ThinkingPane, Verdict, Wrap, Zoom};
 use crate::tui::document::Rendering;
 use crate::tui::event::{Action, Intent, Phase};
 use crate::tui::keymap::{Binding, Chord, Group, Handled};
@@ -19,8 +19,13 @@ fn reviewable(app: &App) -> bool {
     matches!(app.phase, Phase::AwaitingReview { .. }) && app.verdict != Verdict::Sent
 }
 
+/// A question written now is for a cycle under review (or on its way to one).
+fn can_ask(app: &App) -> bool {
+    !crate::tui::pane::finish::past_review(app)
+}
+
 fn on_artifact_line(app: &App) -> bool {
-    app.anchor_at_cursor().is_some()
+    can_ask(app) && app.anchor_at_cursor().is_some()
 }
 
 fn has_diff(app: &App) -> bool {
@@ -106,7 +111,9 @@ pub const BINDINGS: &[Binding] = &[
         &[Chord::ch('h')],
     )
     .hint("h", "history", 7),
-    Binding::new("a", "write a question", Group::Reviewing, &[Chord::ch('a')]).hint("a", "ask", 2),
+    Binding::new("a", "write a question", Group::Reviewing, &[Chord::ch('a')])
+        .hint("a", "ask", 2)
+        .when(can_ask),
     Binding::new(
         "c",
         "write a question about the cursor line (quotes it)",
@@ -151,6 +158,13 @@ pub const BINDINGS: &[Binding] = &[
     )
     .hint("Ctrl-R", "READY", 5)
     .when(reviewable),
+    Binding::new(
+        "+",
+        "zoom: the focused pane fills the screen / back to the split",
+        Group::Reading,
+        &[Chord::ch('+')],
+    )
+    .hint("+", "zoom", 8),
     HELP,
     Binding::new(
         "Esc",
@@ -195,6 +209,23 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
             } else {
                 app.focus = Focus::Viewer;
             }
+        }
+        KeyCode::Char('a' | 'c') if !can_ask(app) => {
+            app.notice = Some(if crate::tui::pane::finish::design_closed(app) {
+                "the design is final: no more questions can be sent".into()
+            } else {
+                "READY was answered: b (after the reflection) goes back to the review".into()
+            });
+        }
+        KeyCode::Char('+') => {
+            app.zoom = match app.zoom {
+                Zoom::Split => Zoom::Focused,
+                Zoom::Focused => Zoom::Split,
+            };
+            app.notice = Some(match app.zoom {
+                Zoom::Focused => "+: zoomed; + again splits the screen".into(),
+                Zoom::Split => "+: split screen".into(),
+            });
         }
         KeyCode::Char('a') => app.open_composer(ComposerTarget::NewQuestion { anchor: None }),
         KeyCode::Char('c') => {

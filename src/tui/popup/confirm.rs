@@ -1,6 +1,7 @@
-//! Questions asked before an act that cannot be taken back: answering READY,
-//! quitting with an unsent draft or a running call, and cancelling a call whose
-//! text has begun to arrive (its tokens are paid for).
+//! Questions asked before an act that cannot be taken back: answering READY, sending
+//! questions on the last allowed cycle (which finalizes the design unanswered),
+//! quitting with an unsent draft or a running call, and cancelling a call whose text
+//! has begun to arrive (its tokens are paid for).
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
@@ -19,7 +20,11 @@ use crate::tui::widgets::{centered, popup_block};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Confirm {
     Ready,
-    Quit { reason: String },
+    /// Ctrl-S on the last cycle: the questions would finalize the design unanswered.
+    LastCycle,
+    Quit {
+        reason: String,
+    },
     Cancel,
 }
 
@@ -38,6 +43,23 @@ pub const READY_BINDINGS: &[Binding] = &[
         &[Chord::plain(KeyCode::Esc), Chord::AnyKey],
     )
     .hint("Esc", "back", 2),
+];
+
+pub const LAST_CYCLE_BINDINGS: &[Binding] = &[
+    Binding::new(
+        "y / Enter",
+        "(last cycle) send and finalize without another revision",
+        Group::Popups,
+        &[Chord::ch('y'), Chord::plain(KeyCode::Enter)],
+    )
+    .hint("y", "send and finalize", 1),
+    Binding::new(
+        "n / Esc",
+        "(last cycle) back, the questions kept (so does any other key)",
+        Group::Popups,
+        &[Chord::ch('n'), Chord::plain(KeyCode::Esc), Chord::AnyKey],
+    )
+    .hint("n", "back", 2),
 ];
 
 pub const QUIT_BINDINGS: &[Binding] = &[
@@ -82,6 +104,14 @@ impl Confirm {
                 if yes {
                     app.act(Action::Review(Feedback::ready(app.cycle)));
                     app.verdict = Verdict::Sent;
+                }
+                Handled::Close
+            }
+            Confirm::LastCycle => {
+                if yes && let Some(cycle) = app.phase.reviewed_cycle() {
+                    app.send_now(cycle);
+                } else {
+                    app.notice = Some("nothing sent: your questions are kept".into());
                 }
                 Handled::Close
             }
@@ -132,6 +162,34 @@ impl Confirm {
                 frame.render_widget(Clear, rect);
                 frame.render_widget(
                     Paragraph::new(lines).block(popup_block(&p, " READY? ".into(), p.accent)),
+                    rect,
+                );
+            }
+            Confirm::LastCycle => {
+                let n = app.draft.questions.len();
+                let lines = vec![
+                    Line::styled(
+                        format!("Cycle {} is the last one allowed.", app.cycle),
+                        Style::default().fg(p.warning),
+                    ),
+                    Line::raw(format!(
+                        "Sending {n} question(s) now finalizes the design without"
+                    )),
+                    Line::raw("another revision: the architect will not answer them."),
+                    Line::raw(""),
+                    Line::styled(
+                        "y / Enter: send and finalize · n / Esc: back, questions kept",
+                        Style::default().fg(p.accent),
+                    ),
+                ];
+                let rect = centered(area, 66, lines.len() as u16 + 2);
+                frame.render_widget(Clear, rect);
+                frame.render_widget(
+                    Paragraph::new(lines).block(popup_block(
+                        &p,
+                        " Last cycle: finalize? ".into(),
+                        p.warning,
+                    )),
                     rect,
                 );
             }
@@ -204,7 +262,9 @@ impl App {
 
     /// `q`: quits, asking first when a draft is unsent or a call runs.
     pub(crate) fn request_quit(&mut self) {
-        let reason = if self.draft.is_unsent() && self.screen == Screen::Workbench {
+        // A draft that can never be sent (the design is final) is not worth a question.
+        let unsent = self.draft.is_unsent() && !crate::tui::pane::finish::design_closed(self);
+        let reason = if unsent && self.screen == Screen::Workbench {
             Some("Your draft is not sent (it stays saved for `volk open`).")
         } else if self.phase.is_busy() && self.is_streaming() {
             Some("The architect is still working; quitting stops the call.")

@@ -68,6 +68,7 @@ impl Popup {
             Popup::Composer(_) => composer::BINDINGS,
             Popup::Search(_) => search::BINDINGS,
             Popup::Confirm(confirm::Confirm::Ready) => confirm::READY_BINDINGS,
+            Popup::Confirm(confirm::Confirm::LastCycle) => confirm::LAST_CYCLE_BINDINGS,
             Popup::Confirm(confirm::Confirm::Quit { .. }) => confirm::QUIT_BINDINGS,
             Popup::Confirm(confirm::Confirm::Cancel) => confirm::CANCEL_BINDINGS,
             Popup::Diff(_) => diff::BINDINGS,
