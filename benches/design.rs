@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use volk::design::Artifacts;
-use volk::design::lint::lint;
+use volk::design::lint::{lint, rules};
+use volk::design::model::DesignModel;
+use volk::design::{Artifacts, Section};
 
 /// About `lines` lines over the five artifacts, consistent except for a few
 /// findings, so every rule does its full work.
@@ -68,6 +69,29 @@ fn bench(c: &mut Criterion) {
         }
     }
     c.bench_function("lint_20000_line_design", |b| b.iter(|| lint(black_box(&a))));
+    stages(c, &a);
+}
+
+/// Where the time goes: the model read from each artifact alone, then the rules
+/// over a model already read.
+fn stages(c: &mut Criterion, a: &Artifacts) {
+    let mut group = c.benchmark_group("design_stages");
+    for section in Section::ALL {
+        let mut only = Artifacts::default();
+        *only.get_mut(section) = a.get(section).to_string();
+        group.bench_function(format!("model/{}", section.file_name()), |b| {
+            b.iter(|| DesignModel::read(black_box(&only)))
+        });
+    }
+    let model = DesignModel::read(a);
+    group.bench_function("rules", |b| {
+        b.iter(|| {
+            let mut out = Vec::new();
+            rules::check(black_box(a), black_box(&model), &mut out);
+            out
+        })
+    });
+    group.finish();
 }
 
 /// utime + stime of this process in clock ticks (1/100 s on Linux).

@@ -1,6 +1,7 @@
 //! Workbench budgets: a full frame of a 20,000-line highlighted artifact at 200x60,
 //! start to first frame, a keystroke drawn while a stream delivers 500 chunks a second,
-//! and resident memory with five 200 KB artifacts loaded.
+//! a frame with 1 MB of thinking in the (wrapping) thinking pane, and resident memory
+//! with five 200 KB artifacts loaded.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -171,6 +172,21 @@ fn benches(c: &mut Criterion) {
             view::render(&mut terminal, &mut app).unwrap();
         })
     });
+    // The same frame while cycle 2 is on its way: the committed text stays on screen,
+    // dimmed under a banner (before that feature: the same text, undimmed).
+    app.on_key(KeyEvent::new(KeyCode::Char('m'), KeyModifiers::NONE));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 2,
+    })));
+    view::render(&mut terminal, &mut app).unwrap();
+    c.bench_function("frame_20k_line_artifact_200x60_backdrop", |b| {
+        b.iter(|| {
+            let code = if down { KeyCode::Down } else { KeyCode::Up };
+            down = !down;
+            app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+            view::render(&mut terminal, &mut app).unwrap();
+        })
+    });
     // Every line of a 20,000-line artifact once (what the cache then keeps), rendered
     // as a document and highlighted as source.
     let text = markdown(20_000);
@@ -249,6 +265,42 @@ fn benches(c: &mut Criterion) {
         })
     });
     eprintln!("keystroke frame during stream: worst {worst:?} (budget 16 ms)");
+
+    // A frame while a model thinks: 1 MB of thinking so far (long lines the pane wraps),
+    // the pane shown, the activity line ticking; each frame brings one more thought.
+    let mut app = App::new(info(), Theme::dark());
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
+    app.on_app_event(AppEvent::Loop(LoopEvent::CallStarted {
+        call: 1,
+        purpose: Purpose::Design,
+    }));
+    let thought = "Weighing a single SQLite file against a server process: the file keeps backups a copy and needs no supervision, the server scales writers. ".repeat(3);
+    for _ in 0..(1 << 20) / thought.len() {
+        app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
+            call: 1,
+            purpose: Purpose::Design,
+            event: StreamEvent::Thinking {
+                text: format!("{thought}\n"),
+            },
+        }));
+    }
+    app.on_key(KeyEvent::new(KeyCode::Char('t'), KeyModifiers::NONE));
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    c.bench_function("frame_thinking_1mb_shown_200x60", |b| {
+        b.iter(|| {
+            app.on_app_event(AppEvent::Loop(LoopEvent::Delta {
+                call: 1,
+                purpose: Purpose::Design,
+                event: StreamEvent::Thinking {
+                    text: "One more thought. ".into(),
+                },
+            }));
+            app.tick();
+            view::render(&mut terminal, &mut app).unwrap();
+        })
+    });
     let stats = keystrokes_during_a_stream();
     eprintln!(
         "real loop, 500 chunks/s and a key every 20 ms: {} inputs, {} frames in ~2 s, worst input-to-frame {:?} (budget 16 ms)",

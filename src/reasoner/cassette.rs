@@ -253,6 +253,10 @@ impl Reasoner for Recorder {
         self.inner.model()
     }
 
+    fn label(&self) -> String {
+        self.inner.label()
+    }
+
     fn base_url(&self) -> Option<&str> {
         self.inner.base_url()
     }

@@ -164,6 +164,11 @@ pub trait Reasoner: Send + Sync {
     fn name(&self) -> &str;
     /// The model that answers, as shown in the header.
     fn model(&self) -> &str;
+    /// What the header calls this reasoner: `openai/gpt-4.1`, or words a person reads
+    /// when no model answers at all.
+    fn label(&self) -> String {
+        format!("{}/{}", self.name(), self.model())
+    }
     /// Where an HTTP provider is reached (recorded in the session; never a key).
     fn base_url(&self) -> Option<&str> {
         None

@@ -4,6 +4,8 @@
 //! the same parser path runs. Everything it writes says plainly that it was drafted
 //! offline.
 
+mod scope;
+
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -15,6 +17,8 @@ use crate::design::edit::write::update_answer;
 use crate::project::slug::slugify;
 use crate::reasoner::{EventStream, Reasoner, ReasonerRequest, StreamEvent, Usage};
 use crate::volk::brief::{Brief, Purpose};
+
+use scope::{Family, SystemKind, requirement_items, system_kind};
 
 /// Deterministic drafter. `pace` slows the stream down so a person can watch it.
 #[derive(Debug, Clone, Default)]
@@ -40,6 +44,10 @@ impl Reasoner for OfflineDrafter {
 
     fn model(&self) -> &str {
         "drafter"
+    }
+
+    fn label(&self) -> String {
+        "offline drafter (no model)".to_string()
     }
 
     fn stream(&self, request: ReasonerRequest) -> EventStream {
@@ -96,40 +104,59 @@ pub fn draft(purpose: Purpose, brief: &Brief) -> String {
     }
 }
 
-/// One unit of the drafted system, derived from one requirement.
+/// One unit of the drafted system, derived from the functional requirements that
+/// name the same verb and object.
 struct Component {
     /// CapWords type name, e.g. `AddTasks`.
     name: String,
     /// snake_case module name, e.g. `add_tasks`.
     module: String,
+    /// The first requirement it implements, as written.
     requirement: String,
+}
+
+/// What the drafter works from: the scope's requirements by family (texts exactly as
+/// written) and the components of the functional ones.
+struct Drafted {
+    functional: Vec<String>,
+    non_functional: Vec<String>,
+    errors: Vec<String>,
+    components: Vec<Component>,
+    /// For each functional requirement, the component that serves it (`None`: the
+    /// entry point serves it).
+    served_by: Vec<Option<usize>>,
+    kind: SystemKind,
 }
 
 const STOP_WORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "of", "to", "for", "with", "in", "on", "by", "be", "as", "is",
     "all", "each", "any", "must", "should", "shall", "can", "will", "user", "users", "system",
-    "allow", "allows", "able",
+    "allow", "allows", "able", "let", "lets", "owner", "owners", "visitor", "visitors", "instead",
 ];
 
-fn requirement_lines(brief: &Brief) -> Vec<String> {
-    let mut lines: Vec<String> = brief
-        .requirements
-        .lines()
-        .map(|l| {
-            l.trim()
-                .trim_start_matches(|c: char| c.is_ascii_digit() || "-*.)# ".contains(c))
-                .trim()
-                .to_string()
-        })
-        .filter(|l| l.len() > 2)
-        .collect();
-    if lines.is_empty() {
-        lines = brief.structured_requirements.clone();
+/// The scope's requirement items: the `requirements` text, else the structured
+/// list, else the task summary.
+fn requirement_lists(brief: &Brief) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let (mut functional, mut non_functional, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    for item in requirement_items(&brief.requirements) {
+        match item.family {
+            Family::Functional => functional.push(item.text),
+            Family::NonFunctional => non_functional.push(item.text),
+            Family::Error => errors.push(item.text),
+        }
     }
-    if lines.is_empty() && !brief.task_summary.is_empty() {
-        lines.push(brief.task_summary.clone());
+    if functional.is_empty() {
+        functional = brief
+            .structured_requirements
+            .iter()
+            .map(|r| r.trim().to_string())
+            .filter(|r| !r.is_empty())
+            .collect();
     }
-    lines
+    if functional.is_empty() && !brief.task_summary.trim().is_empty() {
+        functional.push(brief.task_summary.trim().to_string());
+    }
+    (functional, non_functional, errors)
 }
 
 /// Words that end the object of a requirement's verb ("Attach short notes *to* a book").
@@ -167,19 +194,38 @@ fn verb_and_object(requirement: &str) -> Vec<String> {
     out
 }
 
-fn components(brief: &Brief) -> Vec<Component> {
-    let mut out: Vec<Component> = Vec::new();
-    for requirement in requirement_lines(brief) {
-        let words = verb_and_object(&requirement);
-        if words.is_empty() {
-            continue;
-        }
-        let module = words.join("_");
-        if out.iter().any(|c| c.module == module) {
-            continue;
-        }
-        let name = words
+/// Module names the drafter writes itself, which a component must not take.
+const RESERVED_MODULES: &[&str] = &["cli", "api", "store", "main", "app"];
+
+fn draft_scope(brief: &Brief) -> Drafted {
+    let (functional, mut non_functional, errors) = requirement_lists(brief);
+    non_functional.extend(
+        brief
+            .nfrs
             .iter()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty()),
+    );
+    let mut components: Vec<Component> = Vec::new();
+    let mut served_by = Vec::with_capacity(functional.len());
+    for requirement in &functional {
+        let words = verb_and_object(requirement);
+        if words.is_empty() {
+            served_by.push(None);
+            continue;
+        }
+        let mut module = words.join("_");
+        if module.starts_with(|c: char| c.is_ascii_digit())
+            || RESERVED_MODULES.contains(&module.as_str())
+        {
+            module = format!("feature_{module}");
+        }
+        if let Some(at) = components.iter().position(|c| c.module == module) {
+            served_by.push(Some(at));
+            continue;
+        }
+        let name = module
+            .split('_')
             .map(|w| {
                 let mut chars = w.chars();
                 chars
@@ -188,13 +234,25 @@ fn components(brief: &Brief) -> Vec<Component> {
                     .unwrap_or_default()
             })
             .collect::<String>();
-        out.push(Component {
+        served_by.push(Some(components.len()));
+        components.push(Component {
             name,
             module,
-            requirement,
+            requirement: requirement.clone(),
         });
     }
-    out
+    let scope = format!(
+        "{} {} {}",
+        brief.task_summary, brief.requirements, brief.original_intent
+    );
+    Drafted {
+        functional,
+        non_functional,
+        errors,
+        components,
+        served_by,
+        kind: system_kind(&scope),
+    }
 }
 
 fn package_name(brief: &Brief) -> String {
@@ -226,9 +284,50 @@ fn storage_choice(brief: &Brief) -> (&'static str, &'static str) {
     }
 }
 
+/// The drafted entry point, which depends on the kind of system the scope asks for.
+struct Entry {
+    name: &'static str,
+    module: &'static str,
+    role: &'static str,
+    flow: &'static str,
+    functions: &'static [&'static str],
+    invalid_input: &'static str,
+    default_nfr: &'static str,
+}
+
+impl Entry {
+    fn of(kind: SystemKind) -> Entry {
+        match kind {
+            SystemKind::Cli => Entry {
+                name: "Cli",
+                module: "cli",
+                role: "parses commands and calls one handler per command.",
+                flow: "Cli -> handler -> Store -> handler -> Cli (printed result).",
+                functions: &["main(argv: list[str] | None = None) -> int"],
+                invalid_input: "a one-line error and a non-zero exit status",
+                default_nfr: "Every command answers within 200 ms on local data.",
+            },
+            SystemKind::WebService => Entry {
+                name: "Api",
+                module: "api",
+                role: "routes each HTTP request to one handler per endpoint and turns its result into a response.",
+                flow: "HTTP request -> Api -> handler -> Store -> handler -> Api (HTTP response).",
+                functions: &[
+                    "serve(host: str, port: int) -> None",
+                    "handle(method: str, path: str, body: bytes) -> tuple[int, bytes]",
+                ],
+                invalid_input: "HTTP 400 with a body naming the field",
+                default_nfr: "Every request is answered within 200 ms on local data.",
+            },
+        }
+    }
+}
+
 fn draft_design(brief: &Brief) -> String {
     let package = package_name(brief);
-    let comps = components(brief);
+    let drafted = draft_scope(brief);
+    let comps = &drafted.components;
+    let entry = Entry::of(drafted.kind);
     let (storage, storage_lib) = storage_choice(brief);
     let mut out = String::with_capacity(8 * 1024);
 
@@ -250,7 +349,8 @@ fn draft_design(brief: &Brief) -> String {
     let _ = writeln!(out, "## Components\n");
     let _ = writeln!(
         out,
-        "1. **Cli** (`{package}.cli`): parses commands and calls one handler per command."
+        "1. **{}** (`{package}.{}`): {}",
+        entry.name, entry.module, entry.role
     );
     for (i, c) in comps.iter().enumerate() {
         let _ = writeln!(
@@ -268,18 +368,17 @@ fn draft_design(brief: &Brief) -> String {
         comps.len() + 2
     );
     let _ = writeln!(out, "\n## Data flow\n");
-    let _ = writeln!(
-        out,
-        "Cli -> handler -> Store -> handler -> Cli (printed result).\n"
-    );
+    let _ = writeln!(out, "{}\n", entry.flow);
     let _ = writeln!(out, "## Traceability\n");
-    for (i, c) in comps.iter().enumerate() {
+    for (i, served) in drafted.served_by.iter().enumerate() {
+        let (name, module) = match served.and_then(|c| comps.get(c)) {
+            Some(c) => (c.name.as_str(), c.module.as_str()),
+            None => (entry.name, entry.module),
+        };
         let _ = writeln!(
             out,
-            "- FR-{:02}: served by {} (`{package}.{}`).",
-            i + 1,
-            c.name,
-            c.module
+            "- FR-{:02}: served by {name} (`{package}.{module}`).",
+            i + 1
         );
     }
     let _ = writeln!(
@@ -315,7 +414,8 @@ fn draft_design(brief: &Brief) -> String {
     if brief.questions.is_empty() {
         let _ = writeln!(
             out,
-            "1. How should invalid input be reported? Assumed: a one-line error and a non-zero exit status."
+            "1. How should invalid input be reported? Assumed: {}.",
+            entry.invalid_input
         );
         let _ = writeln!(
             out,
@@ -342,52 +442,57 @@ fn draft_design(brief: &Brief) -> String {
     // REQUIREMENTS
     let _ = writeln!(out, "REQUIREMENTS:");
     let _ = writeln!(out, "FUNCTIONAL:");
-    for (i, c) in comps.iter().enumerate() {
-        let _ = writeln!(out, "{}. FR-{:02}: {}", i + 1, i + 1, c.requirement);
+    for (i, r) in drafted.functional.iter().enumerate() {
+        let _ = writeln!(out, "{}. FR-{:02}: {r}", i + 1, i + 1);
     }
     let _ = writeln!(out, "\nNON-FUNCTIONAL:");
-    if brief.nfrs.is_empty() {
-        let _ = writeln!(
-            out,
-            "1. NFR-01: Every command answers within 200 ms on local data."
-        );
+    if drafted.non_functional.is_empty() {
+        let _ = writeln!(out, "1. NFR-01: {}", entry.default_nfr);
     } else {
-        for (i, n) in brief.nfrs.iter().enumerate() {
-            let _ = writeln!(out, "{}. NFR-{:02}: {}", i + 1, i + 1, n.trim());
+        for (i, n) in drafted.non_functional.iter().enumerate() {
+            let _ = writeln!(out, "{}. NFR-{:02}: {n}", i + 1, i + 1);
         }
     }
     let _ = writeln!(out, "\nERRORS:");
-    let _ = writeln!(
-        out,
-        "1. ERR-01: Invalid input is refused with a message naming the field."
-    );
-    let _ = writeln!(
-        out,
-        "2. ERR-02: A storage failure is reported and leaves stored data unchanged.\n"
-    );
+    let default_errors = [
+        "Invalid input is refused with a message naming the field.",
+        "A storage failure is reported and leaves stored data unchanged.",
+    ];
+    let errors: Vec<&str> = if drafted.errors.is_empty() {
+        default_errors.to_vec()
+    } else {
+        drafted.errors.iter().map(String::as_str).collect()
+    };
+    for (i, e) in errors.iter().enumerate() {
+        let _ = writeln!(out, "{}. ERR-{:02}: {e}", i + 1, i + 1);
+    }
+    out.push('\n');
 
     // FILE_TREE
     let _ = writeln!(out, "FILE_TREE:");
     let _ = writeln!(out, "src/");
     let _ = writeln!(out, "└── {package}/");
     let _ = writeln!(out, "    ├── __init__.py");
-    let _ = writeln!(out, "    ├── cli.py");
-    for c in &comps {
+    let _ = writeln!(out, "    ├── {}.py", entry.module);
+    for c in comps {
         let _ = writeln!(out, "    ├── {}.py", c.module);
     }
     let _ = writeln!(out, "    └── store.py");
     let _ = writeln!(out, "tests/");
-    let _ = writeln!(out, "├── test_cli.py");
-    for c in &comps {
+    let _ = writeln!(out, "├── test_{}.py", entry.module);
+    for c in comps {
         let _ = writeln!(out, "├── test_{}.py", c.module);
     }
     let _ = writeln!(out, "└── test_store.py\n");
 
     // API_SPEC
     let _ = writeln!(out, "API_SPEC:");
-    let _ = writeln!(out, "Module: src/{package}/cli.py");
-    let _ = writeln!(out, "  main(argv: list[str] | None = None) -> int\n");
-    for c in &comps {
+    let _ = writeln!(out, "Module: src/{package}/{}.py", entry.module);
+    for signature in entry.functions {
+        let _ = writeln!(out, "  {signature}");
+    }
+    out.push('\n');
+    for c in comps {
         let _ = writeln!(out, "Module: src/{package}/{}.py", c.module);
         let _ = writeln!(out, "  class {}:", c.name);
         let _ = writeln!(out, "    __init__(self, store: Store) -> None");
@@ -402,14 +507,14 @@ fn draft_design(brief: &Brief) -> String {
     // CLASS_DIAGRAM
     let _ = writeln!(out, "CLASS_DIAGRAM:");
     let _ = writeln!(out, "classDiagram");
-    for c in &comps {
+    for c in comps {
         let _ = writeln!(out, "  class {} {{\n    +run(args) str\n  }}", c.name);
     }
     let _ = writeln!(
         out,
         "  class Store {{\n    +save(record) int\n    +load_all() list\n  }}"
     );
-    for c in &comps {
+    for c in comps {
         let _ = writeln!(out, "  {} --> Store", c.name);
     }
     // An update accounts for its changes, one line per review thread (`Q1.2: …`).

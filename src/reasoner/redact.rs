@@ -306,6 +306,10 @@ impl Reasoner for Redacting {
         self.inner.model()
     }
 
+    fn label(&self) -> String {
+        self.inner.label()
+    }
+
     fn base_url(&self) -> Option<&str> {
         self.inner.base_url()
     }

@@ -126,6 +126,14 @@ impl Choice {
     }
 }
 
+/// Said once when a design starts with no reasoner named by a flag, the environment
+/// or `volk.toml`: the offline drafter writes it, and this is how to pick a model.
+pub fn offline_notice(args: &ReasonerArgs, settings: &Settings) -> Option<&'static str> {
+    (args.reasoner.is_none() && settings.reasoner.is_none()).then_some(
+        "volk: no reasoner given, so the offline drafter (no model) writes the design; pick a model with --reasoner openai|anthropic|deepseek|ollama [--model NAME], VOLK_REASONER, or reasoner = \"openai\" in volk.toml",
+    )
+}
+
 /// Builds the reasoner the user asked for.
 pub fn build(args: &ReasonerArgs, settings: &Settings) -> Result<SharedReasoner, BadInput> {
     refuse_untrusted(args, settings)?;

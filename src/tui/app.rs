@@ -213,6 +213,8 @@ pub struct App {
     /// Text of a reflection or plan call while it streams.
     pub side_stream: String,
     pub review_selected: usize,
+    /// How far the review pane is scrolled (kept with the selection in view).
+    pub review_scroll: crate::tui::pane::review::ReviewScroll,
     pub popup: Option<Popup>,
     pub draft: Draft,
     pub draft_changed: bool,
@@ -261,6 +263,8 @@ pub struct App {
     /// Per section, the lines an edit block of the running update wrote.
     pub marks: [Vec<bool>; 5],
     pub cost: CostMeter,
+    /// The committed cycle kept on screen while the next one is written.
+    pub(crate) backdrop: crate::tui::backdrop::Backdrop,
 }
 
 pub(crate) fn new_docs(theme: &Theme) -> Vec<Document> {
@@ -299,6 +303,7 @@ impl App {
             thinking: String::new(),
             side_stream: String::new(),
             review_selected: 0,
+            review_scroll: Default::default(),
             popup: None,
             draft: Draft::default(),
             draft_changed: false,
@@ -334,6 +339,7 @@ impl App {
             intents: Vec::new(),
             marks: Default::default(),
             cost: CostMeter::default(),
+            backdrop: Default::default(),
         }
     }
 
@@ -436,6 +442,7 @@ impl App {
         self.open_questions = open_questions(&artifacts.architecture);
         self.artifacts = artifacts;
         self.cycle = cycle;
+        self.backdrop_committed(cycle);
     }
 
     /// An artifact came back from the person's editor: shown now, committed as a
@@ -698,6 +705,8 @@ impl App {
             MouseEventKind::ScrollDown => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
                     diff.scroll_by(3);
+                } else if self.popup.is_none() && self.areas.review.contains(at) {
+                    crate::tui::pane::review::scroll(self, 3);
                 } else if self.popup.is_none() && !crate::tui::pane::diagram::wheel(self, 3) {
                     self.scroll(3);
                 }
@@ -705,6 +714,8 @@ impl App {
             MouseEventKind::ScrollUp => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
                     diff.scroll_by(-3);
+                } else if self.popup.is_none() && self.areas.review.contains(at) {
+                    crate::tui::pane::review::scroll(self, -3);
                 } else if self.popup.is_none() && !crate::tui::pane::diagram::wheel(self, -3) {
                     self.scroll(-3);
                 }
@@ -722,6 +733,8 @@ impl App {
                     }
                 } else if self.areas.review.contains(at) {
                     self.focus = Focus::Review;
+                    let row = (mouse.row - self.areas.review.y) as usize;
+                    crate::tui::pane::review::click(self, row);
                 }
             }
             _ => {}

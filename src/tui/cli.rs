@@ -248,6 +248,7 @@ fn workbench(
             reasoner: connected.reasoner_name.clone(),
             model: connected.model.clone(),
         };
+        app.finalize = connected.finalize;
         if let Some((cycle, artifacts, previous)) = connected.restored {
             if let Some(previous) = &previous {
                 app.changed = artifacts.changed_since(previous);

@@ -137,6 +137,7 @@ impl App {
         let r = regions(area, self);
         self.areas.tabs = pane::tabs::rects(r.tabs, self);
         self.areas.review = inner(r.review);
+        pane::review::settle(self, self.areas.review);
         self.settle_viewer(r.viewer);
     }
 

@@ -37,8 +37,8 @@ impl App {
                 if !self.artifacts.is_empty() && self.artifacts != artifacts {
                     self.previous = Some(self.artifacts.clone());
                 }
-                self.show_artifacts(cycle, artifacts);
                 self.changed = changed;
+                self.show_artifacts(cycle, artifacts);
                 self.committing = true;
                 if self.tab_follow == Follow::Stream {
                     self.tab = Tab::default();
@@ -87,6 +87,7 @@ impl App {
             }
             AppEvent::Loop(LoopEvent::Error { message, retryable }) => {
                 self.end_stream();
+                self.backdrop_restore();
                 self.verdict = Verdict::None;
                 self.notice = Some(message.clone());
                 self.popup = Some(Popup::Error(Failure { message, retryable }));
@@ -178,6 +179,7 @@ impl App {
             Phase::Designing { cycle } => {
                 self.cycle = *cycle;
                 self.metrics = Metrics::default();
+                self.backdrop.asked();
             }
             Phase::Reflecting | Phase::Planning { .. } => {
                 self.side_stream.clear();
@@ -192,11 +194,15 @@ impl App {
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
-            Phase::Cancelled { .. } => self.end_stream(),
+            Phase::Cancelled { .. } => {
+                self.end_stream();
+                self.backdrop_restore();
+            }
             Phase::Failed {
                 message, retryable, ..
             } => {
                 self.end_stream();
+                self.backdrop_restore();
                 self.popup = Some(Popup::Error(Failure {
                     message: message.clone(),
                     retryable: *retryable,

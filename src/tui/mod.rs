@@ -9,6 +9,7 @@
 
 pub mod activity;
 pub mod app;
+pub mod backdrop;
 pub mod cli;
 pub mod components;
 pub mod diagram;

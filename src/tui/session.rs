@@ -36,6 +36,8 @@ pub struct Connected {
     pub project_name: String,
     pub thread_id: String,
     pub max_cycles: u32,
+    /// Why a resumed session is being finalized (a forced finalize has no way back).
+    pub finalize: crate::volk::session::FinalizeReason,
     pub reasoner_name: String,
     pub model: String,
     /// The newest finished cycle when resuming, and the one before it.
@@ -197,6 +199,7 @@ pub async fn connect(
         project_name: overview.project_name,
         thread_id: overview.thread_id,
         max_cycles: overview.max_cycles,
+        finalize: overview.finalize,
         reasoner_name,
         model,
         restored,

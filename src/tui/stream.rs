@@ -178,6 +178,7 @@ impl App {
         self.thinking.clear();
         // An update is drawn on the design it revises: after a first answer whose
         // blocks failed, that is the design the answer left (the repair's base).
+        let repairing = self.stream.live.as_ref().is_some_and(|l| l.patch.is_some());
         let patch = (purpose == Purpose::Update).then(|| {
             let current = match self.stream.live.as_ref().and_then(|l| l.patch.as_ref()) {
                 Some(previous) => previous.design(),
@@ -186,10 +187,10 @@ impl App {
             LivePatch::new(current)
         });
         if matches!(purpose, Purpose::Design | Purpose::Update) {
-            if patch.is_none() {
-                for doc in &mut self.docs {
-                    doc.clear();
-                }
+            // The committed text stays until the stream replaces it; a repair keeps
+            // drawing on what the answer it repairs left.
+            if !repairing {
+                self.backdrop_begin();
             }
             self.raw.clear();
             self.marks = Default::default();
@@ -227,6 +228,9 @@ impl App {
                 let doc = &mut self.docs[i];
                 let synced = patch.sync(section, doc, &mut self.marks[i], &mut live.consumed[i]);
                 if synced == Synced::Done {
+                    if patch.label(section).is_some() {
+                        self.backdrop.replace(section, doc, false);
+                    }
                     if Some(section) == growing {
                         live.touched[i] = true; // the pending block keeps changing
                     }
@@ -239,6 +243,7 @@ impl App {
             };
             let committed = parser.committed(section);
             let doc = &mut self.docs[i];
+            self.backdrop.replace(section, doc, true);
             if committed.len() > live.consumed[i] {
                 let mut fresh = &committed[live.consumed[i]..];
                 if doc.lines().is_empty() {
@@ -270,7 +275,7 @@ impl App {
             let len = self.docs[i].len();
             let focus = live.patch.as_ref().and_then(|p| p.focus(section));
             let view = &mut self.views[i];
-            if view.follow == Follow::Stream {
+            if view.follow == Follow::Stream && !self.backdrop.is_stale(section) {
                 view.cursor = focus.unwrap_or(usize::MAX).min(len.saturating_sub(1));
             }
         }

@@ -36,23 +36,24 @@ fn badge(status: ThreadStatus, p: &Palette) -> Span<'static> {
 }
 
 /// The lines of the threads section; `selected` is the index into [`ordered`] that has
-/// the cursor. Returns the lines and the line of the selected thread.
+/// the cursor. Returns the lines and, for each line, the thread (index into
+/// [`ordered`]) it belongs to, so the review pane can scroll to and click on one.
 pub fn lines(
     threads: &[Thread],
     selected: Option<usize>,
     p: &Palette,
-) -> (Vec<Line<'static>>, Option<usize>) {
+) -> (Vec<Line<'static>>, Vec<Option<usize>>) {
     let mut out = Vec::new();
-    let mut at = None;
+    let mut owners = Vec::new();
     let mut cycle = None;
     let hint = Style::default().fg(p.muted);
     for (i, t) in ordered(threads).into_iter().enumerate() {
         if cycle != Some(t.cycle_asked) {
             cycle = Some(t.cycle_asked);
             out.push(Line::styled(format!("after cycle {}", t.cycle_asked), hint));
+            owners.push(None);
         }
         let style = if selected == Some(i) {
-            at = Some(out.len());
             Style::default().bg(p.selection)
         } else {
             Style::default()
@@ -85,8 +86,9 @@ pub fn lines(
         if let Some(old) = &t.follows {
             out.push(Line::styled(format!("   follows up {old}"), hint));
         }
+        owners.resize(out.len(), Some(i));
     }
-    (out, at)
+    (out, owners)
 }
 
 /// The 0-based line ranges of `text` that settled requirements or ADRs cover, for the

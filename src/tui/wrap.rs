@@ -158,19 +158,40 @@ pub fn wrap_line<'a>(line: Line<'a>, width: u16) -> Vec<Line<'a>> {
 
 /// The last `height` rows of `text` wrapped at `width`, each styled `style`: what a
 /// pane that follows the end of a growing text (the thinking stream) shows. Only the
-/// lines that reach the screen are wrapped, so a long text costs what its end costs.
+/// lines that reach the screen are wrapped, and of a line longer than the pane could
+/// show only its end (from a word), so a long text costs what its end costs, even when
+/// a model streams its reasoning as one endless line.
 pub fn tail_rows(text: &str, width: u16, height: usize, style: Style) -> Vec<Line<'_>> {
+    // Bytes enough for every row shown, even of four-byte characters.
+    let budget = (height + 1) * (width.max(1) as usize) * 4;
     let mut rows: Vec<Line<'_>> = Vec::new();
     for line in text.lines().rev() {
         if rows.len() >= height {
             break;
         }
+        let line = line_end(line, budget);
         let wrapped = wrap_line(Line::styled(line, style), width);
         rows.splice(0..0, wrapped);
     }
     let extra = rows.len().saturating_sub(height);
     rows.drain(..extra);
     rows
+}
+
+/// The last `budget` bytes of `line` or a little less, starting at a word.
+fn line_end(line: &str, budget: usize) -> &str {
+    if line.len() <= budget {
+        return line;
+    }
+    let mut start = line.len() - budget;
+    while !line.is_char_boundary(start) {
+        start += 1;
+    }
+    let tail = &line[start..];
+    match tail.find(' ') {
+        Some(blank) => &tail[blank + 1..],
+        None => tail,
+    }
 }
 
 /// One row's characters as spans, one per run of the same style.
@@ -259,6 +280,25 @@ mod tests {
         let all = tail_rows("a\nb", 20, 5, Style::default());
         assert_eq!(all.len(), 2);
         assert!(tail_rows("", 20, 5, Style::default()).is_empty());
+        // One endless line: only its end is wrapped, from a word, and it ends the pane.
+        let endless = format!("{}the very end", "ünïcode words ".repeat(100_000));
+        let rows: Vec<String> = tail_rows(&endless, 30, 4, Style::default())
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert_eq!(rows.len(), 4);
+        assert!(rows[3].ends_with("the very end"), "{rows:?}");
+        assert!(
+            rows.iter().all(|r| r.split_whitespace().all(|w| [
+                "ünïcode",
+                "words",
+                "the",
+                "very",
+                "end"
+            ]
+            .contains(&w))),
+            "{rows:?}"
+        );
         assert!(tail_rows("a\nb", 20, 0, Style::default()).is_empty());
     }
 

@@ -660,6 +660,8 @@ pub struct Overview {
     pub project_name: String,
     pub thread_id: String,
     pub max_cycles: u32,
+    /// Why the design is being finalized, when it is.
+    pub finalize: crate::volk::session::FinalizeReason,
     /// The newest finished cycle, its artifacts and the cycle's before it.
     pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
     /// The newest implement packet in the outbox, for a finalized session.
@@ -696,6 +698,7 @@ pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
         project_name,
         thread_id: session.thread_id.clone(),
         max_cycles: session.max_cycles,
+        finalize: session.finalize,
         restored,
         implement_packet: layout.newest_implement_packet(),
         costs: session.patch.costs.clone(),
@@ -916,5 +919,34 @@ pub fn load_design_input(path: &Path) -> Result<(Scope, String, String), BadInpu
         other => Err(BadInput::new(format!(
             "{name}: unsupported input type '.{other}' (expected a .json packet or a .md/.txt requirements file)"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::volk::session::FinalizeReason;
+
+    #[test]
+    fn the_overview_says_when_the_cycle_limit_forced_the_finalize() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = Session::new(
+            "thread-1",
+            "trace-1",
+            dir.path().to_path_buf(),
+            Default::default(),
+            2,
+        );
+        session.save().unwrap();
+        assert_eq!(
+            overview(dir.path()).unwrap().finalize,
+            FinalizeReason::Ready
+        );
+        session.finalize = FinalizeReason::CycleLimit;
+        session.save().unwrap();
+        assert_eq!(
+            overview(dir.path()).unwrap().finalize,
+            FinalizeReason::CycleLimit
+        );
     }
 }

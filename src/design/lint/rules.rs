@@ -1,12 +1,13 @@
 //! The rules: each reads the design model and reports what does not hold, at the place
 //! a person would fix it.
 
+use std::borrow::Cow;
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 
 use foldhash::fast::FixedState;
 
-use crate::design::model::names::{self, components, same_module};
-use crate::design::model::{Citation, DesignModel, IdKind, MemberKind};
+use crate::design::model::names::{self, Role, same_module};
+use crate::design::model::{Citation, DesignModel, IdKind, MemberKind, TreeEntry};
 use crate::design::{Artifacts, Section};
 
 use super::diagnostic::{Code, Diagnostic};
@@ -53,11 +54,12 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
         present.contains(&Section::Architecture),
         out,
     );
-    if present.contains(&Section::ApiSpec) && present.contains(&Section::FileTree) {
-        modules(model, out);
-    }
     if present.contains(&Section::FileTree) {
-        tests(model, out);
+        let tree = TreeFacts::new(model);
+        if present.contains(&Section::ApiSpec) {
+            modules(model, &tree, out);
+        }
+        tests(model, &tree, out);
     }
     if present.contains(&Section::ApiSpec) && present.contains(&Section::ClassDiagram) {
         classes(model, out);
@@ -80,21 +82,25 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
 /// each one is an error at its opening marker.
 fn conflicts(artifacts: &Artifacts, out: &mut Vec<Diagnostic>) {
     use crate::design::merge::CONFLICT_OPEN;
+    let marker = memchr::memmem::Finder::new(CONFLICT_OPEN);
     for (section, text) in artifacts.iter() {
-        let mut offset = 0;
-        for line in text.split_inclusive('\n') {
-            if line.trim_end_matches(['\n', '\r']) == CONFLICT_OPEN {
+        // The marker holds no line break, so a match that starts a line is never
+        // hidden by an earlier, overlapping one.
+        for at in marker.find_iter(text.as_bytes()) {
+            let starts_line = at == 0 || text.as_bytes()[at - 1] == b'\n';
+            let rest = &text.as_bytes()[at + CONFLICT_OPEN.len()..];
+            let line_rest = memchr::memchr(b'\n', rest).map_or(rest, |nl| &rest[..nl]);
+            if starts_line && line_rest.iter().all(|b| *b == b'\r') {
                 out.push(
                     Diagnostic::new(
                         Code::UnresolvedConflict,
                         section,
-                        offset..offset + CONFLICT_OPEN.len(),
+                        at..at + CONFLICT_OPEN.len(),
                         "unresolved edit conflict: the reviewer's edit and the architect's revision differ here",
                     )
                     .note("help: keep one version (or both, merged) and delete the marker lines"),
                 );
             }
-            offset += line.len();
         }
     }
 }
@@ -195,36 +201,119 @@ fn written<'a>(artifacts: &'a Artifacts, c: &Citation) -> &'a str {
     artifacts.get(c.section).get(c.span.clone()).unwrap_or("?")
 }
 
-/// Module name components indexed by their last component, so matching stays linear.
-struct ModuleIndex<'a> {
-    by_last: HashMap<&'a str, Vec<Vec<&'a str>>>,
+/// The components of many names in one buffer (one allocation, not one per name).
+struct ComponentList<'a> {
+    parts: Vec<&'a str>,
+    ends: Vec<usize>,
 }
 
-impl<'a> ModuleIndex<'a> {
-    fn new(names: impl Iterator<Item = &'a str>) -> Self {
-        let mut by_last: HashMap<&'a str, Vec<Vec<&'a str>>> = HashMap::default();
+impl<'a> ComponentList<'a> {
+    fn of(names: impl ExactSizeIterator<Item = &'a str>) -> Self {
+        let mut list = ComponentList {
+            parts: Vec::with_capacity(names.len() * 3),
+            ends: Vec::with_capacity(names.len()),
+        };
         for name in names {
-            let parts = components(name);
-            if let Some(last) = parts.last() {
-                by_last.entry(*last).or_default().push(parts);
+            names::components_into(name, &mut list.parts);
+            list.ends.push(list.parts.len());
+        }
+        list
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> &[&'a str] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.parts[start..self.ends[i]]
+    }
+}
+
+/// Module name components indexed by their last component, so matching stays linear.
+/// Names that share a last component are chained through `next`, so building the
+/// index allocates no list per name.
+struct ModuleIndex<'a, 'b> {
+    names: &'b ComponentList<'a>,
+    first: HashMap<&'a str, usize>,
+    next: Vec<usize>,
+}
+
+impl<'a, 'b> ModuleIndex<'a, 'b> {
+    fn new(names: &'b ComponentList<'a>) -> Self {
+        let mut first: HashMap<&'a str, usize> = HashMap::default();
+        first.reserve(names.len());
+        let mut next = vec![usize::MAX; names.len()];
+        for (i, slot) in next.iter_mut().enumerate() {
+            if let Some(last) = names.get(i).last()
+                && let Some(previous) = first.insert(*last, i)
+            {
+                *slot = previous;
             }
         }
-        ModuleIndex { by_last }
+        ModuleIndex { names, first, next }
     }
 
     fn contains(&self, parts: &[&str]) -> bool {
-        parts.last().is_some_and(|last| {
-            self.by_last
-                .get(last)
-                .is_some_and(|all| all.iter().any(|p| same_module(p, parts)))
-        })
+        let Some(mut i) = parts.last().and_then(|last| self.first.get(last).copied()) else {
+            return false;
+        };
+        while i != usize::MAX {
+            if same_module(self.names.get(i), parts) {
+                return true;
+            }
+            i = self.next[i];
+        }
+        false
     }
 }
 
-fn modules(model: &DesignModel, out: &mut Vec<Diagnostic>) {
-    let tree = ModuleIndex::new(model.tree.entries.iter().map(|e| e.path.as_str()));
-    for m in model.api.modules.iter().filter(|m| !m.name.is_empty()) {
-        if !tree.contains(&components(&m.name)) {
+/// The file tree as the module and test rules read it: each entry's name components
+/// and role, worked out once.
+struct TreeFacts<'a> {
+    parts: ComponentList<'a>,
+    roles: Vec<Role>,
+}
+
+impl<'a> TreeFacts<'a> {
+    fn new(model: &'a DesignModel) -> Self {
+        let entries = &model.tree.entries;
+        TreeFacts {
+            parts: ComponentList::of(entries.iter().map(|e| e.path.as_str())),
+            roles: entries
+                .iter()
+                .map(|e| {
+                    if e.is_dir {
+                        Role::Other
+                    } else {
+                        names::role(&e.path)
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// Source modules (files the API spec must describe), with their components.
+    fn sources<'s>(
+        &'s self,
+        model: &'a DesignModel,
+    ) -> impl Iterator<Item = (&'a TreeEntry, &'s [&'a str])> {
+        model
+            .tree
+            .entries
+            .iter()
+            .zip(&self.roles)
+            .enumerate()
+            .filter(|(_, (_, role))| **role == Role::Source)
+            .map(|(i, (entry, _))| (entry, self.parts.get(i)))
+    }
+}
+
+fn modules(model: &DesignModel, tree: &TreeFacts, out: &mut Vec<Diagnostic>) {
+    let tree_index = ModuleIndex::new(&tree.parts);
+    let api_parts = ComponentList::of(model.api.modules.iter().map(|m| m.name.as_str()));
+    for (i, m) in model.api.modules.iter().enumerate() {
+        if !m.name.is_empty() && !tree_index.contains(api_parts.get(i)) {
             out.push(Diagnostic::new(
                 Code::ModuleWithoutFile,
                 Section::ApiSpec,
@@ -233,13 +322,9 @@ fn modules(model: &DesignModel, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
-    let api = ModuleIndex::new(model.api.modules.iter().map(|m| m.name.as_str()));
-    for file in model
-        .tree
-        .files()
-        .filter(|f| names::is_source_module(&f.path))
-    {
-        if !api.contains(&components(&file.path)) {
+    let api = ModuleIndex::new(&api_parts);
+    for (file, parts) in tree.sources(model) {
+        if !api.contains(parts) {
             out.push(Diagnostic::new(
                 Code::FileWithoutApi,
                 Section::FileTree,
@@ -250,25 +335,33 @@ fn modules(model: &DesignModel, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn stem(path: &str) -> String {
+/// The lower-case file name up to its first dot; borrowed when already lower case.
+fn stem(path: &str) -> Cow<'_, str> {
     let file = names::file_name(path);
-    file.split_once('.')
-        .map_or(file, |(s, _)| s)
-        .to_ascii_lowercase()
+    lower(file.split_once('.').map_or(file, |(s, _)| s))
 }
 
-fn tests(model: &DesignModel, out: &mut Vec<Diagnostic>) {
-    let tested: HashSet<String> = model
+fn lower(text: &str) -> Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+fn tests(model: &DesignModel, tree: &TreeFacts, out: &mut Vec<Diagnostic>) {
+    let tested: HashSet<Cow<str>> = model
         .tree
-        .files()
-        .filter(|f| names::is_test_file(&f.path))
-        .map(|f| names::tested_stem(&f.path).unwrap_or_else(|| stem(&f.path)))
+        .entries
+        .iter()
+        .zip(&tree.roles)
+        .filter(|(_, role)| **role == Role::Test)
+        .map(|(f, _)| match names::tested_stem_of(&f.path) {
+            Some(s) => lower(s),
+            None => stem(&f.path),
+        })
         .collect();
-    for file in model
-        .tree
-        .files()
-        .filter(|f| names::is_source_module(&f.path))
-    {
+    for (file, _) in tree.sources(model) {
         if !tested.contains(&stem(&file.path)) {
             out.push(Diagnostic::new(
                 Code::ModuleWithoutTest,
@@ -279,7 +372,6 @@ fn tests(model: &DesignModel, out: &mut Vec<Diagnostic>) {
         }
     }
 }
-
 fn classes(model: &DesignModel, out: &mut Vec<Diagnostic>) {
     let mut by_name: HashMap<&str, &crate::design::model::ApiClass> = HashMap::default();
     for c in model.api.classes() {

@@ -109,24 +109,48 @@ fn module_header(content: &str, is_heading: bool) -> Option<(String, Range<usize
     } else {
         (first, false)
     };
-    let name = clean_token(token);
+    let name = if keyword {
+        clean_token(token)
+    } else {
+        first_clean
+    };
+    // The cheap tests first: this runs on every line of the spec, and a path or a
+    // file name holds a `/` or a `.`.
+    let pathlike = || {
+        memchr::memchr2(b'/', b'.', name.as_bytes()).is_some()
+            && (name.contains('/') || source_extension(name).is_some())
+    };
+    if !(keyword || is_heading || pathlike()) {
+        return None;
+    }
     let tail = words.next();
-    let plausible = looks_like_module(name)
-        && (keyword || is_heading || source_extension(name).is_some() || name.contains('/'))
-        && (keyword
-            || is_heading
-            || tail.is_none()
-            || tail.is_some_and(|t| t.starts_with(['—', '-', '(', '#'])));
+    let plausible = (keyword
+        || is_heading
+        || tail.is_none()
+        || tail.is_some_and(|t| t.starts_with(['—', '-', '(', '#'])))
+        && looks_like_module(name);
     if !plausible || name.is_empty() || name.contains('(') {
         return None;
     }
-    let at = content.find(name)?;
+    // `name` is a slice of `content`; the range is that of its first occurrence,
+    // which can only start at or before it (a naive search: the span is a few bytes).
+    let own = name.as_ptr() as usize - content.as_ptr() as usize;
+    let at = (0..=own).find(|i| content.as_bytes()[*i..].starts_with(name.as_bytes()))?;
     Some((name.to_string(), at..at + name.len()))
 }
 
 /// `class Store(Base):`, `pub struct Store`, `class Dog extends Animal implements Pet`.
 fn class_header(content: &str) -> Option<(String, Vec<String>, usize)> {
     let mut rest = content.trim_start_matches(['*', '`']);
+    // Every prefix and class word starts with one of these letters: most lines of a
+    // spec are signatures and stop here.
+    let first = rest.as_bytes().first()?.to_ascii_lowercase();
+    if !matches!(
+        first,
+        b'p' | b'e' | b'a' | b'f' | b'd' | b'c' | b's' | b't' | b'i' | b'r'
+    ) {
+        return None;
+    }
     for prefix in [
         "pub(crate) ",
         "pub ",

@@ -126,17 +126,17 @@ const IGNORED_STATEMENTS: &[&str] = &[
     "title",
 ];
 
-struct Reader {
+struct Reader<'a> {
     diagram: ClassDiagram,
     /// Class name to its index in `diagram.classes`.
-    index: HashMap<String, usize, FixedState>,
+    index: HashMap<&'a str, usize, FixedState>,
     /// Open class body: index of the class and the place of its `{`.
     body: Option<(usize, Range<usize>)>,
     namespaces: Vec<Range<usize>>,
     seen_header: bool,
 }
 
-impl Reader {
+impl<'a> Reader<'a> {
     fn fault(&mut self, message: impl Into<String>, span: Range<usize>) {
         if self.diagram.error.is_none() {
             self.diagram.error = Some(SyntaxError {
@@ -146,7 +146,7 @@ impl Reader {
         }
     }
 
-    fn class_index(&mut self, name: &str, span: Range<usize>) -> usize {
+    fn class_index(&mut self, name: &'a str, span: Range<usize>) -> usize {
         if let Some(i) = self.index.get(name) {
             return *i;
         }
@@ -157,12 +157,12 @@ impl Reader {
             span,
         });
         let i = self.diagram.classes.len() - 1;
-        self.index.insert(name.to_string(), i);
+        self.index.insert(name, i);
         i
     }
 
     /// One line outside any class body. `at` is the offset of `text` in the artifact.
-    fn statement(&mut self, text: &str, at: usize) {
+    fn statement(&mut self, text: &'a str, at: usize) {
         if !self.seen_header {
             self.seen_header = true;
             if text.starts_with("classDiagram") {
@@ -209,7 +209,7 @@ impl Reader {
         }
     }
 
-    fn class_statement(&mut self, text: &str, at: usize) {
+    fn class_statement(&mut self, text: &'a str, at: usize) {
         let after = &text["class".len()..];
         let name_at = text.len() - after.trim_start().len();
         let Some((name, len)) = class_name(&text[name_at..]) else {
@@ -219,7 +219,7 @@ impl Reader {
             );
             return;
         };
-        let index = self.class_index(&name, at + name_at..at + name_at + len);
+        let index = self.class_index(name, at + name_at..at + name_at + len);
         let mut rest_at = name_at + len;
         let mut rest = &text[rest_at..];
         loop {
@@ -295,7 +295,7 @@ impl Reader {
     }
 
     /// A line inside `class X { … }`; `at` is the offset of `text`.
-    fn body_line(&mut self, text: &str, at: usize) {
+    fn body_line(&mut self, text: &'a str, at: usize) {
         let Some((index, _)) = self.body.clone() else {
             return;
         };
@@ -333,7 +333,7 @@ impl Reader {
         }
     }
 
-    fn annotation_statement(&mut self, text: &str, at: usize) {
+    fn annotation_statement(&mut self, text: &'a str, at: usize) {
         let Some(end) = text.find(">>") else {
             self.fault("an annotation `<<…>>` is not closed", at..at + text.len());
             return;
@@ -343,7 +343,7 @@ impl Reader {
         let name_at = end + 2 + (rest.len() - rest.trim_start().len());
         match class_name(&text[name_at..]) {
             Some((name, len)) if text[name_at + len..].trim().is_empty() => {
-                let index = self.class_index(&name, at + name_at..at + name_at + len);
+                let index = self.class_index(name, at + name_at..at + name_at + len);
                 self.diagram.classes[index].annotations.push(annotation);
             }
             _ => self.fault(
@@ -353,7 +353,7 @@ impl Reader {
         }
     }
 
-    fn relation_or_member(&mut self, text: &str, at: usize) {
+    fn relation_or_member(&mut self, text: &'a str, at: usize) {
         let Some((left, left_len)) = class_name(text) else {
             let bad = text.chars().next().map_or(1, char::len_utf8);
             self.fault(
@@ -372,7 +372,7 @@ impl Reader {
         if let Some(member) = text[i..].strip_prefix(':') {
             let lead = member.len() - member.trim_start().len();
             let member_at = at + i + 1 + lead;
-            let index = self.class_index(&left, at..at + left_len);
+            let index = self.class_index(left, at..at + left_len);
             match member_of(member.trim(), member_at) {
                 Some(m) => self.diagram.classes[index].members.push(m),
                 None => self.fault("expected a member after `:`", member_at..member_at + 1),
@@ -426,11 +426,11 @@ impl Reader {
                 None
             }
         };
-        self.class_index(&left, at..at + left_len);
-        self.class_index(&right, at + right_at..at + right_at + right_len);
+        self.class_index(left, at..at + left_len);
+        self.class_index(right, at + right_at..at + right_at + right_len);
         self.diagram.relations.push(Relation {
-            left,
-            right,
+            left: left.to_string(),
+            right: right.to_string(),
             kind,
             head,
             label,
@@ -446,10 +446,10 @@ fn first_word(text: &str) -> &str {
 
 /// `Name`, `Name~T~` or `` `Name with spaces` ``: the name (without generics) and the
 /// bytes it takes.
-fn class_name(text: &str) -> Option<(String, usize)> {
+fn class_name(text: &str) -> Option<(&str, usize)> {
     if let Some(quoted) = text.strip_prefix('`') {
         let end = quoted.find('`')?;
-        return Some((quoted[..end].to_string(), end + 2));
+        return Some((&quoted[..end], end + 2));
     }
     let len: usize = text
         .chars()
@@ -464,7 +464,7 @@ fn class_name(text: &str) -> Option<(String, usize)> {
         let end = generic.find('~')?;
         total += end + 2;
     }
-    Some((text[..len].to_string(), total))
+    Some((&text[..len], total))
 }
 
 /// Skips a `"1..*"` cardinality at `i`.

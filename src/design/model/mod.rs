@@ -20,7 +20,7 @@ pub use ids::{Id, IdAt, IdKind};
 pub use mermaid::{ClassDiagram, DiagramClass, Member, MemberKind, Relation, RelationKind};
 pub use tree::{FileTree, TreeEntry};
 
-use text::{content_start, heading_level, lines};
+use text::{content_start, heading_level, lines, lines_containing};
 
 /// A requirement as the requirements artifact defines it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,7 +112,8 @@ fn has_assumption(question: &str) -> bool {
 /// Definitions (an id leading a line of its defining artifact) and citations (every
 /// other id).
 fn read_ids(section: Section, text: &str, model: &mut DesignModel) {
-    for line in lines(text) {
+    // Every id family ends in `R-` (FR, NFR, ERR, ADR): other lines hold none.
+    for line in lines_containing(text, "R-") {
         let found = ids::scan(line.text);
         if found.is_empty() {
             continue;

@@ -21,14 +21,39 @@ impl Line<'_> {
 
 /// The lines of `text` with their offsets; `\r\n` endings lose the `\r`.
 pub fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
+    let bytes = text.as_bytes();
     let mut start = 0;
-    text.split_inclusive('\n').map(move |raw| {
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |nl| start + nl);
         let line = Line {
-            text: raw.trim_end_matches(['\n', '\r']),
+            text: text[start..end].trim_end_matches('\r'),
             start,
         };
-        start += raw.len();
-        line
+        start = end + 1;
+        Some(line)
+    })
+}
+
+/// The lines of `text` that contain `needle` (which holds no line break), as
+/// [`lines`] gives them, found by one pass of a substring search over the whole
+/// text instead of a search per line.
+pub fn lines_containing<'a>(text: &'a str, needle: &'a str) -> impl Iterator<Item = Line<'a>> {
+    let bytes = text.as_bytes();
+    let mut next_line = 0;
+    memchr::memmem::find_iter(bytes, needle.as_bytes()).filter_map(move |hit| {
+        if hit < next_line {
+            return None;
+        }
+        let start = memchr::memrchr(b'\n', &bytes[..hit]).map_or(0, |nl| nl + 1);
+        let end = memchr::memchr(b'\n', &bytes[hit..]).map_or(bytes.len(), |nl| hit + nl);
+        next_line = end + 1;
+        Some(Line {
+            text: text[start..end].trim_end_matches('\r'),
+            start,
+        })
     })
 }
 
@@ -97,6 +122,25 @@ mod tests {
         let text = "a\r\nbc\n\nd";
         let got: Vec<(&str, usize)> = lines(text).map(|l| (l.text, l.start)).collect();
         assert_eq!(got, [("a", 0), ("bc", 3), ("", 6), ("d", 7)]);
+    }
+
+    #[test]
+    fn lines_containing_a_needle_are_the_lines_that_do() {
+        for text in [
+            "",
+            "FR-1",
+            "a\nFR-1 FR-2\r\n\nxFR-3\nno\nADR-1",
+            "R-\nR-\r\r\n",
+        ] {
+            let want: Vec<(&str, usize)> = lines(text)
+                .filter(|l| l.text.contains("R-"))
+                .map(|l| (l.text, l.start))
+                .collect();
+            let got: Vec<(&str, usize)> = lines_containing(text, "R-")
+                .map(|l| (l.text, l.start))
+                .collect();
+            assert_eq!(got, want, "{text:?}");
+        }
     }
 
     #[test]

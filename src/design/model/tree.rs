@@ -110,7 +110,14 @@ pub fn parse(text: &str) -> FileTree {
             entries[*parent].is_dir = true;
         }
         let path = match stack.last() {
-            Some((_, parent)) => format!("{}/{}", entries[*parent].path, clean),
+            Some((_, parent)) => {
+                let parent = &entries[*parent].path;
+                let mut path = String::with_capacity(parent.len() + 1 + clean.len());
+                path.push_str(parent);
+                path.push('/');
+                path.push_str(clean);
+                path
+            }
             None => clean.to_string(),
         };
         let start = line.start + offset;

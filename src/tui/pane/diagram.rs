@@ -26,10 +26,13 @@ pub fn on_diagram_tab(app: &App) -> bool {
 }
 
 /// What the tab shows of `d`: the reader's choice; else, while the architect writes
-/// the diagram, its source (followed as it grows); else the drawing of a diagram that
-/// parses and the source of one that does not.
+/// the diagram (or a new cycle streams and the tab still shows the last one under its
+/// banner), its source; else the drawing of a diagram that parses and the source of
+/// one that does not.
 fn shown(app: &App, d: &Drawing) -> DiagramMode {
-    let writing = app.old_cycle.is_none() && app.streaming_section() == Some(Section::ClassDiagram);
+    let writing = app.old_cycle.is_none()
+        && (app.streaming_section() == Some(Section::ClassDiagram)
+            || app.backdrop_of(Section::ClassDiagram).is_some());
     match app.diagram.chosen() {
         Some(mode) => mode,
         None if writing => DiagramMode::Source,

@@ -6,8 +6,7 @@ use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Text};
-use ratatui::widgets::{Paragraph, Wrap as TextWrap};
+use ratatui::text::Line;
 
 use crate::tui::app::{App, ComposerTarget, Focus, Verdict};
 use crate::tui::event::{Action, Phase};
@@ -50,6 +49,32 @@ pub const BINDINGS: &[Binding] = &[
             Chord::plain(KeyCode::Down),
             Chord::plain(KeyCode::Up),
         ],
+    ),
+    Binding::new(
+        "PgDn PgUp",
+        "(review pane) a page of items down / up",
+        Group::Reviewing,
+        &[
+            Chord::plain(KeyCode::PageDown),
+            Chord::plain(KeyCode::PageUp),
+        ],
+    ),
+    Binding::new(
+        "g G / Home End",
+        "(review pane) first / last item",
+        Group::Reviewing,
+        &[
+            Chord::ch('g'),
+            Chord::ch('G'),
+            Chord::plain(KeyCode::Home),
+            Chord::plain(KeyCode::End),
+        ],
+    ),
+    Binding::new(
+        "click / wheel",
+        "(review pane) select an item / scroll the pane under the pointer",
+        Group::Reviewing,
+        &[],
     ),
     Binding::new(
         "Enter / e",
@@ -103,6 +128,10 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         KeyCode::Up | KeyCode::Char('k') => {
             app.review_selected = app.review_selected.saturating_sub(1)
         }
+        KeyCode::PageDown => page(app, 1),
+        KeyCode::PageUp => page(app, -1),
+        KeyCode::Home | KeyCode::Char('g') => app.review_selected = 0,
+        KeyCode::End | KeyCode::Char('G') => app.review_selected = count.saturating_sub(1),
         KeyCode::Enter
         | KeyCode::Char('e')
         | KeyCode::Char('o')
@@ -154,51 +183,198 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.theme.palette;
     let focused = app.focus == Focus::Review;
-    let block = panel(
+    let mut block = panel(
         " Review · J:Junior ",
         if focused { p.accent } else { p.border },
         Style::default().fg(p.title).add_modifier(Modifier::BOLD),
     );
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     if let Some(paragraph) = finish::body(app, inner) {
+        frame.render_widget(block, area);
         frame.render_widget(paragraph, inner);
         return;
     }
-    let (lines, selected_line) = body(app, focused);
-    let scroll = selected_line.saturating_sub(inner.height.saturating_sub(3) as usize) as u16;
-    frame.render_widget(
-        Paragraph::new(Text::from(lines))
-            .scroll((scroll, 0))
-            .wrap(TextWrap { trim: false }),
-        inner,
-    );
+    let rows = rows(app, focused, inner.width);
+    let height = inner.height as usize;
+    let count = app.review_items();
+    if rows.len() > height && count > 0 {
+        // The pane scrolls: say where the selection is among the items.
+        let at = format!(" {}/{count} ", app.review_selected.min(count - 1) + 1);
+        block = block.title_bottom(Line::styled(at, Style::default().fg(p.muted)).right_aligned());
+    }
+    frame.render_widget(block, area);
+    let buf = frame.buffer_mut();
+    let top = app.review_scroll.top;
+    for (y, (line, _)) in (inner.y..inner.bottom()).zip(rows.iter().skip(top)) {
+        buf.set_line(inner.x, y, line, inner.width);
+    }
 }
 
-/// The questions, open questions and threads, and the line of the selected item.
-fn body(app: &App, focused: bool) -> (Vec<Line<'static>>, usize) {
+/// How far the review pane is scrolled, kept by [`settle`] before each frame.
+#[derive(Debug, Clone, Default)]
+pub struct ReviewScroll {
+    /// The first screen row of the body that is drawn.
+    pub top: usize,
+    /// The item each row of the whole body belongs to (`None`: a heading or a hint),
+    /// for clicks and paging.
+    pub items: Vec<Option<usize>>,
+    /// Rows the pane showed in the last frame.
+    pub height: usize,
+    /// The selection last brought into view: the wheel may leave it partly off the
+    /// screen until the selection moves.
+    shown: Option<usize>,
+}
+
+impl ReviewScroll {
+    /// The first and last row of `item`.
+    fn span(&self, item: usize) -> Option<(usize, usize)> {
+        let first = self.items.iter().position(|i| *i == Some(item))?;
+        let last = self.items.iter().rposition(|i| *i == Some(item))?;
+        Some((first, last))
+    }
+
+    fn max_top(&self) -> usize {
+        self.items.len().saturating_sub(self.height)
+    }
+
+    /// The item on `row`, else the next one below it, else the last.
+    fn item_from(&self, row: usize) -> Option<usize> {
+        self.items
+            .iter()
+            .skip(row)
+            .flatten()
+            .next()
+            .or_else(|| self.items.iter().flatten().last())
+            .copied()
+    }
+}
+
+/// Before a frame: lays the body out at the pane's width and scrolls so that the
+/// selected item is on screen (wholly, when it fits).
+pub fn settle(app: &mut App, inner: Rect) {
+    if finish::body(app, inner).is_some() {
+        app.review_scroll = ReviewScroll::default();
+        return;
+    }
+    let items: Vec<Option<usize>> = rows(app, false, inner.width)
+        .into_iter()
+        .map(|(_, item)| item)
+        .collect();
+    let selected = app.review_selected;
+    let s = &mut app.review_scroll;
+    s.items = items;
+    s.height = inner.height as usize;
+    let height = s.height.max(1);
+    let mut top = s.top.min(s.max_top());
+    if let Some((first, last)) = s.span(selected) {
+        let seen = first < top + height && last >= top;
+        if s.shown != Some(selected) || !seen {
+            if first < top {
+                top = first;
+            } else if last >= top + height {
+                top = (last + 1 - height).min(first);
+            }
+        }
+        s.shown = Some(selected);
+    }
+    s.top = top;
+}
+
+/// The wheel over the pane: scrolls it, and moves the selection onto the screen when
+/// it scrolled off.
+pub fn scroll(app: &mut App, delta: isize) {
+    let s = &mut app.review_scroll;
+    s.top = s.top.saturating_add_signed(delta).min(s.max_top());
+    // The items whose first row is on screen: their number or name is seen.
+    let end = s.top + s.height.max(1);
+    let visible: Vec<usize> = s
+        .items
+        .iter()
+        .enumerate()
+        .filter(|&(row, item)| {
+            item.is_some() && (row == 0 || s.items[row - 1] != *item) && row >= s.top && row < end
+        })
+        .filter_map(|(_, item)| *item)
+        .collect();
+    if !visible.is_empty() && !visible.contains(&app.review_selected) {
+        let pick = if delta > 0 {
+            visible.first()
+        } else {
+            visible.last()
+        };
+        if let Some(&item) = pick {
+            app.review_selected = item;
+            s.shown = Some(item);
+        }
+    }
+}
+
+/// A click on `row` of the pane (0 is its first inner row) selects the item there.
+pub fn click(app: &mut App, row: usize) {
+    let s = &app.review_scroll;
+    if let Some(Some(item)) = s.items.get(s.top + row) {
+        app.review_selected = *item;
+    }
+}
+
+/// PgDn / PgUp: the selection moves by about a page of rows.
+fn page(app: &mut App, direction: isize) {
+    let s = &app.review_scroll;
+    let Some((first, _)) = s.span(app.review_selected) else {
+        return;
+    };
+    let amount = s.height.saturating_sub(1).max(1) as isize * direction;
+    if let Some(item) = s.item_from(first.saturating_add_signed(amount)) {
+        app.review_selected = item;
+    }
+}
+
+/// The body as screen rows at `width` columns, each with the item it belongs to.
+fn rows(app: &App, focused: bool, width: u16) -> Vec<(Line<'static>, Option<usize>)> {
+    body(app, focused)
+        .into_iter()
+        .flat_map(|(line, item)| {
+            // A row keeps the line's own style (the selection's background).
+            let style = line.style;
+            crate::tui::wrap::wrap_line(line, width.max(1))
+                .into_iter()
+                .map(move |row| (row.style(style), item))
+        })
+        .collect()
+}
+
+/// The questions, open questions and threads, each line with the item it shows.
+fn body(app: &App, focused: bool) -> Vec<(Line<'static>, Option<usize>)> {
     let p = app.theme.palette;
-    let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut lines: Vec<(Line<'static>, Option<usize>)> = Vec::new();
+    let push = |lines: &mut Vec<(Line<'static>, Option<usize>)>,
+                new: Vec<Line<'static>>,
+                item: Option<usize>| {
+        lines.extend(new.into_iter().map(|l| (l, item)));
+    };
     let hint = Style::default().fg(p.muted);
-    let mut selected_line = 0usize;
     let n = app.draft.questions.len();
-    lines.push(section_title(&p, &format!("Your questions ({n})")));
+    push(
+        &mut lines,
+        vec![section_title(&p, &format!("Your questions ({n})"))],
+        None,
+    );
     if n == 0 {
-        lines.push(Line::styled("a: ask · c: ask about the cursor line", hint));
+        push(
+            &mut lines,
+            vec![Line::styled("a: ask · c: ask about the cursor line", hint)],
+            None,
+        );
     }
     for (i, q) in app.draft.questions.iter().enumerate() {
-        let selected = focused && app.review_selected == i;
-        if selected {
-            selected_line = lines.len();
-        }
-        let style = if selected {
+        let style = if focused && app.review_selected == i {
             Style::default().bg(p.selection)
         } else {
             Style::default()
         };
-        lines.extend(text_lines(&format!("{}. ", i + 1), &q.text, style));
+        let mut item = text_lines(&format!("{}. ", i + 1), &q.text, style);
         if let Some(a) = &q.anchor {
-            lines.push(Line::styled(
+            item.push(Line::styled(
                 format!(
                     "   ↳ {} line {}: {}",
                     a.section.title(),
@@ -209,51 +385,57 @@ fn body(app: &App, focused: bool) -> (Vec<Line<'static>>, usize) {
             ));
         }
         if let Some(old) = &q.follows {
-            lines.push(Line::styled(format!("   ↳ follows up {old}"), hint));
+            item.push(Line::styled(format!("   ↳ follows up {old}"), hint));
         }
+        push(&mut lines, item, Some(i));
     }
     if !app.draft.composer.trim().is_empty() {
-        lines.extend(text_lines(
+        let draft = text_lines(
             "✎ ",
             &app.draft.composer,
             Style::default().fg(p.tail).add_modifier(Modifier::ITALIC),
-        ));
+        );
+        push(&mut lines, draft, None);
     }
     if !app.open_questions.is_empty() {
-        lines.push(Line::raw(""));
-        lines.push(section_title(&p, "Architect's open questions"));
+        push(
+            &mut lines,
+            vec![
+                Line::raw(""),
+                section_title(&p, "Architect's open questions"),
+            ],
+            None,
+        );
         for (j, q) in app.open_questions.iter().enumerate() {
-            let selected = focused && app.review_selected == n + j;
-            if selected {
-                selected_line = lines.len();
-            }
-            let style = if selected {
+            let style = if focused && app.review_selected == n + j {
                 Style::default().bg(p.selection)
             } else {
                 Style::default()
             };
-            lines.push(Line::styled(format!("Q{}. {}", j + 1, q), style));
+            let mut item = vec![Line::styled(format!("Q{}. {}", j + 1, q), style)];
             match app.draft.answer_for(q) {
-                Some(a) => lines.extend(text_lines("   → ", a, Style::default().fg(p.added))),
-                None => lines.push(Line::styled("   (f, then Enter to answer)", hint)),
+                Some(a) => item.extend(text_lines("   → ", a, Style::default().fg(p.added))),
+                None => item.push(Line::styled("   (f, then Enter to answer)", hint)),
             }
+            push(&mut lines, item, Some(n + j));
         }
     }
     if !app.review.threads.is_empty() {
-        lines.push(Line::raw(""));
-        lines.push(section_title(
-            &p,
-            "Threads (Enter answer · o follow-up · x close)",
-        ));
+        push(
+            &mut lines,
+            vec![
+                Line::raw(""),
+                section_title(&p, "Threads (Enter answer · o follow-up · x close)"),
+            ],
+            None,
+        );
         let first = n + app.open_questions.len();
         let selected = app.review_selected.checked_sub(first).filter(|_| focused);
-        let (thread_lines, at) = crate::tui::threads::lines(&app.review.threads, selected, &p);
-        if let Some(at) = at {
-            selected_line = lines.len() + at;
+        let (thread_lines, owners) = crate::tui::threads::lines(&app.review.threads, selected, &p);
+        for (line, owner) in thread_lines.into_iter().zip(owners) {
+            push(&mut lines, vec![line], owner.map(|t| first + t));
         }
-        lines.extend(thread_lines);
     }
-    lines.push(Line::raw(""));
     let footer = match (app.verdict, &app.phase) {
         (Verdict::Sent, _) => "sent; waiting for the architect".to_string(),
         (_, Phase::AwaitingReview { .. }) if finish::last_cycle(app) => {
@@ -266,6 +448,13 @@ fn body(app: &App, focused: bool) -> (Vec<Line<'static>>, usize) {
         }
         _ => String::new(),
     };
-    lines.push(Line::styled(footer, Style::default().fg(p.accent)));
-    (lines, selected_line)
+    push(
+        &mut lines,
+        vec![
+            Line::raw(""),
+            Line::styled(footer, Style::default().fg(p.accent)),
+        ],
+        None,
+    );
+    lines
 }

@@ -94,7 +94,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 .add_modifier(Modifier::BOLD)
         } else if section.is_some_and(|s| app.previous.is_some() && app.changed.contains(&s)) {
             Style::default().fg(p.tab_changed)
-        } else if section.is_some_and(|s| app.docs[s.index()].is_empty()) {
+        } else if section
+            .is_some_and(|s| app.docs[s.index()].is_empty() || app.backdrop_of(s).is_some())
+        {
             Style::default().fg(p.muted)
         } else {
             Style::default().fg(p.foreground)

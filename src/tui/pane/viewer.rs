@@ -127,6 +127,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let wrap = app.wrap;
     let view = app.views[tab.index()];
     let len = app.current_doc().len();
+    // The committed cycle, kept on screen (dimmed) until the stream replaces it.
+    let showing = tab.section().and_then(|s| app.backdrop_of(s));
     let title = match &app.old_cycle {
         Some(old) => format!(
             " {} — {} (read-only, Esc returns) ",
@@ -135,9 +137,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         ),
         None if raw && is_live => " The architect's answer · no section marker yet ".to_string(),
         None if raw => " The architect's answer · no section markers found ".to_string(),
-        None => match tab.section().and_then(|s| app.patch_label(s)) {
-            Some(label) => format!(" {} — {label} ", tab.title()),
-            None => format!(" {} ", tab.title()),
+        None => match (tab.section().and_then(|s| app.patch_label(s)), showing) {
+            (Some(label), _) => format!(" {} — {label} ", tab.title()),
+            (None, Some(showing)) => format!(" {} · {} ", tab.title(), showing.banner()),
+            (None, None) => format!(" {} ", tab.title()),
         },
     };
     // The class diagram's source, when it does not parse: the fault in the title and
@@ -294,6 +297,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 );
             }
             buf.set_line(text_x, y, row, text_width);
+            if showing.is_some() {
+                buf.set_style(
+                    Rect::new(text_x, y, text_width, 1),
+                    Style::default().fg(p.muted).add_modifier(Modifier::DIM),
+                );
+            }
             if fault_line == Some(index + 1) {
                 buf.set_style(
                     Rect::new(text_x, y, text_width, 1),
