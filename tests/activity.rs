@@ -144,6 +144,7 @@ fn calling() -> App {
             max_cycles: 99,
             reasoner: "openai".into(),
             model: "scripted".into(),
+            label: String::new(),
         },
         Theme::dark(),
     );

@@ -23,6 +23,7 @@ fn info() -> SessionInfo {
         max_cycles: 99,
         reasoner: "openai".into(),
         model: "local".into(),
+        label: String::new(),
     }
 }
 

@@ -44,6 +44,7 @@ fn info() -> SessionInfo {
         max_cycles: 99,
         reasoner: "offline".into(),
         model: "drafter".into(),
+        label: String::new(),
     }
 }
 

@@ -35,6 +35,7 @@ fn info(max_cycles: u32) -> SessionInfo {
         max_cycles,
         reasoner: "offline".into(),
         model: "drafter".into(),
+        label: String::new(),
     }
 }
 

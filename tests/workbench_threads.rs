@@ -26,6 +26,7 @@ fn info() -> SessionInfo {
         max_cycles: 99,
         reasoner: "openai".into(),
         model: "scripted".into(),
+        label: String::new(),
     }
 }
 

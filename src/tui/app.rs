@@ -50,6 +50,8 @@ pub struct SessionInfo {
     pub max_cycles: u32,
     pub reasoner: String,
     pub model: String,
+    /// The header's words for the reasoner (`Reasoner::label`); empty: `reasoner/model`.
+    pub label: String,
 }
 
 /// Whether the viewer moves with the stream.

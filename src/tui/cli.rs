@@ -133,6 +133,9 @@ pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
     let theme = theme(args.theme.as_deref(), &settings)?;
     let (scope, thread_id, trace_id) = crate::volk::runtime::load_design_input(&args.input)?;
     let reasoner = crate::reasoner::select::build(&design.reasoner, &settings)?;
+    if let Some(notice) = crate::reasoner::select::offline_notice(&design.reasoner, &settings) {
+        crate::console::note(notice);
+    }
     let start = Start::Scope {
         scope: Box::new(scope),
         thread_id,
@@ -224,6 +227,7 @@ fn workbench(
                 project_name: "starting…".into(),
                 reasoner: reasoner.name().to_string(),
                 model: reasoner.model().to_string(),
+                label: reasoner.label(),
                 ..SessionInfo::default()
             },
             theme,
@@ -247,6 +251,7 @@ fn workbench(
             max_cycles: connected.max_cycles,
             reasoner: connected.reasoner_name.clone(),
             model: connected.model.clone(),
+            label: std::mem::take(&mut app.info.label),
         };
         app.finalize = connected.finalize;
         if let Some((cycle, artifacts, previous)) = connected.restored {

@@ -134,7 +134,11 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
             Style::default().fg(p.title).add_modifier(Modifier::BOLD),
         ),
         sep.clone(),
-        Span::raw(format!("{}/{}", app.info.reasoner, app.info.model)),
+        Span::raw(if app.info.label.is_empty() {
+            format!("{}/{}", app.info.reasoner, app.info.model)
+        } else {
+            app.info.label.clone()
+        }),
         sep,
         Span::styled(
             short_thread(&app.info.thread_id),
