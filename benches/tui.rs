@@ -309,6 +309,96 @@ fn benches(c: &mut Criterion) {
     );
 }
 
+/// The diff view (`d`) between two 20,000-line cycles of one artifact: opening it
+/// (the line diff, the changed words, the first frame) and a frame scrolled in it,
+/// side by side at 200x60 and unified at 120x40; and a full rewrite, the worst case.
+fn diff_benches(c: &mut Criterion) {
+    let old = markdown(20_000);
+    // A word changed on every 40th line and a line added every 500th: 540 hunks.
+    let mut new = String::with_capacity(old.len() + 4_096);
+    for (i, line) in old.lines().enumerate() {
+        if i % 40 == 4 {
+            new.push_str(&line.replacen("handler", "worker", 1));
+        } else {
+            new.push_str(line);
+        }
+        new.push('\n');
+        if i % 500 == 250 {
+            new.push_str(&format!("An added note {i} on the decision above.\n"));
+        }
+    }
+    let rewrite: String = old.lines().map(|l| format!("{l} (rewritten)\n")).collect();
+    let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+    let d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::NONE);
+    let mut group = c.benchmark_group("diff_20k_lines");
+    group.sample_size(10);
+    // Where opening spends its time: the line diff alone, then with the changed words.
+    group.bench_function("line_diff_only_540_hunks", |b| {
+        b.iter(|| {
+            let diff = similar::TextDiff::from_lines(old.as_str(), new.as_str());
+            black_box(diff.grouped_ops(3).len())
+        })
+    });
+    group.bench_function("model_540_hunks", |b| {
+        b.iter(|| black_box(volk::tui::diff::Diff::new(&old, &new).lines.len()))
+    });
+    // What opening would cost if every hunk's words were marked up front (they are
+    // marked only for the hunks on screen).
+    group.bench_function("model_and_words_of_all_540_hunks", |b| {
+        b.iter(|| {
+            let mut diff = volk::tui::diff::Diff::new(&old, &new);
+            diff.refine(0..diff.lines.len());
+            black_box(diff.refined())
+        })
+    });
+    for (name, second, width, height) in [
+        ("open_540_hunks_side_by_side_200x60", &new, 200, 60),
+        ("open_540_hunks_unified_120x40", &new, 120, 40),
+        ("open_full_rewrite_200x60", &rewrite, 200, 60),
+    ] {
+        let mut app = loaded_app(Artifacts {
+            architecture: old.clone(),
+            ..Artifacts::default()
+        });
+        app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
+            cycle: 2,
+            artifacts: Artifacts {
+                architecture: second.clone(),
+                ..Artifacts::default()
+            },
+            changed: vec![Section::Architecture],
+        }));
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        view::render(&mut terminal, &mut app).unwrap();
+        let started = Instant::now();
+        app.on_key(d);
+        view::render(&mut terminal, &mut app).unwrap();
+        eprintln!("{name}: first open {:?}", started.elapsed());
+        app.on_key(esc);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                app.on_key(d);
+                view::render(&mut terminal, &mut app).unwrap();
+                app.on_key(esc);
+            })
+        });
+        // A frame in the open diff: the next hunk, drawn.
+        app.on_key(d);
+        let next = KeyEvent::new(KeyCode::Char(']'), KeyModifiers::NONE);
+        let top = KeyEvent::new(KeyCode::Char('g'), KeyModifiers::NONE);
+        let mut count = 0u32;
+        group.bench_function(format!("{name}_frame_next_hunk"), |b| {
+            b.iter(|| {
+                count += 1;
+                app.on_key(if count.is_multiple_of(400) { top } else { next });
+                view::render(&mut terminal, &mut app).unwrap();
+            })
+        });
+        app.on_key(esc);
+    }
+    group.finish();
+}
+
 /// The real event loop on a TestBackend: a stream delivers 500 chunks a second while a
 /// key arrives every 20 ms; returns the loop's worst input-to-frame time.
 fn keystrokes_during_a_stream() -> volk::tui::runloop::LoopStats {
@@ -384,6 +474,6 @@ fn keystrokes_during_a_stream() -> volk::tui::runloop::LoopStats {
 criterion_group! {
     name = group;
     config = Criterion::default().warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
-    targets = benches
+    targets = benches, diff_benches
 }
 criterion_main!(group);

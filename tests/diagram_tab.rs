@@ -194,9 +194,10 @@ fn demo_draws_the_class_diagram_in_tmux() {
     tmux.start(100, 30, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
     tmux.keys(&["5"]);
-    let drawn = tmux.wait_for("drawn, v: source", Duration::from_secs(15));
+    // The footer is painted last: once it is there the whole frame is.
+    let drawn = tmux.wait_for(" classes · ", Duration::from_secs(15));
     assert!(
-        drawn.contains("classes ·") && drawn.contains('┌'),
+        drawn.contains("drawn, v: source") && drawn.contains('┌'),
         "{drawn}"
     );
     tmux.keys(&["v"]);

@@ -243,6 +243,8 @@ pub struct App {
     pub wanted_commit: Option<String>,
     /// The Class diagram tab's drawing, scroll and drawing/source choice.
     pub diagram: crate::tui::diagram::DiagramPane,
+    /// The older commit the diff's compare list asked for, to diff against.
+    pub(crate) compare_wanted: Option<crate::tui::popup::diff::CompareWanted>,
     pub last_search: String,
     /// Where the cursor was when `/` opened, and the search before: Esc goes back.
     pub(crate) search_origin: Option<(usize, String)>,
@@ -327,6 +329,7 @@ impl App {
             old_cycle: None,
             wanted_commit: None,
             diagram: Default::default(),
+            compare_wanted: None,
             last_search: String::new(),
             search_origin: None,
             search_status: None,
@@ -706,7 +709,7 @@ impl App {
         match mouse.kind {
             MouseEventKind::ScrollDown => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
-                    diff.scroll_by(3);
+                    diff.scroll_by(3, self.size.width);
                 } else if self.popup.is_none() && self.areas.review.contains(at) {
                     crate::tui::pane::review::scroll(self, 3);
                 } else if self.popup.is_none() && !crate::tui::pane::diagram::wheel(self, 3) {
@@ -715,7 +718,7 @@ impl App {
             }
             MouseEventKind::ScrollUp => {
                 if let Some(Popup::Diff(diff)) = &mut self.popup {
-                    diff.scroll_by(-3);
+                    diff.scroll_by(-3, self.size.width);
                 } else if self.popup.is_none() && self.areas.review.contains(at) {
                     crate::tui::pane::review::scroll(self, -3);
                 } else if self.popup.is_none() && !crate::tui::pane::diagram::wheel(self, -3) {

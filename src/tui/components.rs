@@ -23,7 +23,9 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         composer::BINDINGS,
         search::BINDINGS,
         diff::BINDINGS,
+        diff::SEARCH_BINDINGS,
         history::BINDINGS,
+        history::COMPARE_BINDINGS,
         confirm::READY_BINDINGS,
         confirm::LAST_CYCLE_BINDINGS,
         confirm::QUIT_BINDINGS,
@@ -294,6 +296,14 @@ mod tests {
         ("READY?", || with(reviewing(), &[ctrl('r')])),
         ("Quit?", || with(reviewing(), &[ch('q')])),
         ("diff", || with(reviewing(), &[ch('d')])),
+        ("diff search", || with(reviewing(), &[ch('d'), ch('/')])),
+        ("diff, a search kept", || {
+            with(
+                reviewing(),
+                &[ch('d'), ch('/'), ch('a'), key(KeyCode::Enter)],
+            )
+        }),
+        ("compare list", || with(reviewing(), &[ch('d'), ch('c')])),
         ("history", || {
             let mut app = with(reviewing(), &[ch('h')]);
             let commit = |n: u32| CommitInfo {

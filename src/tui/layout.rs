@@ -5,7 +5,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
-use crate::tui::app::{App, Focus, Follow, Gutter, Screen, ThinkingPane, Wrap, Zoom};
+use crate::tui::app::{App, Focus, Follow, Gutter, Popup, Screen, ThinkingPane, Wrap, Zoom};
 use crate::tui::document::Progress;
 use crate::tui::pane;
 use crate::tui::wrap;
@@ -131,6 +131,11 @@ impl App {
         }
         self.sync_stream();
         pane::diagram::refresh(self);
+        let diff = self.popup.take_if(|p| matches!(p, Popup::Diff(_)));
+        if let Some(Popup::Diff(mut diff)) = diff {
+            diff.prepare(area, self);
+            self.popup = Some(Popup::Diff(diff));
+        }
         if self.screen == Screen::Summary {
             return;
         }

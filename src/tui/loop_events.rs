@@ -111,6 +111,9 @@ impl App {
                 summary,
                 artifacts,
             }) => {
+                if self.compared_cycle(&short_id, &summary, &artifacts) {
+                    return;
+                }
                 if self.wanted_commit.as_deref() != Some(short_id.as_str()) {
                     return; // superseded by a later Enter, or the popup was closed
                 }

@@ -1,4 +1,5 @@
-//! The cycles (commits) of the design; Enter opens one read-only. The newest Enter
+//! The cycles (commits) of the design; Enter opens one read-only, or, when the list
+//! was opened from a diff (`c`), diffs the artifact against it. The newest Enter
 //! wins: a slower answer to an earlier one is dropped.
 
 use ratatui::Frame;
@@ -12,6 +13,7 @@ use crate::tui::app::App;
 use crate::tui::event::Intent;
 use crate::tui::keymap::{Binding, Chord, Group, Handled};
 use crate::tui::popup::Popup;
+use crate::tui::popup::diff::{CompareWanted, DiffView};
 use crate::tui::widgets::{centered, popup_block};
 use crate::volk::runtime::CommitInfo;
 
@@ -20,6 +22,17 @@ pub struct History {
     /// `None` until the runtime answers.
     pub commits: Option<Vec<CommitInfo>>,
     pub selected: usize,
+    pub pick: Pick,
+}
+
+/// What Enter does with the cycle picked.
+#[derive(Debug, Clone, Default)]
+pub enum Pick {
+    /// Opens it read-only.
+    #[default]
+    Open,
+    /// Diffs the artifact of this diff against it; Esc brings this diff back.
+    Compare(Box<DiffView>),
 }
 
 pub const BINDINGS: &[Binding] = &[
@@ -51,12 +64,61 @@ pub const BINDINGS: &[Binding] = &[
     .hint("Esc", "close", 3),
 ];
 
+/// The list opened from a diff with `c`.
+pub const COMPARE_BINDINGS: &[Binding] = &[
+    Binding::new(
+        "j k / ↑ ↓",
+        "(compare) select a cycle",
+        Group::Popups,
+        &[
+            Chord::ch('j'),
+            Chord::ch('k'),
+            Chord::plain(KeyCode::Down),
+            Chord::plain(KeyCode::Up),
+        ],
+    )
+    .hint("j k", "select", 1),
+    Binding::new(
+        "Enter",
+        "(compare) diff against the cycle",
+        Group::Popups,
+        &[Chord::plain(KeyCode::Enter)],
+    )
+    .hint("Enter", "compare", 2),
+    Binding::new(
+        "Esc / h / q",
+        "(compare) back to the diff",
+        Group::Popups,
+        &[Chord::plain(KeyCode::Esc), Chord::ch('h'), Chord::ch('q')],
+    )
+    .hint("Esc", "back", 3),
+];
+
 impl History {
+    /// The list for picking what `diff` compares with.
+    pub fn comparing(diff: DiffView) -> History {
+        History {
+            pick: Pick::Compare(Box::new(diff)),
+            ..History::default()
+        }
+    }
+
+    pub fn bindings(&self) -> &'static [Binding] {
+        match self.pick {
+            Pick::Open => BINDINGS,
+            Pick::Compare(_) => COMPARE_BINDINGS,
+        }
+    }
+
     pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let count = self.commits.as_ref().map_or(0, Vec::len);
         match key.code {
             KeyCode::Esc | KeyCode::Char('h') | KeyCode::Char('q') => {
                 app.wanted_commit = None;
+                app.compare_wanted = None;
+                if let Pick::Compare(diff) = std::mem::take(&mut self.pick) {
+                    app.popup = Some(Popup::Diff(diff));
+                }
                 return Handled::Close;
             }
             KeyCode::Down | KeyCode::Char('j') => {
@@ -65,7 +127,21 @@ impl History {
             KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
             KeyCode::Enter => {
                 if let Some(c) = self.commits.as_ref().and_then(|c| c.get(self.selected)) {
-                    app.wanted_commit = Some(c.short_id.clone());
+                    match &self.pick {
+                        Pick::Open => {
+                            app.wanted_commit = Some(c.short_id.clone());
+                            app.compare_wanted = None;
+                        }
+                        Pick::Compare(diff) => {
+                            app.wanted_commit = None;
+                            app.compare_wanted = Some(CompareWanted {
+                                short_id: c.short_id.clone(),
+                                section: diff.section,
+                                layout: diff.layout,
+                            });
+                            app.notice = Some(format!("reading {}…", c.short_id));
+                        }
+                    }
                     app.intents.push(Intent::LoadCommit {
                         id: c.id.clone(),
                         short_id: c.short_id.clone(),
@@ -106,12 +182,20 @@ impl History {
                 })
                 .collect(),
         };
+        let (title, keys) = match &self.pick {
+            Pick::Open => (
+                " Cycles (commits) ".to_string(),
+                " Enter open read-only · Esc close ",
+            ),
+            Pick::Compare(diff) => (
+                format!(" Compare {} with the cycle… ", diff.section.title()),
+                " Enter compare · Esc back to the diff ",
+            ),
+        };
         frame.render_widget(
             Paragraph::new(lines).block(
-                popup_block(&p, " Cycles (commits) ".into(), p.accent).title_bottom(Line::styled(
-                    " Enter open read-only · Esc close ",
-                    Style::default().fg(p.muted),
-                )),
+                popup_block(&p, title, p.accent)
+                    .title_bottom(Line::styled(keys, Style::default().fg(p.muted))),
             ),
             rect,
         );

@@ -23,7 +23,7 @@ pub enum Popup {
     Composer(composer::Composer),
     Search(search::Search),
     Confirm(confirm::Confirm),
-    Diff(diff::DiffView),
+    Diff(Box<diff::DiffView>),
     History(history::History),
     Error(error::Failure),
 }
@@ -71,8 +71,9 @@ impl Popup {
             Popup::Confirm(confirm::Confirm::LastCycle) => confirm::LAST_CYCLE_BINDINGS,
             Popup::Confirm(confirm::Confirm::Quit { .. }) => confirm::QUIT_BINDINGS,
             Popup::Confirm(confirm::Confirm::Cancel) => confirm::CANCEL_BINDINGS,
+            Popup::Diff(d) if d.typing() => diff::SEARCH_BINDINGS,
             Popup::Diff(_) => diff::BINDINGS,
-            Popup::History(_) => history::BINDINGS,
+            Popup::History(h) => h.bindings(),
             Popup::Error(_) => error::BINDINGS,
         }
     }
