@@ -240,6 +240,8 @@ pub struct App {
     pub old_cycle: Option<OldCycle>,
     /// The older commit last asked for: a slower answer to an earlier Enter is dropped.
     pub wanted_commit: Option<String>,
+    /// The Class diagram tab's drawing, scroll and drawing/source choice.
+    pub diagram: crate::tui::diagram::DiagramPane,
     /// The older commit the diff's compare list asked for, to diff against.
     pub(crate) compare_wanted: Option<crate::tui::popup::diff::CompareWanted>,
     pub last_search: String,
@@ -330,6 +332,7 @@ impl App {
             screen: Screen::Workbench,
             old_cycle: None,
             wanted_commit: None,
+            diagram: Default::default(),
             compare_wanted: None,
             last_search: String::new(),
             search_origin: None,
@@ -716,7 +719,7 @@ impl App {
                     diff.scroll_by(3, self.size.width);
                 } else if self.popup.is_none() && self.areas.review.contains(at) {
                     crate::tui::pane::review::scroll(self, 3);
-                } else if self.popup.is_none() {
+                } else if self.popup.is_none() && !crate::tui::pane::diagram::wheel(self, 3) {
                     self.scroll(3);
                 }
             }
@@ -725,7 +728,7 @@ impl App {
                     diff.scroll_by(-3, self.size.width);
                 } else if self.popup.is_none() && self.areas.review.contains(at) {
                     crate::tui::pane::review::scroll(self, -3);
-                } else if self.popup.is_none() {
+                } else if self.popup.is_none() && !crate::tui::pane::diagram::wheel(self, -3) {
                     self.scroll(-3);
                 }
             }

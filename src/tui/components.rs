@@ -6,7 +6,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 
 use crate::tui::app::{App, Focus, Screen};
 use crate::tui::keymap::{Binding, Handled};
-use crate::tui::pane::{finish, plan, review, summary, tabs, viewer, workbench};
+use crate::tui::pane::{diagram, finish, plan, review, summary, tabs, viewer, workbench};
 use crate::tui::popup::{composer, confirm, diff, error, help, history, problems, search, trace};
 
 /// Every component's bindings, in help order.
@@ -14,6 +14,7 @@ pub fn all_bindings() -> Vec<&'static Binding> {
     [
         tabs::BINDINGS,
         viewer::BINDINGS,
+        diagram::BINDINGS,
         workbench::BINDINGS,
         review::BINDINGS,
         finish::BINDINGS,
@@ -50,6 +51,8 @@ pub enum Layer {
     Plan,
     /// The keys that act from any focus.
     Workbench,
+    /// The Class diagram tab's keys, before the viewer's.
+    Diagram,
     Viewer,
     Review,
 }
@@ -64,6 +67,7 @@ impl Layer {
             Layer::Tabs => tabs::BINDINGS,
             Layer::Plan => plan::BINDINGS,
             Layer::Workbench => workbench::BINDINGS,
+            Layer::Diagram => diagram::BINDINGS,
             Layer::Viewer => viewer::BINDINGS,
             Layer::Review => review::BINDINGS,
         }
@@ -86,6 +90,7 @@ impl Layer {
             Layer::Tabs => tabs::on_key(app, key),
             Layer::Plan => plan::on_key(app, key),
             Layer::Workbench => workbench::on_key(app, key),
+            Layer::Diagram => diagram::on_key(app, key),
             Layer::Viewer => viewer::on_key(app, key),
             Layer::Review => review::on_key(app, key),
         }
@@ -102,15 +107,18 @@ pub fn active_layers(app: &App) -> Vec<Layer> {
     if app.screen == Screen::Summary {
         return vec![Layer::Summary];
     }
-    let pane = match app.focus {
-        Focus::Viewer => Layer::Viewer,
-        Focus::Review => Layer::Review,
-    };
     let mut layers = vec![Layer::Finish, Layer::Tabs];
     if app.tab == crate::tui::tab::Tab::Plan {
         layers.push(Layer::Plan);
     }
-    layers.extend([Layer::Workbench, pane]);
+    layers.push(Layer::Workbench);
+    match app.focus {
+        Focus::Viewer if diagram::on_diagram_tab(app) => {
+            layers.extend([Layer::Diagram, Layer::Viewer]);
+        }
+        Focus::Viewer => layers.push(Layer::Viewer),
+        Focus::Review => layers.push(Layer::Review),
+    }
     layers
 }
 
@@ -242,6 +250,25 @@ mod tests {
         ("a question deleted", || with(in_review_pane(0), &[ch('x')])),
         ("streaming", streaming),
         ("journal tab", || with(reviewing(), &[ch('6')])),
+        // No diagram yet: it does not parse, so the tab shows its source.
+        ("class diagram tab, source", || {
+            with(reviewing(), &[ch('5')])
+        }),
+        ("class diagram tab, drawn", || {
+            let mut app = reviewing();
+            let artifacts = Artifacts {
+                class_diagram: "classDiagram\n  Base <|-- Store\n  Store *-- Record\n".into(),
+                ..Artifacts::default()
+            };
+            app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
+                cycle: 3,
+                artifacts,
+                changed: vec![Section::ClassDiagram],
+            }));
+            app.on_key(ch('5'));
+            app.prepare_frame(ratatui::layout::Rect::new(0, 0, 100, 30));
+            app
+        }),
         ("failed, retryable", || {
             let mut app = reviewing();
             phase(

@@ -474,6 +474,15 @@ impl DiagramPane {
         self.drawn.as_ref().map(|(_, d)| Arc::clone(d))
     }
 
+    /// What the reader chose with the toggle, if they did.
+    pub fn chosen(&self) -> Option<DiagramMode> {
+        self.choice
+    }
+
+    pub fn choose(&mut self, mode: DiagramMode) {
+        self.choice = Some(mode);
+    }
+
     pub fn mode(&self, d: &Drawing) -> DiagramMode {
         self.choice.unwrap_or(if d.fault.is_some() {
             DiagramMode::Source

@@ -130,6 +130,7 @@ impl App {
             return;
         }
         self.sync_stream();
+        pane::diagram::refresh(self);
         let diff = self.popup.take_if(|p| matches!(p, Popup::Diff(_)));
         if let Some(Popup::Diff(mut diff)) = diff {
             diff.prepare(area, self);

@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap as TextWrap};
 use crate::tui::app::{App, Screen};
 use crate::tui::event::Phase;
 use crate::tui::layout::{MIN_HEIGHT, MIN_WIDTH, regions, too_small};
-use crate::tui::pane::{review, summary, tabs, thinking, viewer};
+use crate::tui::pane::{diagram, review, summary, tabs, thinking, viewer};
 use crate::tui::theme::Palette;
 use crate::tui::widgets::SPINNER;
 
@@ -35,7 +35,11 @@ pub fn draw(frame: &mut Frame, app: &App) {
         tabs::draw(frame, r.tabs, app);
         // A zoomed screen leaves the other pane without an area.
         if !r.viewer.is_empty() {
-            viewer::draw(frame, r.viewer, app);
+            if diagram::drawing_shown(app) {
+                diagram::draw(frame, r.viewer, app);
+            } else {
+                viewer::draw(frame, r.viewer, app);
+            }
         }
         if !r.review.is_empty() {
             review::draw(frame, r.review, app);

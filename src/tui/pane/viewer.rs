@@ -156,6 +156,26 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             (None, None) => format!(" {} ", tab.title()),
         },
     };
+    // The class diagram's source, when it does not parse: the fault in the title and
+    // its line marked.
+    let fault = crate::tui::pane::diagram::source_fault(app);
+    let (title, title_style) = match &fault {
+        Some(f) => (
+            format!(
+                " {} · {} line {}:{} · v: drawing ",
+                tab.title(),
+                crate::design::lint::Code::DiagramSyntax,
+                f.line,
+                f.column
+            ),
+            Style::default().fg(p.error).add_modifier(Modifier::BOLD),
+        ),
+        None => (
+            title,
+            Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+        ),
+    };
+    let fault_line = fault.as_ref().map(|f| f.line);
     let position = if len == 0 {
         String::new()
     } else {
@@ -173,9 +193,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let block = panel(
         title,
         if focused { p.accent } else { p.border },
-        Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+        title_style,
     )
     .title_bottom(Line::styled(position, Style::default().fg(p.muted)).right_aligned());
+    let block = match &fault {
+        Some(f) => block.title_bottom(Line::styled(
+            format!(" {} ", f.message),
+            Style::default().fg(p.error),
+        )),
+        None => block,
+    };
     let inner = block.inner(area);
     frame.render_widget(block, area);
     if inner.height == 0 || inner.width < 4 {
@@ -251,7 +278,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 Style::default().fg(p.line_number)
             };
             let is_settled = settled.iter().any(|r| r.contains(&index));
-            let (mark, style) = if is_settled {
+            let (mark, style) = if fault_line == Some(index + 1) {
+                ("✗", style.fg(p.error).add_modifier(Modifier::BOLD))
+            } else if is_settled {
                 ("▐", style.fg(p.added))
             } else {
                 (" ", style)
@@ -285,6 +314,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 buf.set_style(
                     Rect::new(text_x, y, text_width, 1),
                     Style::default().fg(p.muted).add_modifier(Modifier::DIM),
+                );
+            }
+            if fault_line == Some(index + 1) {
+                buf.set_style(
+                    Rect::new(text_x, y, text_width, 1),
+                    Style::default().fg(p.error),
                 );
             }
             if !needle.is_empty() {

@@ -1,0 +1,210 @@
+//! The Class diagram tab drawn: boxes and arrows in place of the Mermaid text,
+//! scrolled both ways. `v` switches to the source, which the viewer shows (with the
+//! D001 fault marked when the diagram does not parse) and back. The drawing is read
+//! again in `prepare_frame`, and only when the text changed.
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Line;
+
+use crate::design::Section;
+use crate::tui::app::{App, Focus};
+use crate::tui::diagram::{DiagramMode, Drawing, Fault, Scroll};
+use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::tab::Tab;
+use crate::tui::widgets::panel;
+
+/// Columns one ←/→ moves the drawing.
+const SIDE_STEP: usize = 4;
+
+/// The Class diagram tab shows the design's diagram (not the raw answer of a reply
+/// without section markers).
+pub fn on_diagram_tab(app: &App) -> bool {
+    app.tab == Tab::Artifact(Section::ClassDiagram) && (app.old_cycle.is_some() || !app.raw.shown())
+}
+
+/// What the tab shows of `d`: the reader's choice; else, while the architect writes
+/// the diagram (or a new cycle streams and the tab still shows the last one under its
+/// banner), its source; else the drawing of a diagram that parses and the source of
+/// one that does not.
+fn shown(app: &App, d: &Drawing) -> DiagramMode {
+    let writing = app.old_cycle.is_none()
+        && (app.streaming_section() == Some(Section::ClassDiagram)
+            || app.backdrop_of(Section::ClassDiagram).is_some());
+    match app.diagram.chosen() {
+        Some(mode) => mode,
+        None if writing => DiagramMode::Source,
+        None => app.diagram.mode(d),
+    }
+}
+
+/// The tab shows the drawing rather than the source.
+pub fn drawing_shown(app: &App) -> bool {
+    on_diagram_tab(app)
+        && app
+            .diagram
+            .drawing()
+            .is_some_and(|d| shown(app, &d) == DiagramMode::Drawing)
+}
+
+/// The fault of the class diagram whose source the viewer shows, if it has one.
+pub fn source_fault(app: &App) -> Option<Fault> {
+    if !on_diagram_tab(app) {
+        return None;
+    }
+    let d = app.diagram.drawing()?;
+    if shown(app, &d) != DiagramMode::Source {
+        return None;
+    }
+    d.fault.clone()
+}
+
+pub const BINDINGS: &[Binding] = &[
+    Binding::new(
+        "v",
+        "class diagram: the drawing / its Mermaid source",
+        Group::Reading,
+        &[Chord::ch('v')],
+    )
+    .hint("v", "drawing/source", 5)
+    .when(on_diagram_tab),
+    Binding::new(
+        "↑↓←→ PgUp PgDn",
+        "scroll the class diagram drawing (j k, Space, g G, Home End too)",
+        Group::Reading,
+        &[
+            Chord::plain(KeyCode::Up),
+            Chord::plain(KeyCode::Down),
+            Chord::plain(KeyCode::Left),
+            Chord::plain(KeyCode::Right),
+            Chord::ch('j'),
+            Chord::ch('k'),
+            Chord::plain(KeyCode::PageDown),
+            Chord::plain(KeyCode::PageUp),
+            Chord::ch(' '),
+            Chord::ch('g'),
+            Chord::ch('G'),
+            Chord::plain(KeyCode::Home),
+            Chord::plain(KeyCode::End),
+        ],
+    )
+    .when(drawing_shown),
+];
+
+/// Reads the shown diagram again if its text changed.
+pub fn refresh(app: &mut App) {
+    if !on_diagram_tab(app) {
+        return;
+    }
+    let mut pane = std::mem::take(&mut app.diagram);
+    pane.refresh(app.current_doc().lines());
+    app.diagram = pane;
+}
+
+/// The window the drawing gets, from the last frame's viewer area.
+fn window(app: &App, d: &Drawing) -> (usize, usize) {
+    let v = app.areas.viewer;
+    let rows = usize::from(v.height).saturating_sub(usize::from(d.fault.is_some()));
+    (usize::from(v.width).max(1), rows.max(1))
+}
+
+pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
+    if !on_diagram_tab(app) || app.focus != Focus::Viewer {
+        return Handled::Ignored;
+    }
+    refresh(app);
+    let Some(d) = app.diagram.drawing() else {
+        return Handled::Ignored;
+    };
+    let mode = shown(app, &d);
+    if key.code == KeyCode::Char('v') {
+        app.diagram.choose(match mode {
+            DiagramMode::Drawing => DiagramMode::Source,
+            DiagramMode::Source => DiagramMode::Drawing,
+        });
+        return Handled::Consumed;
+    }
+    if mode != DiagramMode::Drawing {
+        return Handled::Ignored;
+    }
+    let view = window(app, &d);
+    let page = view.1.saturating_sub(2).max(1);
+    let step = match key.code {
+        KeyCode::Up | KeyCode::Char('k') => Scroll::Up(1),
+        KeyCode::Down | KeyCode::Char('j') => Scroll::Down(1),
+        KeyCode::Left => Scroll::Left(SIDE_STEP),
+        KeyCode::Right => Scroll::Right(SIDE_STEP),
+        KeyCode::PageDown | KeyCode::Char(' ') => Scroll::Down(page),
+        KeyCode::PageUp => Scroll::Up(page),
+        KeyCode::Home | KeyCode::Char('g') => Scroll::Home,
+        KeyCode::End | KeyCode::Char('G') => Scroll::End,
+        _ => return Handled::Ignored,
+    };
+    app.diagram.scroll(&d, view, step);
+    Handled::Consumed
+}
+
+/// Scrolls the drawing by `rows` (the mouse wheel); false when the tab shows no
+/// drawing.
+pub fn wheel(app: &mut App, rows: isize) -> bool {
+    if !drawing_shown(app) {
+        return false;
+    }
+    let Some(d) = app.diagram.drawing() else {
+        return false;
+    };
+    let view = window(app, &d);
+    let step = if rows < 0 {
+        Scroll::Up(rows.unsigned_abs())
+    } else {
+        Scroll::Down(rows.unsigned_abs())
+    };
+    app.diagram.scroll(&d, view, step);
+    true
+}
+
+/// Draws the tab as a drawing, in the viewer's place.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let p = app.theme.palette;
+    let Some(d) = app.diagram.drawing() else {
+        return;
+    };
+    let focused = app.focus == Focus::Viewer;
+    let title = match &app.old_cycle {
+        Some(old) => format!(
+            " Class diagram — {} (read-only, Esc returns) · drawn, v: source ",
+            old.summary
+        ),
+        None => " Class diagram · drawn, v: source ".to_string(),
+    };
+    let (x, y) = app.diagram.origin;
+    let position = format!(
+        " {} classes · {}x{} · col {} row {} ",
+        d.layout.boxes.len(),
+        d.layout.width,
+        d.layout.height,
+        x + 1,
+        y + 1
+    );
+    let block = panel(
+        title,
+        if focused { p.accent } else { p.border },
+        Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+    )
+    .title_bottom(Line::styled(position, Style::default().fg(p.muted)).right_aligned());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if d.layout.boxes.is_empty() {
+        frame.render_widget(
+            Line::styled(
+                "no classes to draw yet",
+                Style::default().fg(p.muted).add_modifier(Modifier::ITALIC),
+            ),
+            inner,
+        );
+        return;
+    }
+    app.diagram.render(&d, inner, frame.buffer_mut(), &p);
+}
