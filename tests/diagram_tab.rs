@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
-use std::path::PathBuf;
 use std::time::Duration;
+use support::screen::info;
 use support::tmux::{Tmux, tmux_available};
 
 use ratatui::Terminal;
@@ -16,23 +16,12 @@ use ratatui::crossterm::event::KeyCode;
 use volk::design::parser::parse;
 use volk::design::{Artifacts, Section};
 use volk::reasoner::offline::draft;
-use volk::tui::app::{App, SessionInfo};
+use volk::tui::app::App;
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::test_keys::{ch, key};
 use volk::tui::theme::Theme;
 use volk::tui::view;
 use volk::volk::brief::{Brief, Purpose};
-
-fn info() -> SessionInfo {
-    SessionInfo {
-        project_name: "bookshelf".into(),
-        project_dir: PathBuf::from("/work/space/bookshelf"),
-        thread_id: "demo-bookshelf".into(),
-        max_cycles: 99,
-        reasoner: "offline".into(),
-        model: "drafter".into(),
-    }
-}
 
 fn screen(app: &mut App) -> String {
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();

@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
-use std::path::PathBuf;
 use std::time::Duration;
+use support::screen::info;
 use support::tmux::{Tmux, tmux_available};
 
 use ratatui::Terminal;
@@ -15,22 +15,11 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyCode;
 use volk::design::{Artifacts, Section};
-use volk::tui::app::{App, SessionInfo};
+use volk::tui::app::App;
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::test_keys::{ch, key, typed};
 use volk::tui::theme::Theme;
 use volk::tui::view;
-
-fn info() -> SessionInfo {
-    SessionInfo {
-        project_name: "bookshelf".into(),
-        project_dir: PathBuf::from("/work/space/bookshelf"),
-        thread_id: "demo-bookshelf".into(),
-        max_cycles: 99,
-        reasoner: "offline".into(),
-        model: "drafter".into(),
-    }
-}
 
 /// An app whose architecture went through `cycles`, the last one under review.
 fn reviewing(cycles: &[String]) -> App {

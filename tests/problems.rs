@@ -5,10 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+mod support;
+use std::path::Path;
+use support::screen::screen;
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use volk::design::lint::{Code, lint};
 use volk::design::{Artifacts, Section};
@@ -18,18 +18,10 @@ use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::tab::Tab;
 use volk::tui::test_keys::{key, typed};
 use volk::tui::theme::Theme;
-use volk::tui::view;
 use volk::volk::brief::Purpose;
 
 fn info() -> SessionInfo {
-    SessionInfo {
-        project_name: "taskman".into(),
-        project_dir: PathBuf::from("/work/space/taskman"),
-        thread_id: "demo-taskman".into(),
-        max_cycles: 99,
-        reasoner: "offline".into(),
-        model: "drafter".into(),
-    }
+    support::screen::info_for("taskman")
 }
 
 fn fixture(name: &str) -> Artifacts {
@@ -74,12 +66,6 @@ fn reviewing(artifacts: Artifacts) -> App {
         cycle: 1,
     })));
     app
-}
-
-fn screen(app: &mut App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    view::render(&mut terminal, app).unwrap();
-    terminal.backend().to_string()
 }
 
 /// The tab bar's row of a drawn screen.

@@ -2,7 +2,8 @@
 //! heading markers, wrapping, Markdown, the journal timeline.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
+mod support;
+use support::screen::screen;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -17,19 +18,10 @@ use volk::volk::brief::Purpose;
 
 fn info() -> SessionInfo {
     SessionInfo {
-        project_name: "bookshelf".into(),
-        project_dir: PathBuf::from("/work/space/bookshelf"),
-        thread_id: "demo-bookshelf".into(),
-        max_cycles: 99,
         reasoner: "openai".into(),
         model: "local".into(),
+        ..support::screen::info()
     }
-}
-
-fn screen(app: &mut App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    view::render(&mut terminal, app).unwrap();
-    terminal.backend().to_string()
 }
 
 fn stream(app: &mut App, call: u64, text: &str) {

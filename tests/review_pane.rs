@@ -4,10 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
+mod support;
+use support::screen::{info, screen};
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{
     Event, KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -15,11 +14,10 @@ use volk::design::parser::parse;
 use volk::design::{Artifacts, Section};
 use volk::reasoner::StreamEvent;
 use volk::reasoner::offline::draft;
-use volk::tui::app::{App, Focus, SessionInfo};
+use volk::tui::app::{App, Focus};
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::test_keys::{ch, key, typed};
 use volk::tui::theme::Theme;
-use volk::tui::view;
 use volk::volk::brief::{Brief, Purpose};
 
 fn brief() -> Brief {
@@ -31,23 +29,6 @@ fn brief() -> Brief {
         cycle: 1,
         ..Brief::default()
     }
-}
-
-fn info() -> SessionInfo {
-    SessionInfo {
-        project_name: "bookshelf".into(),
-        project_dir: PathBuf::from("/work/space/bookshelf"),
-        thread_id: "demo-bookshelf".into(),
-        max_cycles: 99,
-        reasoner: "offline".into(),
-        model: "drafter".into(),
-    }
-}
-
-fn screen(app: &mut App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    view::render(&mut terminal, app).unwrap();
-    terminal.backend().to_string()
 }
 
 fn delta(app: &mut App, call: u64, text: &str) {

@@ -7,6 +7,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+use support::screen::info;
 use support::tmux::{Tmux, tmux_available};
 use volk::tui::event::LoopEvent;
 
@@ -17,7 +18,7 @@ use volk::design::parser::parse;
 use volk::design::{Artifacts, Section};
 use volk::reasoner::StreamEvent;
 use volk::reasoner::offline::draft;
-use volk::tui::app::{App, SessionInfo};
+use volk::tui::app::App;
 use volk::tui::event::{AppEvent, Phase};
 use volk::tui::tab::Tab;
 use volk::tui::test_keys::{ctrl, key, typed};
@@ -33,17 +34,6 @@ fn brief() -> Brief {
         nfrs: vec!["Every command answers in under 200 ms".into()],
         cycle: 1,
         ..Brief::default()
-    }
-}
-
-fn info() -> SessionInfo {
-    SessionInfo {
-        project_name: "bookshelf".into(),
-        project_dir: PathBuf::from("/work/space/bookshelf"),
-        thread_id: "demo-bookshelf".into(),
-        max_cycles: 99,
-        reasoner: "offline".into(),
-        model: "drafter".into(),
     }
 }
 

@@ -7,12 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
-use std::path::PathBuf;
 use std::time::Duration;
+use support::screen::screen;
 use support::tmux::{Tmux, tmux_available};
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use volk::cxp::Feedback;
 use volk::design::{Artifacts, Section};
@@ -23,25 +21,14 @@ use volk::tui::popup::confirm::Confirm;
 use volk::tui::tab::Tab;
 use volk::tui::test_keys::{ch, ctrl, key, typed};
 use volk::tui::theme::Theme;
-use volk::tui::view;
 use volk::volk::brief::Question;
 use volk::volk::runtime::Notice;
 
 fn info(max_cycles: u32) -> SessionInfo {
     SessionInfo {
-        project_name: "bookshelf".into(),
-        project_dir: PathBuf::from("/work/space/bookshelf"),
-        thread_id: "demo-bookshelf".into(),
         max_cycles,
-        reasoner: "offline".into(),
-        model: "drafter".into(),
+        ..support::screen::info()
     }
-}
-
-fn screen(app: &mut App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    view::render(&mut terminal, app).unwrap();
-    terminal.backend().to_string()
 }
 
 fn event(app: &mut App, e: LoopEvent) {

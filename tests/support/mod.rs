@@ -2,4 +2,5 @@
 #![allow(dead_code)]
 
 pub mod provider;
+pub mod screen;
 pub mod tmux;
