@@ -12,32 +12,9 @@
 //! the whole text gives; the workbench uses [`SectionParser::growing`] to fill tabs live.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
-
-use aho_corasick::{AhoCorasick, Input, MatchKind};
 
 use crate::design::marker::{Recognised, recognise};
 use crate::design::{Artifacts, Section};
-
-/// Below this many bytes of complete lines, looking at each line is cheaper than
-/// starting a candidate search.
-const BULK: usize = 4096;
-
-/// Substrings that every line able to change the parse contains: a fence opener or
-/// closer has three fence bytes in a row, a strict marker line has its word, and a
-/// marker in another case is a heading (`# `) or bold (`**`).
-static CANDIDATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    // Three bytes each, so the SIMD search keeps three-byte fingerprints; a heading or
-    // bold line is found by the newline before it (the first line is looked at anyway).
-    let mut patterns = vec![
-        "```", "~~~", "\n# ", "\n##", "\n**", "\n #", "\n *", "  #", "  *",
-    ];
-    patterns.extend(Part::ALL.map(Part::marker));
-    AhoCorasick::builder()
-        .match_kind(MatchKind::LeftmostFirst)
-        .build(patterns)
-        .unwrap_or_else(|_| unreachable!("fifteen short literal patterns always build"))
-});
 
 /// The marker word of the architect's list of changes, without the colon.
 pub const CHANGES_MARKER: &str = "CHANGES";
@@ -113,11 +90,7 @@ impl Scanner {
     /// Classifies the lines of `bytes[start..end]`. Every line but the last ends with a
     /// newline; the last one may not, when it ends the input.
     fn scan(&mut self, bytes: &[u8], start: usize, end: usize) {
-        if end - start >= BULK {
-            self.scan_candidates(bytes, start, end);
-        } else {
-            self.scan_lines(bytes, start, end);
-        }
+        self.scan_lines(bytes, start, end);
     }
 
     /// Looks at every line: cheapest for the few lines a streamed delta completes.
@@ -130,40 +103,6 @@ impl Scanner {
         }
         if line_start < end {
             self.line(bytes, line_start, end);
-        }
-    }
-
-    /// Looks only at the lines that contain a candidate substring; every other line is
-    /// content whatever it says, and a SIMD multi-pattern search skips it at memory
-    /// speed.
-    fn scan_candidates(&mut self, bytes: &[u8], start: usize, end: usize) {
-        let haystack = &bytes[..end];
-        // The first line has no newline before it for the heading patterns to find.
-        let first_end = memchr::memchr(b'\n', &bytes[start..end]).map_or(end, |i| start + i + 1);
-        self.line(bytes, start, first_end);
-        let mut pos = first_end;
-        loop {
-            // From the newline that ends the line before, so a heading right after a
-            // line just looked at is found too.
-            let from = if pos > start && bytes[pos - 1] == b'\n' {
-                pos - 1
-            } else {
-                pos
-            };
-            let Some(hit) = CANDIDATES.find(Input::new(haystack).span(from..end)) else {
-                break;
-            };
-            // A pattern that starts with the newline ending the line before.
-            let at = if bytes[hit.start()] == b'\n' {
-                hit.start() + 1
-            } else {
-                hit.start()
-            };
-            let line_start = memchr::memrchr(b'\n', &bytes[pos..at]).map_or(pos, |i| pos + i + 1);
-            let from = hit.end().max(at);
-            let line_end = memchr::memchr(b'\n', &bytes[from..end]).map_or(end, |i| from + i + 1);
-            self.line(bytes, line_start, line_end);
-            pos = line_end;
         }
     }
 
@@ -202,20 +141,6 @@ impl Scanner {
         {
             self.runs.push((section, self.run_start, at));
         }
-    }
-
-    /// Moves the text of every run in `text` (the buffer just scanned, all of it
-    /// classified) into `out`, leaving the scanner ready for the next buffer.
-    fn drain_into(&mut self, text: &str, out: &mut [String; PARTS]) {
-        for (section, a, b) in self.runs.drain(..) {
-            append_trimmed(&mut out[section.index()], &text[a..b]);
-        }
-        if let Some(section) = self.current
-            && self.run_start < text.len()
-        {
-            append_trimmed(&mut out[section.index()], &text[self.run_start..]);
-        }
-        self.run_start = 0;
     }
 
     /// The trimmed sections of `text`, once every line of it has been classified.
@@ -335,15 +260,6 @@ const INTERESTING: [bool; 256] = {
     table
 };
 
-/// True when a line starting with `bytes` is content whatever follows: indented four
-/// spaces or more, or its first visible byte starts no marker or fence. False also
-/// when too few bytes have arrived to tell.
-#[inline]
-fn starts_plain(bytes: &[u8]) -> bool {
-    let spaces = bytes.iter().take(4).take_while(|b| **b == b' ').count();
-    spaces == 4 || bytes.get(spaces).is_some_and(|&b| !INTERESTING[b as usize])
-}
-
 /// True when a line that begins with `prefix` (its newline not yet come) is content
 /// whatever follows: it can no longer turn out to be a fence line or a marker line.
 /// A held line is released to stream as soon as this holds, usually after a few
@@ -409,129 +325,13 @@ impl SectionParser {
     }
 
     /// Feeds the next piece of text; returns the section that is growing afterwards.
-    ///
-    /// Inlined into callers for its first test: most deltas are a few bytes of plain
-    /// lines, and for those the whole work is to check where lines start and append,
-    /// so call overhead would be a large share of it.
-    #[inline]
     pub fn feed(&mut self, chunk: &str) -> Option<Section> {
-        if chunk.len() <= 16
-            && let Some(into) = self.plain_delta(chunk)
-        {
-            return into.section();
-        }
         self.feed_any(chunk).and_then(Part::section)
     }
 
-    /// The fast path for a delta of at most 16 bytes that is plain text of the growing
-    /// section: the line it continues (or starts) is plain and so is every line it
-    /// starts. Then it is appended in one copy. `None` changes nothing, and the
-    /// general path takes the delta.
-    #[inline]
-    fn plain_delta(&mut self, chunk: &str) -> Option<Part> {
-        let bytes = chunk.as_bytes();
-        let into = match self.line {
-            LineState::Streaming { into, .. } => into,
-            LineState::Start if self.held.is_empty() && starts_plain(bytes) => {
-                self.scanner.current?
-            }
-            _ => return None,
-        };
-        let out = &mut self.out[into.index()];
-        // An empty section drops leading white space: the general path does that.
-        if out.is_empty() {
-            return None;
-        }
-        let mut newlines = newline_mask(bytes);
-        let mut last_start = None;
-        while newlines != 0 {
-            let start = newlines.trailing_zeros() as usize + 1;
-            newlines &= newlines - 1;
-            if start < bytes.len()
-                && !starts_plain(&bytes[start..])
-                && (newlines != 0 || !plain_prefix(&bytes[start..]))
-            {
-                if newlines != 0 {
-                    return None;
-                }
-                // The last line might be a marker or fence, or too little of it has
-                // come to tell: what precedes it is plain, and the line goes the
-                // general way.
-                out.push_str(&chunk[..start]);
-                self.line = LineState::Start;
-                self.feed_lines(&chunk[start..]);
-                return self.scanner.current;
-            }
-            last_start = Some(start);
-        }
-        let base = out.len();
-        out.push_str(chunk);
-        self.line = match (last_start, self.line) {
-            (Some(start), _) if start == bytes.len() => LineState::Start,
-            (Some(start), _) => LineState::Streaming {
-                into,
-                from: base + start,
-            },
-            (None, LineState::Start) => LineState::Streaming { into, from: base },
-            (None, line) => line,
-        };
-        Some(into)
-    }
-
     fn feed_any(&mut self, chunk: &str) -> Option<Part> {
-        if chunk.len() <= 32
-            && let Some(into) = self.plain_line_continues(chunk)
-        {
-            return self.feed_plain(into, chunk);
-        }
-        if chunk.len() >= BULK {
-            self.feed_bulk(chunk);
-        } else {
-            self.feed_lines(chunk);
-        }
+        self.feed_lines(chunk);
         self.scanner.current
-    }
-
-    /// The section a delta's text streams into without a closer look: the unfinished
-    /// line is plain content, or a new line starts plainly (see [`starts_plain`]).
-    #[inline]
-    fn plain_line_continues(&self, chunk: &str) -> Option<Part> {
-        match self.line {
-            LineState::Streaming { into, .. } => Some(into),
-            LineState::Start if self.held.is_empty() && starts_plain(chunk.as_bytes()) => {
-                self.scanner.current
-            }
-            _ => None,
-        }
-    }
-
-    /// The common case, kept lean: most deltas only extend a plain line of prose.
-    fn feed_plain(&mut self, into: Part, mut rest: &str) -> Option<Part> {
-        let out = &mut self.out[into.index()];
-        if self.line == LineState::Start {
-            self.line = LineState::Streaming {
-                into,
-                from: out.len(),
-            };
-        }
-        loop {
-            let Some(nl) = find_newline(rest) else {
-                append_trimmed(out, rest);
-                return Some(into);
-            };
-            append_trimmed(out, &rest[..=nl]);
-            rest = &rest[nl + 1..];
-            if starts_plain(rest.as_bytes()) {
-                self.line = LineState::Streaming {
-                    into,
-                    from: out.len(),
-                };
-            } else {
-                self.line = LineState::Start;
-                self.feed_lines(rest);
-                return self.scanner.current;
-            }
-        }
     }
 
     /// Moves a delta into place line by line, deciding each line's fate from its
@@ -609,21 +409,6 @@ impl SectionParser {
             self.held.clear();
             self.line = LineState::Streaming { into, from };
         }
-    }
-
-    /// A large piece: its complete lines go through the candidate search at once.
-    fn feed_bulk(&mut self, chunk: &str) {
-        let Some(first) = memchr::memchr(b'\n', chunk.as_bytes()) else {
-            self.feed_lines(chunk);
-            return;
-        };
-        self.feed_lines(&chunk[..=first]);
-        let mut rest = &chunk[first + 1..];
-        if let Some(last) = memchr::memrchr(b'\n', rest.as_bytes()) {
-            take_lines(&mut self.scanner, &mut self.out, &rest[..=last]);
-            rest = &rest[last + 1..];
-        }
-        self.feed_lines(rest);
     }
 
     /// Feeds raw bytes: a character split across chunks is completed by the next one;
@@ -714,67 +499,9 @@ impl SectionParser {
     }
 }
 
-/// Word-at-a-time constants for the newline searches below.
-const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-const LOWS: u64 = u64::from_le_bytes([0x7f; 8]);
-const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-const NEWLINES: u64 = u64::from_le_bytes([b'\n'; 8]);
-
-/// The newlines of a piece of at most 16 bytes as a bit mask (bit `i` for byte `i`),
-/// read a word at a time rather than through a search routine's set-up.
-#[inline]
-fn newline_mask(bytes: &[u8]) -> u32 {
-    // Exact per byte (no borrow crosses bytes): the high bit of each byte of the
-    // result is set where the byte was a newline.
-    let flags = |word: u64| {
-        let x = word ^ NEWLINES;
-        !(((x & LOWS) + LOWS) | x | LOWS)
-    };
-    // Gathers the eight high bits into the low byte.
-    let gather = |flags: u64| ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
-    let n = bytes.len();
-    match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
-        (Some(first), Some(last)) if n <= 16 => {
-            gather(flags(u64::from_le_bytes(*first)))
-                | gather(flags(u64::from_le_bytes(*last))) << (n - 8)
-        }
-        _ => bytes
-            .iter()
-            .take(16)
-            .enumerate()
-            .filter(|(_, b)| **b == b'\n')
-            .fold(0, |mask, (i, _)| mask | 1 << i),
-    }
-}
-
-/// The first newline in a piece of a stream. Deltas are a few bytes, too short for a
-/// SIMD search's dispatch and set-up to pay, so they are read a word at a time.
-#[inline]
+/// The first newline in a piece of a stream.
 fn find_newline(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    if bytes.len() > 32 {
-        return memchr::memchr(b'\n', bytes);
-    }
-    let mut words = bytes.chunks_exact(8);
-    let mut base = 0;
-    for word in words.by_ref() {
-        let x = u64::from_le_bytes(word.try_into().unwrap_or([0; 8])) ^ NEWLINES;
-        // The lowest flagged byte is the first zero byte of `x`, the first newline.
-        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
-        if zero != 0 {
-            return Some(base + zero.trailing_zeros() as usize / 8);
-        }
-        base += 8;
-    }
-    let rest = words.remainder();
-    rest.iter().position(|b| *b == b'\n').map(|i| base + i)
-}
-
-/// Classifies `lines` (complete, or the input's last line) and moves their text into
-/// the sections.
-fn take_lines(scanner: &mut Scanner, out: &mut [String; PARTS], lines: &str) {
-    scanner.scan(lines.as_bytes(), 0, lines.len());
-    scanner.drain_into(lines, out);
+    memchr::memchr(b'\n', text.as_bytes())
 }
 
 /// [`take_lines`] for a single line.
@@ -928,67 +655,11 @@ mod tests {
         assert_eq!(a.api_spec, "");
     }
 
-    /// Both ways of finding marker and fence lines must agree line for line; small
-    /// documents never reach the candidate search through the public API.
-    fn scanned(text: &str, bulk: bool) -> (Vec<(Part, usize, usize)>, Option<Part>, usize) {
-        let mut scanner = Scanner::default();
-        if bulk {
-            scanner.scan_candidates(text.as_bytes(), 0, text.len());
-        } else {
-            scanner.scan_lines(text.as_bytes(), 0, text.len());
-        }
-        (scanner.runs, scanner.current, scanner.run_start)
-    }
-
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
-        #[test]
-        fn candidate_search_equals_looking_at_every_line(
-            lines in proptest::collection::vec(
-                proptest::prop_oneof![
-                    proptest::strategy::Just("ARCHITECTURE:"),
-                    proptest::strategy::Just("  ## REQUIREMENTS: x"),
-                    proptest::strategy::Just("**FILE_TREE**:"),
-                    proptest::strategy::Just("    API_SPEC:"),
-                    proptest::strategy::Just("see CLASS_DIAGRAM: here"),
-                    proptest::strategy::Just("```"),
-                    proptest::strategy::Just("   ````rust"),
-                    proptest::strategy::Just("~~~"),
-                    proptest::strategy::Just("a ``` b"),
-                    proptest::strategy::Just("`` ~~"),
-                    proptest::strategy::Just("Component A"),
-                    proptest::strategy::Just("## Architecture"),
-                    proptest::strategy::Just("### 2. File tree:"),
-                    proptest::strategy::Just("**Api spec**"),
-                    proptest::strategy::Just("text ** bold # hash"),
-                    proptest::strategy::Just("## Requirements notes"),
-                    proptest::strategy::Just(""),
-                ],
-                0..60,
-            ),
-            trailing in proptest::bool::ANY,
-        ) {
-            let mut text = lines.join("\n");
-            if trailing {
-                text.push('\n');
-            }
-            proptest::prop_assert_eq!(scanned(&text, true), scanned(&text, false));
-        }
     }
 
     proptest::proptest! {
-        #[test]
-        fn newline_mask_marks_every_newline(
-            bytes in proptest::collection::vec(proptest::sample::select(b"a\n\x0b\x8a\xff".to_vec()), 0..=16)
-        ) {
-            let expected = bytes
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| **b == b'\n')
-                .fold(0u32, |mask, (i, _)| mask | 1 << i);
-            proptest::prop_assert_eq!(newline_mask(&bytes), expected);
-        }
-
         /// Once `plain_prefix` releases a line, no ending of it is a marker or a
         /// fence line, inside a fence or not: streaming it early changes nothing.
         #[test]
@@ -1012,11 +683,6 @@ mod tests {
                     proptest::prop_assert_eq!(scanner.run_start, 0);
                 }
             }
-        }
-
-        #[test]
-        fn word_search_finds_the_first_newline(text in "[a\n\u{e9}]{0,40}") {
-            proptest::prop_assert_eq!(find_newline(&text), text.find('\n'));
         }
     }
 
