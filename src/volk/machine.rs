@@ -66,7 +66,7 @@ pub enum Input {
     Act(Action),
     /// The reflection questions to ask (`None`: reflection is off), or why they could
     /// not be read (reflection is then skipped, never fatal).
-    ReflectionLoaded(Result<Option<Vec<String>>, String>),
+    ReflectionLoaded(ReflectionSetup),
     Committed {
         cycle: u32,
         short_id: String,
@@ -76,6 +76,18 @@ pub enum Input {
     ReviewerEdited {
         artifacts: Artifacts,
     },
+}
+
+/// What the reflection configuration asks of the architect before finalizing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReflectionSetup {
+    /// These questions, each `[id] text`.
+    Questions(Vec<String>),
+    /// Reflection is off, or no question is enabled: finalize at once.
+    Off,
+    /// The configuration could not be read (the message says which file and why): the
+    /// pass is skipped with a warning, never the design.
+    Unreadable(String),
 }
 
 /// A decision of the person or of the reviewer. The workbench sends these for keys, and
@@ -1030,16 +1042,12 @@ impl Architect {
         fx.push(Effect::LoadReflection);
     }
 
-    fn reflection_loaded(
-        &mut self,
-        loaded: Result<Option<Vec<String>>, String>,
-        fx: &mut Vec<Effect>,
-    ) {
+    fn reflection_loaded(&mut self, loaded: ReflectionSetup, fx: &mut Vec<Effect>) {
         if !matches!(self.session.phase, Phase::Reflecting) || self.in_flight.is_some() {
             return;
         }
         match loaded {
-            Ok(Some(questions)) if !questions.is_empty() => {
+            ReflectionSetup::Questions(questions) if !questions.is_empty() => {
                 self.journal(
                     fx,
                     JournalEvent::ReflectionStarted,
@@ -1049,8 +1057,8 @@ impl Architect {
                 brief.reflection_questions = questions;
                 self.call(Purpose::Reflect, brief, fx);
             }
-            Ok(_) => self.finalize_docs(fx),
-            Err(message) => {
+            ReflectionSetup::Questions(_) | ReflectionSetup::Off => self.finalize_docs(fx),
+            ReflectionSetup::Unreadable(message) => {
                 fx.push(Effect::Warn(format!(
                     "[U:Ar] reflection skipped: {message}"
                 )));
@@ -1389,9 +1397,9 @@ mod tests {
         let fx = a.handle(feedback(Verdict::Ready, &[])).unwrap();
         assert!(fx.iter().any(|e| matches!(e, Effect::LoadReflection)));
         let fx = a
-            .handle(Input::ReflectionLoaded(Ok(Some(vec![
+            .handle(Input::ReflectionLoaded(ReflectionSetup::Questions(vec![
                 "Is it testable?".into(),
-            ]))))
+            ])))
             .unwrap();
         let (_, request) = call_of(&fx);
         assert_eq!(request.purpose, Purpose::Reflect);
@@ -1489,7 +1497,9 @@ mod tests {
         })
         .unwrap();
         a.handle(feedback(Verdict::Ready, &[])).unwrap();
-        let fx = a.handle(Input::ReflectionLoaded(Ok(None))).unwrap();
+        let fx = a
+            .handle(Input::ReflectionLoaded(ReflectionSetup::Off))
+            .unwrap();
         let fx = answer(&mut a, &fx);
         let packet = emitted(&fx).unwrap();
         assert_eq!(packet.payload["file_tree"], "");
@@ -1583,7 +1593,9 @@ mod tests {
         let mut a = designed(Mode::Interactive, 99);
         a.handle(feedback(Verdict::Ready, &[])).unwrap();
         let fx = a
-            .handle(Input::ReflectionLoaded(Ok(Some(vec!["Q?".into()]))))
+            .handle(Input::ReflectionLoaded(ReflectionSetup::Questions(vec![
+                "Q?".into(),
+            ])))
             .unwrap();
         answer(&mut a, &fx);
         assert_eq!(a.phase(), &Phase::AwaitingFinalize);
@@ -1703,7 +1715,9 @@ mod tests {
         let mut a = designed(Mode::Interactive, 99);
         let fx = a.handle(feedback(Verdict::Ready, &[])).unwrap();
         let fx = a
-            .handle(Input::ReflectionLoaded(Ok(Some(vec!["Q?".into()]))))
+            .handle(Input::ReflectionLoaded(ReflectionSetup::Questions(vec![
+                "Q?".into(),
+            ])))
             .unwrap_or(fx);
         answer(&mut a, &fx);
         assert_eq!(a.phase(), &Phase::AwaitingFinalize);
@@ -1720,7 +1734,9 @@ mod tests {
             .handle(feedback(Verdict::Questions, &["Late?"]))
             .unwrap();
         let fx = forced
-            .handle(Input::ReflectionLoaded(Ok(Some(vec!["Q?".into()]))))
+            .handle(Input::ReflectionLoaded(ReflectionSetup::Questions(vec![
+                "Q?".into(),
+            ])))
             .unwrap_or(fx);
         answer(&mut forced, &fx);
         assert_eq!(forced.phase(), &Phase::AwaitingFinalize);

@@ -26,7 +26,7 @@ use crate::volk::designed_with::DesignedWith;
 use crate::volk::journal::{JournalEntry, JournalEvent};
 use crate::volk::loop_args::Limits;
 pub use crate::volk::machine::{Action, Notice};
-use crate::volk::machine::{Architect, Effect, Input, Mode, Written};
+use crate::volk::machine::{Architect, Effect, Input, Mode, ReflectionSetup, Written};
 use crate::volk::plan_step::PlanCheck;
 use crate::volk::queries::Queries;
 pub use crate::volk::queries::Query;
@@ -275,7 +275,7 @@ impl Executor {
                 let path = self.options.reflection_config.clone();
                 let loaded = tokio::task::spawn_blocking(move || load_reflection(path.as_deref()))
                     .await
-                    .unwrap_or_else(|e| Err(e.to_string()));
+                    .unwrap_or_else(|e| ReflectionSetup::Unreadable(e.to_string()));
                 queue.push_back(Input::ReflectionLoaded(loaded));
             }
             Effect::ShowReflection { questions, answers } => {
@@ -469,7 +469,15 @@ fn gather_context(root: &ContextRoot, text: &str) -> (String, Vec<String>) {
 
 /// The reflection questions for the architect; `Ok(None)` when reflection is off.
 /// Without a config path the default questions apply.
-fn load_reflection(path: Option<&Path>) -> Result<Option<Vec<String>>, String> {
+fn load_reflection(path: Option<&Path>) -> ReflectionSetup {
+    match reflection_questions(path) {
+        Ok(Some(questions)) => ReflectionSetup::Questions(questions),
+        Ok(None) => ReflectionSetup::Off,
+        Err(message) => ReflectionSetup::Unreadable(message),
+    }
+}
+
+fn reflection_questions(path: Option<&Path>) -> Result<Option<Vec<String>>, String> {
     let fallback;
     let path = match path {
         Some(path) => path,
