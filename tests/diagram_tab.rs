@@ -8,7 +8,7 @@
 mod support;
 use std::time::Duration;
 use support::screen::info;
-use support::tmux::{Tmux, tmux_available};
+use support::tmux::{Tmux, demo_command, tmux_available};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -167,18 +167,11 @@ fn demo_draws_the_class_diagram_in_tmux() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config");
-    std::fs::create_dir_all(&config).unwrap();
     let tmux = Tmux {
         socket: dir.path().join("tmux.sock"),
         session: "volk-diagram".into(),
     };
-    let command = format!(
-        "VOLK_CONFIG_DIR={} {} demo --workspace {}; echo VOLK-EXITED-$?; sleep 30",
-        config.display(),
-        env!("CARGO_BIN_EXE_volk"),
-        dir.path().join("ws").display()
-    );
+    let command = demo_command(dir.path(), &dir.path().join("ws"));
     tmux.start(100, 30, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
     tmux.keys(&["5"]);

@@ -8,7 +8,7 @@
 mod support;
 use std::time::Duration;
 use support::screen::info;
-use support::tmux::{Tmux, tmux_available};
+use support::tmux::{Tmux, demo_command, tmux_available};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -299,19 +299,11 @@ fn compare_with_cycle_1_from_cycle_3_in_the_demo() {
     }
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path().join("ws");
-    let config = dir.path().join("config");
-    std::fs::create_dir_all(&config).unwrap();
     let tmux = Tmux {
         socket: dir.path().join("tmux.sock"),
         session: "volk-diff".into(),
     };
-    let command = format!(
-        "VOLK_CONFIG_DIR={} VOLK_LOG={} {} demo --workspace {}; echo VOLK-EXITED-$?; sleep 30",
-        config.display(),
-        dir.path().join("volk.log").display(),
-        env!("CARGO_BIN_EXE_volk"),
-        workspace.display()
-    );
+    let command = demo_command(dir.path(), &workspace);
     tmux.start(140, 40, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
     for (i, question) in [

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use support::screen::info;
-use support::tmux::{Tmux, tmux_available};
+use support::tmux::{Tmux, demo_command, tmux_available};
 use volk::tui::event::LoopEvent;
 
 use ratatui::Terminal;
@@ -350,19 +350,11 @@ fn demo_end_to_end_in_tmux() {
     }
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path().join("ws");
-    let config = dir.path().join("config");
-    std::fs::create_dir_all(&config).unwrap();
     let tmux = Tmux {
         socket: dir.path().join("tmux.sock"),
         session: "volk-e2e".into(),
     };
-    let command = format!(
-        "VOLK_CONFIG_DIR={} VOLK_LOG={} {} demo --workspace {}; echo VOLK-EXITED-$?; sleep 30",
-        config.display(),
-        dir.path().join("volk.log").display(),
-        env!("CARGO_BIN_EXE_volk"),
-        workspace.display()
-    );
+    let command = demo_command(dir.path(), &workspace);
     tmux.start(140, 40, &command);
 
     // The tabs fill live, then cycle 1 waits for the review.
@@ -416,7 +408,7 @@ fn demo_end_to_end_in_tmux() {
     // `volk open` restores the session and the draft.
     let open = format!(
         "VOLK_CONFIG_DIR={} VOLK_LOG={} {} open {}; echo VOLK-OPEN-EXITED-$?; sleep 30",
-        config.display(),
+        dir.path().join("config").display(),
         dir.path().join("volk.log").display(),
         env!("CARGO_BIN_EXE_volk"),
         project.display()

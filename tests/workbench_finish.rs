@@ -9,7 +9,7 @@
 mod support;
 use std::time::Duration;
 use support::screen::screen;
-use support::tmux::{Tmux, tmux_available};
+use support::tmux::{Tmux, demo_command, tmux_available};
 
 use ratatui::crossterm::event::KeyCode;
 use volk::cxp::Feedback;
@@ -284,18 +284,6 @@ fn after_finalize_a_does_not_open_a_composer_and_q_quits() {
     assert_eq!(app.take_intents(), vec![Intent::Quit]);
 }
 
-fn volk_command(dir: &std::path::Path, workspace: &std::path::Path) -> String {
-    let config = dir.join("config");
-    std::fs::create_dir_all(&config).unwrap();
-    format!(
-        "VOLK_CONFIG_DIR={} VOLK_LOG={} {} demo --workspace {}; echo VOLK-EXITED-$?; sleep 30",
-        config.display(),
-        dir.join("volk.log").display(),
-        env!("CARGO_BIN_EXE_volk"),
-        workspace.display()
-    )
-}
-
 #[test]
 fn demo_ready_then_reflection_then_back_to_the_review_in_tmux() {
     if !tmux_available() {
@@ -308,7 +296,7 @@ fn demo_ready_then_reflection_then_back_to_the_review_in_tmux() {
         socket: dir.path().join("tmux.sock"),
         session: "volk-reopen".into(),
     };
-    tmux.start(100, 30, &volk_command(dir.path(), &workspace));
+    tmux.start(100, 30, &demo_command(dir.path(), &workspace));
     tmux.wait_for("your review", Duration::from_secs(60));
 
     tmux.keys(&["C-r"]);

@@ -1,7 +1,7 @@
 //! A tmux server of the test's own (its socket in a temp dir) driving a real terminal:
 //! keys in, the screen out. Killed when the value is dropped.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -102,4 +102,18 @@ pub fn tmux_available() -> bool {
         .arg("-V")
         .output()
         .is_ok_and(|o| o.status.success())
+}
+
+/// The shell command that runs `volk demo` into `workspace`, with its config and log
+/// kept under `dir`, then prints its exit status and keeps the pane open to be read.
+pub fn demo_command(dir: &Path, workspace: &Path) -> String {
+    let config = dir.join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    format!(
+        "VOLK_CONFIG_DIR={} VOLK_LOG={} {} demo --workspace {}; echo VOLK-EXITED-$?; sleep 30",
+        config.display(),
+        dir.join("volk.log").display(),
+        env!("CARGO_BIN_EXE_volk"),
+        workspace.display()
+    )
 }
