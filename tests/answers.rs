@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-mod support;
+use crate::support;
 use support::provider::Provider;
 
 const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");

@@ -5,13 +5,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 use std::time::Duration;
 use support::screen::info;
 use support::tmux::{Tmux, demo_command, tmux_available};
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use volk::design::parser::parse;
 use volk::design::{Artifacts, Section};
@@ -20,13 +18,10 @@ use volk::tui::app::App;
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::test_keys::{ch, key};
 use volk::tui::theme::Theme;
-use volk::tui::view;
 use volk::volk::brief::{Brief, Purpose};
 
 fn screen(app: &mut App) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    view::render(&mut terminal, app).unwrap();
-    terminal.backend().to_string()
+    support::screen::screen(app, 100, 30)
 }
 
 /// Cycle 1 of the offline drafter's design under review, with `diagram` in place of

@@ -5,13 +5,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 use std::time::Duration;
 use support::screen::info;
 use support::tmux::{Tmux, demo_command, tmux_available};
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyCode;
 use volk::design::{Artifacts, Section};
@@ -19,7 +17,6 @@ use volk::tui::app::App;
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::test_keys::{ch, key, typed};
 use volk::tui::theme::Theme;
-use volk::tui::view;
 
 /// An app whose architecture went through `cycles`, the last one under review.
 fn reviewing(cycles: &[String]) -> App {
@@ -47,11 +44,7 @@ fn reviewing(cycles: &[String]) -> App {
     app
 }
 
-fn draw(app: &mut App, width: u16, height: u16) -> Buffer {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    view::render(&mut terminal, app).unwrap();
-    terminal.backend().buffer().clone()
-}
+use support::screen::frame as draw;
 
 fn text_of(buffer: &Buffer) -> String {
     let area = buffer.area;

@@ -2,7 +2,7 @@
 //! shortener.md` with no reasoner named, in a real terminal (tmux).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 use support::provider::Provider;
 
 const SCOPE: &str = include_str!("fixtures/packets/example1_scope.json");

@@ -2,7 +2,7 @@
 //! heading markers, wrapping, Markdown, the journal timeline.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 use support::screen::screen;
 
 use ratatui::Terminal;

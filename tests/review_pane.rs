@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 use support::screen::{info, screen};
 
 use ratatui::crossterm::event::{
@@ -311,7 +311,7 @@ fn the_previous_cycles_text_is_visible_while_cycle_2_streams() {
         "{shot}"
     );
     assert!(
-        shot.contains("# bookshelf — architecture (cycle 1)"),
+        shot.contains("bookshelf — architecture (cycle 1)"),
         "{shot}"
     );
 
@@ -324,7 +324,7 @@ fn the_previous_cycles_text_is_visible_while_cycle_2_streams() {
     );
     let shot = screen(&mut app, 100, 30);
     let viewer = viewer_text(&shot, &app);
-    assert!(viewer.contains("# bookshelf, second thoughts"), "{viewer}");
+    assert!(viewer.contains("bookshelf, second thoughts"), "{viewer}");
     assert!(!viewer.contains("showing cycle 1"), "{viewer}");
     assert!(!viewer.contains("(cycle 1)"), "{viewer}");
 

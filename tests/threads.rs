@@ -3,7 +3,7 @@
 //! and records the prompts it was sent.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod scripted;
+use crate::scripted;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -4,9 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod scripted;
+use crate::scripted;
 
-mod support;
+use crate::support;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;

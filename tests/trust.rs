@@ -13,7 +13,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 
-mod support;
+use crate::support;
 use support::provider::{Provider as Server, openai_stream, sse_chunk};
 
 const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");

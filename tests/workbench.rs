@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -37,11 +37,7 @@ fn brief() -> Brief {
     }
 }
 
-fn screen(app: &mut App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    view::render(&mut terminal, app).unwrap();
-    terminal.backend().to_string()
-}
+use support::screen::screen;
 
 /// Splits `text` into pieces of about `size` bytes on character boundaries (a
 /// stream's text events are whole characters).

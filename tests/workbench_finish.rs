@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 use std::time::Duration;
 use support::screen::screen;
 use support::tmux::{Tmux, demo_command, tmux_available};

@@ -4,8 +4,6 @@
 
 use std::path::PathBuf;
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use volk::cxp::ReviewMarks;
 use volk::design::changes::parse_changes;
@@ -14,7 +12,6 @@ use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{Action, AppEvent, Intent, LoopEvent, Phase};
 use volk::tui::test_keys::key;
 use volk::tui::theme::Theme;
-use volk::tui::view;
 use volk::volk::review::ReviewState;
 use volk::volk::threads::{Change, open, reconcile};
 
@@ -93,11 +90,7 @@ fn reviewing() -> App {
     app
 }
 
-fn screen(app: &mut App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    view::render(&mut terminal, app).unwrap();
-    terminal.backend().to_string()
-}
+use crate::support::screen::screen;
 
 #[test]
 fn review_pane_shows_threads_by_cycle_with_badges() {

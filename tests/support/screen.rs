@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::view;
 
@@ -25,8 +26,19 @@ pub fn info() -> SessionInfo {
     info_for("bookshelf")
 }
 
+/// One frame at `width` x `height`, drawn as the binary draws it once its syntax assets
+/// are warm (a few milliseconds after start). Warming first makes the frame the same
+/// whichever test of the binary ran before.
+pub fn frame(app: &mut App, width: u16, height: u16) -> Buffer {
+    volk::tui::highlight::warm_now();
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    view::render(&mut terminal, app).unwrap();
+    terminal.backend().buffer().clone()
+}
+
 /// One frame at `width` x `height`, as text.
 pub fn screen(app: &mut App, width: u16, height: u16) -> String {
+    volk::tui::highlight::warm_now();
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     view::render(&mut terminal, app).unwrap();
     terminal.backend().to_string()
