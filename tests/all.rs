@@ -3,7 +3,6 @@
 //! at the end fails when one is not.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod scripted;
 mod support;
 
 mod activity;

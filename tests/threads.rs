@@ -3,14 +3,13 @@
 //! and records the prompts it was sent.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::scripted;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use scripted::Server;
+use crate::support;
 use serde_json::{Value, json};
+use support::provider::Provider as Server;
 
 // ---------------------------------------------------------------- volk
 
@@ -42,7 +41,7 @@ fn run_with(ws: &Path, server: &Server, packet: &Value, lint_repairs: &str) -> R
         // The design compiler's repair pass is off unless a test is about it.
         .args(["--lint-repairs", lint_repairs])
         .args(["--reasoner", "openai", "--model", "scripted", "--base-url"])
-        .arg(&server.url)
+        .arg(server.v1())
         .current_dir(ws)
         .env("HOME", &home)
         .env("XDG_CONFIG_HOME", home.join(".config"))
@@ -180,7 +179,7 @@ fn claims_are_checked_against_the_diff_and_unaddressed_threads_come_back() {
     );
     let arch3 = ARCH.replace("SQLite", "SQLite (WAL mode)");
     let cycle3 = design(&arch3, &reqs2, TREE, &api2, None);
-    let server = Server::start(vec![first_design(), cycle2, cycle3]);
+    let server = Server::scripted(vec![first_design(), cycle2, cycle3]);
 
     let p1 = run(ws, &server, &scope()).packet();
     assert_eq!(p1["payload"]["threads"], json!([]));
@@ -340,7 +339,7 @@ fn a_hand_edit_is_committed_binding_and_survives_a_model_that_drops_it() {
         &api2,
         Some("- Q2.1 requirements: FR-01 names a title"),
     );
-    let server = Server::start(vec![first_design(), cycle2, cycle3]);
+    let server = Server::scripted(vec![first_design(), cycle2, cycle3]);
     run(ws, &server, &scope()).packet();
 
     let file = project(ws).join("design/requirements.md");
@@ -445,7 +444,7 @@ fn settled_parts_are_restored_byte_for_byte() {
         API,
         Some("- Q1.1 requirements: FR-03 can reopen"),
     );
-    let server = Server::start(vec![first_design(), cycle2]);
+    let server = Server::scripted(vec![first_design(), cycle2]);
     run(ws, &server, &scope()).packet();
     let tree_before = design_file(ws, "file_tree.md");
 
@@ -521,7 +520,7 @@ fn changes_sent_before_a_lint_repair_still_account_for_the_cycle() {
     let api2 = format!("{API}\n  create_table() -> None");
     // Every answer has design errors, so each cycle gets its one repair pass; the
     // repaired cycle 2 leaves the CHANGES section out.
-    let server = Server::start(vec![
+    let server = Server::scripted(vec![
         first_design(),
         first_design(),
         design(
@@ -555,7 +554,7 @@ fn an_edit_block_in_settled_text_is_refused_and_the_repair_is_asked_why() {
     let ws = ws.path();
     let touches_settled = "REQUIREMENTS:\n<<<<<<< SEARCH\n2. FR-02: List tasks.\n=======\n2. FR-02: List every task.\n>>>>>>> REPLACE\n\nCHANGES:\n- Q1.1 requirements: FR-02 lists every task\n";
     let repaired = "REQUIREMENTS:\n<<<<<<< SEARCH\n3. FR-03: Complete tasks.\n=======\n3. FR-03: Complete or reopen tasks.\n>>>>>>> REPLACE\n\nCHANGES:\n- Q1.1 requirements: FR-03 can reopen\n";
-    let server = Server::start(vec![
+    let server = Server::scripted(vec![
         first_design(),
         touches_settled.to_string(),
         repaired.to_string(),

@@ -4,15 +4,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::scripted;
-
 use crate::support;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 use support::tmux::Tmux;
 
-use scripted::Server;
+use support::provider::Provider as Server;
 
 const REQS: &str = "FUNCTIONAL:\n1. FR-01: Add tasks.\n2. FR-02: List tasks.";
 
@@ -45,7 +43,7 @@ fn threads_and_a_hand_edit_end_to_end_in_tmux() {
         eprintln!("SKIPPED: tmux is not installed (apt-get install -y tmux)");
         return;
     }
-    let server = Server::start(vec![
+    let server = Server::scripted(vec![
         design("add(name: str) -> int", ""),
         // Cycle 2 answers Q1.1, ignores Q1.2, and drops the reviewer's edit.
         design(
@@ -87,7 +85,7 @@ fn threads_and_a_hand_edit_end_to_end_in_tmux() {
         volk = env!("CARGO_BIN_EXE_volk"),
         scope = scope.display(),
         ws = ws.display(),
-        url = server.url,
+        url = server.v1(),
     );
     tmux.start(150, 44, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
