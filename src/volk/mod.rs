@@ -19,6 +19,7 @@ pub mod progress;
 pub mod prompts;
 pub mod queries;
 pub mod recover;
+pub mod reflected;
 pub mod review;
 pub mod runtime;
 pub mod session;

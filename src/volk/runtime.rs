@@ -290,6 +290,11 @@ impl Executor {
                 }
                 self.send(Event::Reflection { questions, answers });
             }
+            Effect::WriteReflection { markdown } => {
+                let path = Layout::new(&session.project_dir).reflection();
+                atomic_write(&path, markdown.as_bytes())
+                    .map_err(|source| RuntimeError::Io { path, source })?;
+            }
             Effect::ShowPlan(check) => self.send(Event::Plan(check)),
             Effect::WritePlan { json } => {
                 let path = Layout::new(&session.project_dir).execution_plan();

@@ -218,6 +218,10 @@ pub struct Session {
     /// Question threads, settled parts and a pending hand edit.
     #[serde(default)]
     pub review: crate::volk::review::ReviewState,
+    /// The architect's reflections, one per READY, oldest first: a reopened design
+    /// keeps the earlier ones.
+    #[serde(default)]
+    pub reflections: Vec<crate::volk::reflected::Reflection>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -261,6 +265,7 @@ impl Session {
             reasoner: None,
             patch: Default::default(),
             review: Default::default(),
+            reflections: Vec::new(),
         }
     }
 
@@ -350,6 +355,10 @@ impl Session {
             answers: self.answers.clone(),
             reflection_questions: Vec::new(),
             plan_feedback: self.plan.notes.clone(),
+            reflections: match purpose {
+                Purpose::Plan => self.reflections.clone(),
+                _ => Vec::new(),
+            },
             lint_feedback: Vec::new(),
             cycle: match purpose {
                 Purpose::Design => 1,
