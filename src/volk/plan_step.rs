@@ -142,7 +142,12 @@ mod tests {
         };
         let p = prompt(&brief, &PlanState::default());
         assert!(p.contains("# Decision history"), "{p}");
-        assert!(p.contains("- RFQ-011: Which requirement is covered least?\n  NFR-01 has no load test."), "{p}");
+        assert!(
+            p.contains(
+                "- RFQ-011: Which requirement is covered least?\n  NFR-01 has no load test."
+            ),
+            "{p}"
+        );
         assert!(p.contains("Declined: <gap>"));
         let bare = prompt(&Brief::default(), &PlanState::default());
         assert!(!bare.contains("# Decision history"), "{bare}");

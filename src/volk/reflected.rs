@@ -29,7 +29,10 @@ fn split_question(question: &str) -> (String, String) {
     if let Some(rest) = q.strip_prefix('[')
         && let Some(end) = rest.find(']')
     {
-        return (rest[..end].trim().to_string(), rest[end + 1..].trim().to_string());
+        return (
+            rest[..end].trim().to_string(),
+            rest[end + 1..].trim().to_string(),
+        );
     }
     (String::new(), q.to_string())
 }

@@ -305,11 +305,18 @@ impl Session {
     /// Loads the session of a project directory; `Ok(None)` when there is none.
     pub fn load(project_dir: &Path) -> Result<Option<Session>, SessionError> {
         let path = Self::path(project_dir);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(SessionError::Io { path, source }),
         };
+        let text = String::from_utf8(bytes).map_err(|e| SessionError::Corrupt {
+            path: path.clone(),
+            message: format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        })?;
         let version = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
