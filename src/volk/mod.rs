@@ -3,6 +3,7 @@
 
 pub mod brief;
 pub mod cli;
+pub mod conventions;
 pub mod designed_with;
 pub mod echo;
 pub mod headless;

@@ -911,14 +911,24 @@ pub fn load_design_input(path: &Path) -> Result<(Scope, String, String), BadInpu
                 .find(|l| !l.is_empty())
                 .unwrap_or_default()
                 .to_string();
-            let stem = path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_string();
+            // The project is named after the scope's title (its first heading), and
+            // after the file only when the text starts without one.
+            let heading = text
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .filter(|l| l.starts_with('#'))
+                .map(|l| l.trim_start_matches('#').trim().to_string())
+                .filter(|t| !t.is_empty());
+            let project_name = heading.unwrap_or_else(|| {
+                path.file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default()
+                    .to_string()
+            });
             let scope = Scope {
                 task_summary: title,
-                project_name: stem,
+                project_name,
                 requirements: text,
                 subject: "scope_validated".into(),
                 ..Scope::default()
