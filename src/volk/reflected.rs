@@ -287,4 +287,85 @@ mod tests {
         assert!(md.contains("### RFQ-011: Which requirement"));
         assert_eq!(payload(&reflections)[1]["answer"], "no Redis spec");
     }
+
+    /// Through the design loop: READY, reflection, `b` (reopen), READY again. The
+    /// first reflection stays in the history and the second is asked for anew.
+    #[test]
+    fn a_reopened_design_keeps_its_reflection_and_is_asked_again() {
+        use crate::cxp::{Feedback, Verdict};
+        use crate::volk::machine::{Action, Architect, Effect, Input, Mode, ReflectionSetup};
+        use crate::volk::session::{Phase, Session};
+
+        fn call(fx: &[Effect]) -> (u64, crate::reasoner::ReasonerRequest) {
+            fx.iter()
+                .find_map(|e| match e {
+                    Effect::CallReasoner { call, request } => Some((*call, request.clone())),
+                    _ => None,
+                })
+                .expect("a reasoner call")
+        }
+        fn ready() -> Input {
+            Input::Act(Action::Review(Feedback {
+                verdict: Verdict::Ready,
+                questions: vec![],
+                design_cycle: Some(1),
+                answers: vec![],
+                project_dir: None,
+                marks: Default::default(),
+            }))
+        }
+        let scope = crate::cxp::Scope {
+            task_summary: "A task CLI".into(),
+            requirements: "1. Add tasks".into(),
+            ..Default::default()
+        };
+        let session = Session::new("t", "r", "/tmp/p".into(), scope, 5);
+        let mut a = Architect::new(session, Mode::Interactive);
+        a.handle(Input::Begin).unwrap();
+        let fx = a
+            .handle(Input::ContextReady {
+                section: String::new(),
+                symbols: vec![],
+            })
+            .unwrap();
+        let (id, request) = call(&fx);
+        let text = crate::reasoner::offline::draft(request.purpose, &request.brief);
+        a.handle(Input::ReasonerDone { call: id, text }).unwrap();
+        let mut written = String::new();
+        for gap in ["no load test for NFR-01", "no spec for the Redis client"] {
+            let fx = a.handle(ready()).unwrap();
+            assert!(fx.iter().any(|e| matches!(e, Effect::LoadReflection)));
+            let fx = a
+                .handle(Input::ReflectionLoaded(ReflectionSetup::Questions(vec![
+                    "[RFQ-010] What is missing?".into(),
+                ])))
+                .unwrap();
+            let (id, _) = call(&fx);
+            let fx = a
+                .handle(Input::ReasonerDone {
+                    call: id,
+                    text: format!("1. {gap}"),
+                })
+                .unwrap();
+            written = fx
+                .iter()
+                .find_map(|e| match e {
+                    Effect::WriteReflection { markdown } => Some(markdown.clone()),
+                    _ => None,
+                })
+                .unwrap();
+            assert_eq!(a.phase(), &Phase::AwaitingFinalize);
+            if gap.starts_with("no load") {
+                a.handle(Input::Act(Action::Reopen)).unwrap();
+            }
+        }
+        assert_eq!(a.session.reflections.len(), 2);
+        assert!(written.contains("## After READY on cycle 1\n\n### RFQ-010: What is missing?\n\nno spec for the Redis client"), "{written}");
+        assert!(written.contains("## Earlier: after READY on cycle 1 (the design was reopened)\n\n### RFQ-010: What is missing?\n\nno load test for NFR-01"), "{written}");
+        let fx = a.handle(Input::Act(Action::Finalize)).unwrap();
+        let (_, plan) = call(&fx);
+        let newest = plan.prompt.find("no spec for the Redis client").unwrap();
+        let earlier = plan.prompt.find("no load test for NFR-01").unwrap();
+        assert!(newest < earlier, "{}", plan.prompt);
+    }
 }
