@@ -210,6 +210,30 @@ pub fn plan_history(reflections: &[Reflection], notes: &[String]) -> String {
     out
 }
 
+/// A kept reflection as the plan tab shows one: the questions (`[id] text`) and the
+/// numbered answers.
+pub fn shown(reflection: &Reflection) -> (Vec<String>, String) {
+    let questions = reflection
+        .answers
+        .iter()
+        .map(|a| {
+            if a.id.is_empty() {
+                a.question.clone()
+            } else {
+                format!("[{}] {}", a.id, a.question)
+            }
+        })
+        .collect();
+    let answers = reflection
+        .answers
+        .iter()
+        .enumerate()
+        .map(|(n, a)| format!("{}. {}", n + 1, answer_or_gap(a)))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (questions, answers)
+}
+
 /// The `implement` payload's `reflection`: the newest pass's answers.
 pub fn payload(reflections: &[Reflection]) -> serde_json::Value {
     serde_json::json!(
