@@ -624,6 +624,9 @@ fn install_hook(host: Host, user: bool, command: Option<String>) -> anyhow::Resu
     };
     let (path, outcome) = install::install(host, &scope, &volk).map_err(fail)?;
     let mut said = format!("{}: {}", outcome.describe(), path.display());
+    if host == Host::Codex {
+        said.push_str("; Codex runs it once you trust the project's hooks");
+    }
     let config = match &scope {
         Scope::Project(root) => {
             if install::ensure_marker_ignored(root).map_err(fail)? {
