@@ -104,7 +104,7 @@ fn a_web_service_scope_is_drafted_from_its_requirement_items_only() {
         "{notice}"
     );
 
-    let design = workspace.join("shortener").join("design");
+    let design = workspace.join("short-links").join("design");
     let requirements = wait_for_file(&design.join("requirements.md"), Duration::from_secs(30));
     let items = scope_items();
     assert_eq!(items.len(), 10, "{items:#?}");
@@ -156,7 +156,7 @@ fn a_web_service_scope_is_drafted_from_its_requirement_items_only() {
     // And the design compiles without a finding.
     let lint = Command::new(env!("CARGO_BIN_EXE_volk"))
         .args(["lint", "--format", "json"])
-        .arg(workspace.join("shortener"))
+        .arg(workspace.join("short-links"))
         .output()
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&lint.stdout).unwrap();

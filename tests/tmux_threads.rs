@@ -89,7 +89,8 @@ fn threads_and_a_hand_edit_end_to_end_in_tmux() {
     );
     tmux.start(150, 44, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
-    let project = ws.join("tasks");
+    // The project is named after the scope's title.
+    let project = ws.join("a-task-cli");
 
     // E on the FR-02 line of the Requirements tab: the script edits the file.
     tmux.keys(&["2"]);

@@ -11,12 +11,15 @@ use super::model::DEFAULT_GIVEN;
 const TEMPLATE: &str = include_str!("../../assets/prompts/plan.md");
 
 /// The filled prompt. `given` adds artifacts that exist before the plan runs (besides
-/// `analysis`); `feedback` holds the person's steering notes and the one-line compiler
-/// diagnostics of the previous attempt (see [`super::repair_notes`]), in that order.
+/// `analysis`); `history` is the decision history the plan must honour (the
+/// architect's reflection and the person's steering, left out when empty); `feedback`
+/// holds the one-line compiler diagnostics of the previous attempt (see
+/// [`super::repair_notes`]).
 pub fn plan_prompt(
     design: &Artifacts,
     kinds: &KindRegistry,
     given: &[String],
+    history: &str,
     feedback: &[String],
 ) -> String {
     let mut given_ids = vec![format!("`{DEFAULT_GIVEN}`")];
@@ -64,7 +67,17 @@ pub fn plan_prompt(
         feedback.iter().map(|f| format!("- {f}\n")).collect()
     };
 
+    let history_text = if history.trim().is_empty() {
+        String::new()
+    } else {
+        format!(
+            "# Decision history\n\nWhat was concluded before this plan, which the plan must honour.\n\n{}\n\n",
+            history.trim()
+        )
+    };
+
     TEMPLATE
+        .replace("{{history}}", &history_text)
         .replace("{{given}}", &given_ids.join(", "))
         .replace("{{kinds}}", kinds_text.trim_end())
         .replace("{{design}}", design_text.trim_end())
@@ -86,14 +99,19 @@ mod tests {
             &design,
             &KindRegistry::builtin(),
             &["design_docs".into()],
-            &["Use one stage per module.".into()],
+            "- Note from the person: one stage per module",
+            &["P010 at 3:5: bad edge".into()],
         );
         assert!(!text.contains("{{"), "{text}");
         assert!(text.contains("`analysis`, `design_docs`"));
         assert!(text.contains("- `review_report`:"));
         assert!(text.contains("verdict (one of \"approved\", \"changes_requested\")"));
         assert!(text.contains("## File tree\n\nsrc/\n  app.py"));
-        assert!(text.contains("- Use one stage per module."));
+        assert!(text.contains("# Decision history\n\nWhat was concluded"));
+        assert!(text.contains("- Note from the person: one stage per module"));
+        assert!(text.contains("- P010 at 3:5: bad edge"));
+        assert_eq!(text.matches("runs a command").count(), 1, "{text}");
+        assert!(text.contains("declares `kind: process_result` and\n   lists no `tools`"));
         assert!(!text.contains("## API spec"));
     }
 }

@@ -36,6 +36,7 @@ pub struct CommitInfo {
 pub fn init(dir: &Path) -> Result<bool, GitError> {
     ensure_ignored(dir)?;
     if dir.join(".git").exists() {
+        ensure_excluded(dir)?;
         return Ok(false);
     }
     let tmp = dir.join(".volk").join("tmp");
@@ -45,7 +46,50 @@ pub fn init(dir: &Path) -> Result<bool, GitError> {
         .tempdir_in(&tmp)?;
     Repository::init(staging.path())?;
     std::fs::rename(staging.path().join(".git"), dir.join(".git"))?;
+    ensure_excluded(dir)?;
     Ok(true)
+}
+
+/// The session directory, as git names it; never staged (see [`stage_all`]).
+const VOLK_DIR: &str = ".volk";
+
+/// Writes `.volk/` to `.git/info/exclude`, which the person does not edit, so the
+/// session stays out of git even when they replace `.gitignore`.
+fn ensure_excluded(dir: &Path) -> Result<(), GitError> {
+    let repo = Repository::open(dir)?;
+    let path = repo.path().join("info").join("exclude");
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e.into()),
+    };
+    if text
+        .lines()
+        .any(|l| matches!(l.trim(), ".volk" | ".volk/" | "/.volk" | "/.volk/"))
+    {
+        return Ok(());
+    }
+    let mut body = text;
+    if !body.is_empty() && !body.ends_with('\n') {
+        body.push('\n');
+    }
+    body.push_str(".volk/\n");
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    crate::fsutil::atomic_write(&path, body.as_bytes())?;
+    Ok(())
+}
+
+/// Stages every change of the work tree (respecting the ignore files) except
+/// `.volk/`, which is also dropped from the index should it ever have been added:
+/// the session is never committed, whatever the ignore files say.
+fn stage_all(index: &mut git2::Index) -> Result<(), git2::Error> {
+    let mut skip_volk = |path: &Path, _: &[u8]| -> i32 { i32::from(path.starts_with(VOLK_DIR)) };
+    index.add_all(["*"], IndexAddOption::DEFAULT, Some(&mut skip_volk))?;
+    index.update_all(["*"], Some(&mut skip_volk))?;
+    index.remove_dir(Path::new(VOLK_DIR), 0)?;
+    index.write()
 }
 
 /// Makes sure `.gitignore` keeps the session out of commits.
@@ -95,9 +139,7 @@ pub fn commit_all_by(dir: &Path, message: &str, fallback: &str) -> Result<Option
     }
     let repo = Repository::open(dir)?;
     let mut index = repo.index()?;
-    index.add_all(["*"], IndexAddOption::DEFAULT, None)?;
-    index.update_all(["*"], None)?;
-    index.write()?;
+    stage_all(&mut index)?;
     let tree_id = index.write_tree()?;
     let tree = repo.find_tree(tree_id)?;
     let sig = signature(&repo, fallback)?;
@@ -133,9 +175,7 @@ impl Committed {
 pub fn commit_once(dir: &Path, message: &str) -> Result<Committed, GitError> {
     let repo = Repository::open(dir)?;
     let mut index = repo.index()?;
-    index.add_all(["*"], IndexAddOption::DEFAULT, None)?;
-    index.update_all(["*"], None)?;
-    index.write()?;
+    stage_all(&mut index)?;
     let tree_id = index.write_tree()?;
     let parent = match repo.head() {
         Ok(head) => Some(head.peel_to_commit()?),
@@ -220,6 +260,38 @@ pub fn file_at(dir: &Path, id: &str, path: &str) -> Result<Option<String>, GitEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_session_is_never_staged_whatever_the_ignore_files_say() {
+        let dir = tempfile::tempdir().unwrap();
+        init(dir.path()).unwrap();
+        let exclude = dir.path().join(".git/info/exclude");
+        assert!(
+            std::fs::read_to_string(&exclude)
+                .unwrap()
+                .contains(".volk/\n")
+        );
+        // The person's own ignore files, without volk's line.
+        std::fs::write(dir.path().join(".gitignore"), "target/\n").unwrap();
+        std::fs::write(&exclude, "").unwrap();
+        std::fs::create_dir_all(dir.path().join(".volk/outbox")).unwrap();
+        std::fs::write(dir.path().join(".volk/session.json"), "{}").unwrap();
+        std::fs::write(dir.path().join(".volk/outbox/001.json"), "{}").unwrap();
+        std::fs::write(dir.path().join("a.md"), "one").unwrap();
+        commit_all(dir.path(), "first").unwrap();
+        commit_once(dir.path(), "second").unwrap();
+        let repo = Repository::open(dir.path()).unwrap();
+        let tree = repo.head().unwrap().peel_to_tree().unwrap();
+        assert!(tree.get_path(Path::new("a.md")).is_ok());
+        assert!(tree.get_path(Path::new(".volk")).is_err());
+        // `init` of the existing repository writes the exclusion again.
+        init(dir.path()).unwrap();
+        assert!(
+            std::fs::read_to_string(&exclude)
+                .unwrap()
+                .contains(".volk/")
+        );
+    }
 
     #[test]
     fn a_redone_step_commits_once() {

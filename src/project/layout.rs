@@ -36,6 +36,11 @@ impl Layout {
         format!("{DESIGN_DIR}/{}", section.file_name())
     }
 
+    /// The architect's reflections (`design/reflection.md`), newest first.
+    pub fn reflection(&self) -> PathBuf {
+        self.design_dir().join("reflection.md")
+    }
+
     pub fn execution_plan(&self) -> PathBuf {
         self.design_dir().join("execution_plan.json")
     }

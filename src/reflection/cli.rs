@@ -81,7 +81,8 @@ fn read_hook_input(limit: u64, wait: std::time::Duration) -> Result<Vec<u8>, Str
 /// `install`): a parse error there must not exit 2, which tells Claude Code to block
 /// the stop, so a typo in a hook's flags would trap the agent.
 pub fn is_stop_hook(args: &[std::ffi::OsString]) -> bool {
-    args.get(1).is_some_and(|a| a == "hook") && args.get(2).is_none_or(|a| a != "install")
+    args.get(1).is_some_and(|a| a == "hook")
+        && args.get(2).is_none_or(|a| a != "install" && a != "status")
 }
 
 #[derive(Debug, Args)]
@@ -232,6 +233,9 @@ enum HookCommand {
         #[arg(long, value_name = "CMD")]
         command: Option<String>,
     },
+    /// Whether the hook is installed for each host, where its config is, and which
+    /// questions the next Stop here asks.
+    Status,
 }
 
 #[derive(Debug, Args)]
@@ -449,7 +453,114 @@ pub fn hook(args: HookArgs) -> anyhow::Result<ExitCode> {
             user,
             command,
         } => install_hook(host, user, command),
+        HookCommand::Status => hook_status(),
     }
+}
+
+/// The project an install or a status is for: the nearest `.prd_plugin/` up the tree,
+/// else the repository root, else the current directory.
+fn project_root_here() -> anyhow::Result<PathBuf> {
+    let cwd = current_dir()?;
+    let config = locate_config(&cwd);
+    if let Some(root) = config
+        .parent()
+        .filter(|p| p.is_dir())
+        .and_then(|p| p.parent())
+    {
+        return Ok(root.to_path_buf());
+    }
+    Ok(hook::project_root(&cwd, None).unwrap_or(cwd))
+}
+
+/// What the next Stop asks, in one line: the question ids and texts, or why none.
+fn next_stop_line(config: Option<&std::path::Path>) -> String {
+    let Some(path) = config else {
+        return "the next Stop here asks nothing: no project hook is installed and there is no .prd_plugin/".into();
+    };
+    if std::env::var(hook::OPT_OUT_VAR).is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "off" | "0" | "false" | "no" | "disabled"
+        )
+    }) {
+        return format!("the next Stop asks nothing: {}=off", hook::OPT_OUT_VAR);
+    }
+    let loaded = match ConfigStore::new(path).load() {
+        Ok(loaded) => loaded,
+        Err(e) => return format!("the next Stop asks nothing (it lets the agent stop): {e}"),
+    };
+    let c = &loaded.config;
+    if !c.enabled || !c.on_stop {
+        return format!(
+            "the next Stop asks nothing: reflection is {} in {}; `volk reflect policy --enable --on-stop true` turns it on",
+            if c.enabled { "off on Stop" } else { "disabled" },
+            path.display()
+        );
+    }
+    let asked = select(c);
+    if asked.is_empty() {
+        return format!(
+            "the next Stop asks nothing: no question is enabled in {}",
+            path.display()
+        );
+    }
+    let which = match loaded.source {
+        Source::Defaults => "the default questions",
+        Source::File => "the questions of the config",
+    };
+    let list: Vec<String> = asked
+        .iter()
+        .map(|q| format!("{} \"{}\"", q.id, q.text))
+        .collect();
+    format!(
+        "the next Stop asks {which}: {}; change them with `volk reflect` (config {})",
+        list.join(", "),
+        path.display()
+    )
+}
+
+fn hook_status() -> anyhow::Result<ExitCode> {
+    let root = project_root_here()?;
+    let home = dirs::home_dir();
+    let mut out = crate::console::stdout();
+    for host in [Host::Claude, Host::Codex, Host::Opencode] {
+        let project = install::target_file(host, &Scope::Project(root.clone()));
+        let mut line = format!(
+            "{}: project hook {} ({})",
+            host.name(),
+            installed_word(install::is_installed(host, &project)),
+            project.display()
+        );
+        if let Some(home) = &home {
+            let user = install::target_file(host, &Scope::User(home.clone()));
+            line.push_str(&format!(
+                "; user hook {} ({})",
+                installed_word(install::is_installed(host, &user)),
+                user.display()
+            ));
+        }
+        writeln!(out, "{line}")?;
+    }
+    let cwd = current_dir()?;
+    let project_dir = std::env::var_os(hook::PROJECT_DIR_VAR)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    let config = hook::find_config(&cwd, project_dir.as_deref());
+    match &config {
+        Some(path) if path.is_file() => writeln!(out, "config: {}", path.display())?,
+        Some(path) => writeln!(
+            out,
+            "config: {} (not written yet: the default questions apply)",
+            path.display()
+        )?,
+        None => writeln!(out, "config: none")?,
+    }
+    writeln!(out, "{}", next_stop_line(config.as_deref()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn installed_word(yes: bool) -> &'static str {
+    if yes { "installed" } else { "not installed" }
 }
 
 /// Runs the Stop hook and always exits 0: whatever fails, the agent may stop, and
@@ -493,13 +604,7 @@ fn install_hook(host: Host, user: bool, command: Option<String>) -> anyhow::Resu
             dirs::home_dir().ok_or_else(|| BadInput::err(InstallError::NoHome.to_string()))?,
         )
     } else {
-        let config = locate_config(&current_dir()?);
-        let root = config
-            .parent()
-            .and_then(|p| p.parent())
-            .map(PathBuf::from)
-            .unwrap_or(current_dir()?);
-        Scope::Project(root)
+        Scope::Project(project_root_here()?)
     };
     let volk = match command {
         Some(command) if !command.trim().is_empty() => command.trim().to_string(),
@@ -510,14 +615,32 @@ fn install_hook(host: Host, user: bool, command: Option<String>) -> anyhow::Resu
             install::shell_quote(&exe.to_string_lossy())
         }
     };
-    let (path, outcome) = install::install(host, &scope, &volk).map_err(|e| {
+    let fail = |e: InstallError| {
         if e.is_user_error() {
             BadInput::err(e.to_string())
         } else {
             anyhow::Error::new(e)
         }
-    })?;
-    crate::console::line(&format!("{}: {}", outcome.describe(), path.display()))?;
+    };
+    let (path, outcome) = install::install(host, &scope, &volk).map_err(fail)?;
+    let mut said = format!("{}: {}", outcome.describe(), path.display());
+    if host == Host::Codex {
+        said.push_str("; Codex runs it once you trust the project's hooks");
+    }
+    let config = match &scope {
+        Scope::Project(root) => {
+            if install::ensure_marker_ignored(root).map_err(fail)? {
+                said.push_str(&format!(" ({} added to .gitignore)", install::IGNORE_LINE));
+            }
+            Some(locate_config(root))
+        }
+        Scope::User(_) => {
+            let cwd = current_dir()?;
+            hook::find_config(&cwd, None)
+        }
+    };
+    crate::console::line(&said)?;
+    crate::console::line(&next_stop_line(config.as_deref()))?;
     Ok(ExitCode::SUCCESS)
 }
 

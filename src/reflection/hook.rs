@@ -18,10 +18,12 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::select::{SelectedQuestion, select};
-use super::store::{ConfigStore, locate_config};
+use super::store::{CONFIG_FILE, ConfigStore, PLUGIN_DIR, locate_config};
 
 /// Environment variable that switches the Stop hook off (`off`, `0`, `false`, `no`).
 pub const OPT_OUT_VAR: &str = "PRD_REFLECTION";
+/// Where Claude Code tells its hooks the project root is.
+pub const PROJECT_DIR_VAR: &str = "CLAUDE_PROJECT_DIR";
 /// Markers older than this are left over from sessions that never stopped again.
 const STALE_MARKER_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -70,7 +72,8 @@ pub enum Allow {
     Reflected,
     /// No enabled question in an enabled category.
     NothingToAsk,
-    /// No `.prd_plugin/` where the input's `cwd` leads: the hook never creates one.
+    /// No `.prd_plugin/` where the input's `cwd` leads and no project-level hook
+    /// installed at the project root: the hook creates nothing.
     NoConfig,
 }
 
@@ -109,6 +112,8 @@ pub struct HookContext {
     pub config: Option<PathBuf>,
     /// The process's working directory, used when the input has no usable `cwd`.
     pub cwd: PathBuf,
+    /// The host's project directory (`CLAUDE_PROJECT_DIR`), when it names one.
+    pub project_dir: Option<PathBuf>,
     pub opted_out: bool,
 }
 
@@ -124,10 +129,14 @@ impl HookContext {
             })
             .unwrap_or(false);
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let project_dir = std::env::var_os(PROJECT_DIR_VAR)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from);
         Self {
             host,
             config,
             cwd,
+            project_dir,
             opted_out,
         }
     }
@@ -164,13 +173,10 @@ pub fn decide(input: &[u8], ctx: &HookContext) -> Result<Decision, String> {
         .unwrap_or_else(|| ctx.cwd.clone());
     let config_path = match &ctx.config {
         Some(path) => path.clone(),
-        None => {
-            let found = locate_config(&cwd);
-            if !found.parent().is_some_and(Path::is_dir) {
-                return Ok(Decision::Allow(Allow::NoConfig));
-            }
-            found
-        }
+        None => match find_config(&cwd, ctx.project_dir.as_deref()) {
+            Some(found) => found,
+            None => return Ok(Decision::Allow(Allow::NoConfig)),
+        },
     };
     let marker = marker_path(&config_path, session);
     refuse_symlinks(&config_path)?;
@@ -199,6 +205,38 @@ pub fn decide(input: &[u8], ctx: &HookContext) -> Result<Decision, String> {
     Ok(Decision::Block {
         reason: reason(&questions),
     })
+}
+
+/// The config a Stop in `cwd` reads: the nearest `.prd_plugin/` up the tree (within
+/// the repository); else, where a project-level hook is installed at the project root
+/// (the host's `project_dir`, or the repository root of `cwd`), that root's
+/// `.prd_plugin/config.json`, which need not exist yet (the default questions). `None`
+/// where neither holds: the hook then writes nothing.
+pub fn find_config(cwd: &Path, project_dir: Option<&Path>) -> Option<PathBuf> {
+    let found = locate_config(cwd);
+    if found.parent().is_some_and(Path::is_dir) {
+        return Some(found);
+    }
+    let root = project_root(cwd, project_dir)?;
+    if let Some(found) = Some(locate_config(&root)).filter(|f| f.parent().is_some_and(Path::is_dir))
+    {
+        return Some(found);
+    }
+    if super::install::installed_hosts(&root).is_empty() {
+        return None;
+    }
+    Some(root.join(PLUGIN_DIR).join(CONFIG_FILE))
+}
+
+/// The project a Stop belongs to: the host's project directory when it is one, else
+/// the repository that holds `cwd`; `None` outside any repository.
+pub fn project_root(cwd: &Path, project_dir: Option<&Path>) -> Option<PathBuf> {
+    if let Some(dir) = project_dir.filter(|d| d.is_absolute() && d.is_dir()) {
+        return Some(dir.to_path_buf());
+    }
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
 }
 
 /// Refuses a config directory, `local/` or `local/reflection/` that is a symbolic link:
@@ -342,6 +380,7 @@ mod tests {
             host: None,
             config: None,
             cwd: dir.to_path_buf(),
+            project_dir: None,
             opted_out: false,
         }
     }

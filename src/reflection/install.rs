@@ -118,6 +118,87 @@ pub fn install(host: Host, scope: &Scope, volk: &str) -> Result<(PathBuf, Outcom
     Ok((path, outcome))
 }
 
+/// A host's settings file larger than this is not read by the Stop hook: it only
+/// looks for its own command line there.
+const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
+
+/// The hosts whose project-level settings at `root` run this hook. The Stop hook
+/// reflects with the default questions in such a project even before it has a
+/// config; a repository's own files are read as untrusted JSON, only to find the
+/// command.
+pub fn installed_hosts(root: &Path) -> Vec<Host> {
+    let scope = Scope::Project(root.to_path_buf());
+    [Host::Claude, Host::Codex, Host::Opencode]
+        .into_iter()
+        .filter(|host| is_installed(*host, &target_file(*host, &scope)))
+        .collect()
+}
+
+/// Whether the file a host reads registers this hook for it.
+pub fn is_installed(host: Host, path: &Path) -> bool {
+    let Ok(meta) = fs::metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() || meta.len() > MAX_SETTINGS_BYTES {
+        return false;
+    }
+    let Ok(bytes) = fs::read(path) else {
+        return false;
+    };
+    match host {
+        Host::Opencode => String::from_utf8_lossy(&bytes).contains("hook stop --host opencode"),
+        Host::Claude | Host::Codex => serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .and_then(|v| v.get("hooks")?.get("Stop")?.as_array().cloned())
+            .into_iter()
+            .flatten()
+            .filter_map(|group| group.get("hooks")?.as_array().cloned())
+            .flatten()
+            .filter_map(|handler| handler.get("command")?.as_str().map(String::from))
+            .any(|c| is_our_command(&c, host)),
+    }
+}
+
+/// The line that keeps the hook's markers out of git.
+pub const IGNORE_LINE: &str = ".prd_plugin/local/";
+
+/// Adds [`IGNORE_LINE`] to the `.gitignore` at `root` unless a line already ignores
+/// it; returns whether it wrote.
+pub fn ensure_marker_ignored(root: &Path) -> Result<bool, InstallError> {
+    let path = root.join(".gitignore");
+    let text = match fs::read(&path) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| InstallError::Invalid {
+            path: path.clone(),
+            message: "not UTF-8 text".into(),
+        })?,
+        Err(e) if e.kind() == ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(InstallError::Io {
+                path,
+                action: "read",
+                source,
+            });
+        }
+    };
+    let covered = text.lines().map(str::trim).any(|l| {
+        matches!(
+            l.trim_start_matches('/').trim_end_matches('/'),
+            ".prd_plugin" | ".prd_plugin/local" | ".prd_plugin/local/reflection"
+        )
+    });
+    if covered {
+        return Ok(false);
+    }
+    let mut body = text;
+    if !body.is_empty() && !body.ends_with('\n') {
+        body.push('\n');
+    }
+    body.push_str(IGNORE_LINE);
+    body.push('\n');
+    write(&path, body.as_bytes())?;
+    Ok(true)
+}
+
 /// Whether a registered command is this hook for this host, whichever path volk had.
 fn is_our_command(command: &str, host: Host) -> bool {
     command.contains("volk") && command.ends_with(&format!("hook stop --host {}", host.name()))
@@ -297,6 +378,36 @@ mod tests {
         );
         let keys: Vec<_> = value.as_object().unwrap().keys().cloned().collect();
         assert_eq!(keys, ["model", "hooks"]);
+    }
+
+    #[test]
+    fn installed_hosts_are_found_from_their_files() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(installed_hosts(dir.path()).is_empty());
+        let scope = Scope::Project(dir.path().to_path_buf());
+        install(Host::Codex, &scope, "/x/volk").unwrap();
+        assert_eq!(installed_hosts(dir.path()), [Host::Codex]);
+        // Some other tool's Stop hook is not ours.
+        let claude = target_file(Host::Claude, &scope);
+        fs::create_dir_all(claude.parent().unwrap()).unwrap();
+        fs::write(
+            &claude,
+            r#"{"hooks":{"Stop":[{"hooks":[{"command":"other stop"}]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(installed_hosts(dir.path()), [Host::Codex]);
+    }
+
+    #[test]
+    fn the_ignore_line_is_added_once() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(".gitignore"), "target").unwrap();
+        assert!(ensure_marker_ignored(dir.path()).unwrap());
+        assert!(!ensure_marker_ignored(dir.path()).unwrap());
+        assert_eq!(
+            fs::read_to_string(dir.path().join(".gitignore")).unwrap(),
+            "target\n.prd_plugin/local/\n"
+        );
     }
 
     #[test]

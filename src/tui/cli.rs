@@ -260,6 +260,11 @@ fn workbench(
             app.previous = previous;
         }
         app.cost.restore(&connected.costs);
+        if let Some((questions, answers)) = connected.reflection.clone() {
+            // Reopened after READY: the plan tab shows the reflection it was left with.
+            app.reflection = Some(crate::tui::app::ReflectionView { questions, answers });
+            app.refresh_plan_tab();
+        }
         if let Some(path) = connected.implement_packet.clone() {
             app.on_app_event(AppEvent::Loop(LoopEvent::PacketWritten {
                 path,

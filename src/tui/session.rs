@@ -46,6 +46,8 @@ pub struct Connected {
     pub implement_packet: Option<PathBuf>,
     /// What each cycle so far cost (for the cost meter).
     pub costs: Vec<crate::volk::patch_cycle::CycleCost>,
+    /// The newest reflection of a design past READY (questions, answers).
+    pub reflection: Option<(Vec<String>, String)>,
     pub events: UnboundedReceiver<AppEvent>,
     pub commands: UnboundedSender<Intent>,
     /// The thread lock, held while the workbench runs; `None` when read-only.
@@ -204,6 +206,7 @@ pub async fn connect(
         model,
         restored,
         costs: overview.costs,
+        reflection: overview.reflection,
         implement_packet,
         events,
         commands,

@@ -165,6 +165,9 @@ pub struct Brief {
     pub reflection_questions: Vec<String>,
     /// Steering from the person and compiler diagnostics for a plan attempt.
     pub plan_feedback: Vec<String>,
+    /// The architect's reflections, oldest first (plan calls): decision history.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reflections: Vec<crate::volk::reflected::Reflection>,
     /// The design compiler's findings on the current design (update calls).
     #[serde(default)]
     pub lint_feedback: Vec<String>,

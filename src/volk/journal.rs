@@ -1,5 +1,6 @@
 //! The decision journal: one JSON line per transition, with time and trace id, in
-//! `PROJECT/.volk/journal.jsonl`. It never holds a credential or reflection answers.
+//! `PROJECT/.volk/journal.jsonl`. It never holds a credential: every line is redacted
+//! as it is written, reflection answers included.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -183,11 +183,15 @@ pub enum Effect {
     },
     /// Read the reflection questions; answer with `ReflectionLoaded`.
     LoadReflection,
-    /// Show the reflection answers (stderr headless, a pane in the workbench). They
-    /// are never written to `design/`, the journal or git.
+    /// Show the reflection answers (stderr headless, a pane in the workbench); they
+    /// are kept by [`Effect::WriteReflection`] and the journal.
     ShowReflection {
         questions: Vec<String>,
         answers: String,
+    },
+    /// Write `design/reflection.md` (committed with the final design).
+    WriteReflection {
+        markdown: String,
     },
     /// Show a compiled (or failed) plan to the person.
     ShowPlan(PlanCheck),
@@ -1074,12 +1078,21 @@ impl Architect {
             .take()
             .map(|p| p.brief.reflection_questions)
             .unwrap_or_default();
-        // Only the fact is journaled, never the answers.
+        let kept = crate::volk::reflected::split(&questions, &answers);
         self.journal(
             fx,
             JournalEvent::ReflectionDone,
-            json!({ "questions": questions.len() }),
+            json!({ "questions": questions.len(), "answers": kept }),
         );
+        self.session
+            .reflections
+            .push(crate::volk::reflected::Reflection {
+                cycle: self.session.cycle,
+                answers: kept,
+            });
+        fx.push(Effect::WriteReflection {
+            markdown: crate::volk::reflected::markdown(&self.session.reflections),
+        });
         fx.push(Effect::ShowReflection { questions, answers });
         match self.mode {
             Mode::Headless => self.finalize_docs(fx),
@@ -1199,6 +1212,10 @@ impl Architect {
             Value::Object(scope.spec_metadata.clone()),
         );
         payload.insert("design_cycles".into(), json!(s.cycle));
+        payload.insert(
+            "reflection".into(),
+            crate::volk::reflected::payload(&s.reflections),
+        );
         payload.insert("forced".into(), json!(s.finalize.is_forced()));
         if let Some(plan) = plan {
             payload.insert("execution_plan".into(), plan);
@@ -1405,23 +1422,30 @@ mod tests {
         assert_eq!(request.purpose, Purpose::Reflect);
         assert!(request.prompt.contains("1. Is it testable?"));
         let fx = answer(&mut a, &fx);
-        // Headless: the answers are shown, never journaled, and finalization follows.
+        // Headless: the answers are shown, journaled and written down, and
+        // finalization follows.
         assert!(
             fx.iter()
                 .any(|e| matches!(e, Effect::ShowReflection { .. }))
         );
-        for e in &fx {
-            if let Effect::Journal(j) = e {
-                assert!(
-                    !j.detail.to_string().contains("Verdict"),
-                    "answers leaked into the journal"
-                );
-            }
-        }
+        let done = fx
+            .iter()
+            .find_map(|e| match e {
+                Effect::Journal(j) if j.event == JournalEvent::ReflectionDone => Some(&j.detail),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(done["answers"][0]["question"], "Is it testable?");
+        assert!(!done["answers"][0]["answer"].as_str().unwrap().is_empty());
+        let reflection = fx
+            .iter()
+            .position(|e| matches!(e, Effect::WriteReflection { .. }))
+            .unwrap();
         let write = fx
             .iter()
             .position(|e| matches!(e, Effect::WriteDocs { .. }))
             .unwrap();
+        assert!(reflection < write);
         let commit = fx
             .iter()
             .position(|e| matches!(e, Effect::Commit { .. }))
@@ -1431,6 +1455,10 @@ mod tests {
         let packet = emitted(&fx).unwrap();
         assert_eq!(packet.header.subject, "implement");
         assert_eq!(packet.header.to_agent, "U:Cd");
+        assert_eq!(
+            packet.payload["reflection"][0]["answer"],
+            a.session.reflections[0].answers[0].answer.as_str()
+        );
         for key in [
             "architecture",
             "requirements",

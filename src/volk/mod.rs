@@ -3,6 +3,7 @@
 
 pub mod brief;
 pub mod cli;
+pub mod conventions;
 pub mod designed_with;
 pub mod echo;
 pub mod headless;
@@ -19,6 +20,7 @@ pub mod progress;
 pub mod prompts;
 pub mod queries;
 pub mod recover;
+pub mod reflected;
 pub mod review;
 pub mod runtime;
 pub mod session;

@@ -29,23 +29,24 @@ pub struct PlanCheck {
     pub graph: Vec<String>,
 }
 
-/// The prompt for a plan attempt: the person's notes first, then the compiler's findings
-/// on the previous attempt.
+/// The prompt for a plan attempt: the decision history (the architect's reflection and
+/// the person's notes) first, then the compiler's findings on the previous attempt.
 pub fn prompt(brief: &Brief, state: &PlanState) -> String {
-    let mut feedback: Vec<String> = state
-        .notes
+    let history = crate::volk::reflected::plan_history(&brief.reflections, &state.notes);
+    let feedback: Vec<String> = brief
+        .plan_feedback
         .iter()
-        .map(|note| format!("Note from the person: {note}"))
+        .filter(|f| !state.notes.contains(f))
+        .cloned()
         .collect();
-    feedback.extend(
-        brief
-            .plan_feedback
-            .iter()
-            .filter(|f| !state.notes.contains(f))
-            .cloned(),
-    );
     let design = brief.current.clone().unwrap_or_default();
-    plan::plan_prompt(&design, &KindRegistry::builtin(), &given(), &feedback)
+    plan::plan_prompt(
+        &design,
+        &KindRegistry::builtin(),
+        &given(),
+        &history,
+        &feedback,
+    )
 }
 
 /// Extracts the plan from a reply and compiles it.
@@ -124,5 +125,31 @@ mod tests {
             .unwrap();
         let finding = p.find("P010 at 3:5").unwrap();
         assert!(note < finding);
+        assert_eq!(p.matches("one stage per module").count(), 1, "{p}");
+    }
+
+    #[test]
+    fn the_reflection_is_history_the_plan_answers_to() {
+        let brief = Brief {
+            reflections: vec![crate::volk::reflected::Reflection {
+                cycle: 2,
+                answers: crate::volk::reflected::split(
+                    &["[RFQ-011] Which requirement is covered least?".into()],
+                    "1. NFR-01 has no load test.",
+                ),
+            }],
+            ..Brief::default()
+        };
+        let p = prompt(&brief, &PlanState::default());
+        assert!(p.contains("# Decision history"), "{p}");
+        assert!(
+            p.contains(
+                "- RFQ-011: Which requirement is covered least?\n  NFR-01 has no load test."
+            ),
+            "{p}"
+        );
+        assert!(p.contains("Declined: <gap>"));
+        let bare = prompt(&Brief::default(), &PlanState::default());
+        assert!(!bare.contains("# Decision history"), "{bare}");
     }
 }

@@ -158,26 +158,100 @@ fn requirements(brief: &Brief) -> &str {
     }
 }
 
+/// The rules of the first prompt, one per line: what the design compiler checks and
+/// what the scope fixes (project name, language and stack, test naming).
+fn design_rules(brief: &Brief, context: &str) -> String {
+    use crate::volk::conventions as c;
+    let mut scope_texts: Vec<&str> = vec![
+        &brief.task_summary,
+        &brief.requirements,
+        &brief.original_intent,
+    ];
+    scope_texts.extend(brief.structured_requirements.iter().map(String::as_str));
+    scope_texts.extend(brief.nfrs.iter().map(String::as_str));
+    if let Some(ux) = &brief.ux_design {
+        scope_texts.push(ux);
+    }
+    let mut rules = Vec::new();
+    let name = brief.project_name.trim();
+    if !name.is_empty() {
+        rules.push(format!(
+            "- The project is called `{name}`: use that name in ARCHITECTURE and for the top-level package or module."
+        ));
+    }
+    let stack = c::stack_in_scope(&scope_texts);
+    let stack_text = if stack.is_empty() {
+        String::new()
+    } else {
+        format!("; the scope names this stack: {}", stack.join(", "))
+    };
+    let language = match c::language_in_scope(&scope_texts) {
+        Some((language, line)) => {
+            rules.push(format!(
+                "- Target language: {} (the scope says: \"{}\"){stack_text}. State {} in ARCHITECTURE.",
+                language.name(),
+                line,
+                if stack.is_empty() { "it" } else { "both" }
+            ));
+            Some(language)
+        }
+        None => match c::language_in_context(context) {
+            Some(language) => {
+                rules.push(format!(
+                    "- Target language: {}, the language of the existing sources below{stack_text}. State it in ARCHITECTURE.",
+                    language.name()
+                ));
+                Some(language)
+            }
+            None => {
+                rules.push(format!(
+                    "- Target language: the scope names none: choose one and state it in ARCHITECTURE{stack_text}."
+                ));
+                None
+            }
+        },
+    };
+    rules.push(format!("- {}", c::test_convention(language)));
+    rules.push(
+        "- Every class in CLASS_DIAGRAM appears in API_SPEC under the same name, with the same methods.".into(),
+    );
+    rules.push(
+        "- Every requirement is cited by its id (FR-01, NFR-01, ERR-01, …) as REQUIREMENTS defines it; ARCHITECTURE, API_SPEC and the open questions use only those ids.".into(),
+    );
+    rules.join("\n")
+}
+
+/// The scope's own sections; one with nothing in it is left out, never printed empty.
+fn scope_sections(brief: &Brief) -> String {
+    let mut out = String::new();
+    let mut section = |title: &str, body: &str| {
+        if !body.trim().is_empty() {
+            let _ = write!(out, "\n# {title}\n{}\n", body.trim_end());
+        }
+    };
+    section("Task", &brief.task_summary);
+    // A requirements file is the whole scope: its title is the task already.
+    section("Requirements", &brief.requirements);
+    section("Intent", &brief.original_intent);
+    if !brief.structured_requirements.is_empty() {
+        section(
+            "Structured requirements",
+            &list(&brief.structured_requirements),
+        );
+    }
+    if !brief.nfrs.is_empty() {
+        section("Non-functional requirements", &list(&brief.nfrs));
+    }
+    out
+}
+
 /// The first design of a scope.
 pub fn design(brief: &Brief, context: &str) -> String {
     render(
         DESIGN,
         &[
-            ("task_summary", &brief.task_summary),
-            ("requirements", requirements(brief)),
-            (
-                "original_intent",
-                if brief.original_intent.is_empty() {
-                    "(not given)"
-                } else {
-                    &brief.original_intent
-                },
-            ),
-            (
-                "structured_requirements",
-                &list(&brief.structured_requirements),
-            ),
-            ("nfrs", &list(&brief.nfrs)),
+            ("rules", &design_rules(brief, context)),
+            ("scope_sections", &scope_sections(brief)),
             ("ux_section", &ux_section(brief)),
             ("context_section", &context_section(context)),
         ],
@@ -314,6 +388,85 @@ mod tests {
         assert!(p.contains("## Open questions"));
         assert!(p.contains("# Existing API sources"));
         assert!(p.contains("struct Foo;"));
+    }
+
+    fn first_prompt_of(scope: crate::cxp::Scope) -> String {
+        let session = crate::volk::session::Session::new("t", "r", "/tmp/p".into(), scope, 3);
+        design(&session.brief(crate::volk::brief::Purpose::Design), "")
+    }
+
+    #[test]
+    fn the_bundled_example_gets_its_name_language_and_test_convention() {
+        let (scope, _, _) = crate::tui::session::scope_from_packet(
+            "assets/demo/scope.json",
+            crate::tui::cli::DEMO_SCOPE,
+        )
+        .unwrap();
+        let p = first_prompt_of(scope);
+        assert!(p.contains("The project is called `bookshelf`"), "{p}");
+        assert!(
+            p.contains("Target language: Python (the scope says: \"Runs on Python 3.11+ with the standard library only\"); the scope names this stack: SQLite, the standard library only."),
+            "{p}"
+        );
+        assert!(
+            p.contains("`tests/test_<module>.py` (or `<module>_test.py`)"),
+            "{p}"
+        );
+        assert!(
+            p.contains("Every class in CLASS_DIAGRAM appears in API_SPEC"),
+            "{p}"
+        );
+        assert!(p.contains("Every requirement is cited by its id"), "{p}");
+        assert!(
+            p.contains("# Non-functional requirements\n- Every command answers"),
+            "{p}"
+        );
+        assert!(!p.contains("(none)") && !p.contains("(not given)"), "{p}");
+        assert!(!p.contains("{{"), "{p}");
+    }
+
+    #[test]
+    fn a_markdown_scope_is_named_after_its_title_and_prints_no_empty_section() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scope.md");
+        std::fs::write(
+            &path,
+            "# Link shortener\n\nA web service written in Go that stores links in Redis.\n\n## Non-functional requirements\n\n- Redirects answer within 50 ms\n",
+        )
+        .unwrap();
+        let (scope, _, _) = crate::volk::runtime::load_design_input(&path).unwrap();
+        let p = first_prompt_of(scope);
+        assert!(p.contains("The project is called `Link shortener`"), "{p}");
+        assert!(p.contains("Target language: Go"), "{p}");
+        assert!(p.contains("Redis"), "{p}");
+        assert!(
+            p.contains("`<file>_test.go` beside each `<file>.go`"),
+            "{p}"
+        );
+        assert!(!p.contains("(none)") && !p.contains("(not given)"), "{p}");
+        for empty in [
+            "# Non-functional requirements",
+            "# Structured requirements",
+            "# Intent",
+        ] {
+            assert!(!p.lines().any(|l| l == empty), "{empty}: {p}");
+        }
+        assert!(p.contains("# Requirements\n# Link shortener\n"), "{p}");
+
+        // No language named anywhere: the architect picks one and says so.
+        std::fs::write(&path, "A small reading log\n\n1. Register a book\n").unwrap();
+        let (scope, _, _) = crate::volk::runtime::load_design_input(&path).unwrap();
+        assert_eq!(scope.project_name, "scope");
+        let p = first_prompt_of(scope);
+        assert!(p.contains("choose one and state it in ARCHITECTURE"), "{p}");
+        assert!(
+            p.contains("*Tests.java") || p.contains("`<Class>Tests.java`"),
+            "{p}"
+        );
+        assert!(
+            p.contains("_test.go") && p.contains(".spec.ts") && p.contains("#[cfg(test)]"),
+            "{p}"
+        );
     }
 
     #[test]

@@ -290,6 +290,11 @@ impl Executor {
                 }
                 self.send(Event::Reflection { questions, answers });
             }
+            Effect::WriteReflection { markdown } => {
+                let path = Layout::new(&session.project_dir).reflection();
+                atomic_write(&path, markdown.as_bytes())
+                    .map_err(|source| RuntimeError::Io { path, source })?;
+            }
             Effect::ShowPlan(check) => self.send(Event::Plan(check)),
             Effect::WritePlan { json } => {
                 let path = Layout::new(&session.project_dir).execution_plan();
@@ -676,6 +681,9 @@ pub struct Overview {
     pub implement_packet: Option<PathBuf>,
     /// What each cycle so far cost (the workbench's cost meter).
     pub costs: Vec<crate::volk::patch_cycle::CycleCost>,
+    /// The newest reflection, once the design is past READY: its questions and
+    /// answers as the plan tab shows them.
+    pub reflection: Option<(Vec<String>, String)>,
 }
 
 /// Reads the session of `project_dir` for display; an error when there is none.
@@ -710,7 +718,27 @@ pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
         restored,
         implement_packet: layout.newest_implement_packet(),
         costs: session.patch.costs.clone(),
+        reflection: past_ready(&session.phase)
+            .then(|| {
+                session
+                    .reflections
+                    .last()
+                    .map(crate::volk::reflected::shown)
+            })
+            .flatten(),
     })
+}
+
+/// True once READY was accepted: the reflection belongs to the design as it stands.
+fn past_ready(phase: &Phase) -> bool {
+    match phase {
+        Phase::AwaitingFinalize
+        | Phase::Planning { .. }
+        | Phase::AwaitingPlanApproval
+        | Phase::Finalized => true,
+        Phase::Failed { resume, .. } | Phase::Cancelled { resume } => past_ready(resume),
+        _ => false,
+    }
 }
 
 /// The first input for a session loaded from disk: start it, or resume an interrupted
@@ -906,14 +934,24 @@ pub fn load_design_input(path: &Path) -> Result<(Scope, String, String), BadInpu
                 .find(|l| !l.is_empty())
                 .unwrap_or_default()
                 .to_string();
-            let stem = path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_string();
+            // The project is named after the scope's title (its first heading), and
+            // after the file only when the text starts without one.
+            let heading = text
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .filter(|l| l.starts_with('#'))
+                .map(|l| l.trim_start_matches('#').trim().to_string())
+                .filter(|t| !t.is_empty());
+            let project_name = heading.unwrap_or_else(|| {
+                path.file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default()
+                    .to_string()
+            });
             let scope = Scope {
                 task_summary: title,
-                project_name: stem,
+                project_name,
                 requirements: text,
                 subject: "scope_validated".into(),
                 ..Scope::default()
@@ -956,5 +994,34 @@ mod tests {
             overview(dir.path()).unwrap().finalize,
             FinalizeReason::CycleLimit
         );
+    }
+
+    #[test]
+    fn a_workbench_reopened_after_ready_gets_the_reflection_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = Session::new(
+            "thread-1",
+            "trace-1",
+            dir.path().to_path_buf(),
+            Default::default(),
+            2,
+        );
+        session
+            .reflections
+            .push(crate::volk::reflected::Reflection {
+                cycle: 1,
+                answers: crate::volk::reflected::split(
+                    &["[RFQ-010] What is missing?".into()],
+                    "1. a load test",
+                ),
+            });
+        session.phase = Phase::AwaitingReview { cycle: 1 };
+        session.save().unwrap();
+        assert_eq!(overview(dir.path()).unwrap().reflection, None);
+        session.phase = Phase::AwaitingPlanApproval;
+        session.save().unwrap();
+        let (questions, answers) = overview(dir.path()).unwrap().reflection.unwrap();
+        assert_eq!(questions, ["[RFQ-010] What is missing?"]);
+        assert_eq!(answers, "1. a load test");
     }
 }

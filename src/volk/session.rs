@@ -218,6 +218,10 @@ pub struct Session {
     /// Question threads, settled parts and a pending hand edit.
     #[serde(default)]
     pub review: crate::volk::review::ReviewState,
+    /// The architect's reflections, one per READY, oldest first: a reopened design
+    /// keeps the earlier ones.
+    #[serde(default)]
+    pub reflections: Vec<crate::volk::reflected::Reflection>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -261,6 +265,7 @@ impl Session {
             reasoner: None,
             patch: Default::default(),
             review: Default::default(),
+            reflections: Vec::new(),
         }
     }
 
@@ -300,11 +305,18 @@ impl Session {
     /// Loads the session of a project directory; `Ok(None)` when there is none.
     pub fn load(project_dir: &Path) -> Result<Option<Session>, SessionError> {
         let path = Self::path(project_dir);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(SessionError::Io { path, source }),
         };
+        let text = String::from_utf8(bytes).map_err(|e| SessionError::Corrupt {
+            path: path.clone(),
+            message: format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        })?;
         let version = serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(|v| v.get("version").and_then(serde_json::Value::as_u64));
@@ -350,6 +362,10 @@ impl Session {
             answers: self.answers.clone(),
             reflection_questions: Vec::new(),
             plan_feedback: self.plan.notes.clone(),
+            reflections: match purpose {
+                Purpose::Plan => self.reflections.clone(),
+                _ => Vec::new(),
+            },
             lint_feedback: Vec::new(),
             cycle: match purpose {
                 Purpose::Design => 1,
