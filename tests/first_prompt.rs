@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-mod support;
+use crate::support;
 use support::provider::Provider;
 
 const BUNDLED_EXAMPLE: &str = include_str!("../assets/demo/scope.json");

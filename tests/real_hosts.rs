@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 use support::provider::{Provider, response};
 
 fn cli(var: &str, name: &str) -> Option<PathBuf> {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-mod support;
+use crate::support;
 use support::provider::{Provider, openai_stream};
 
 const SCOPE: &str = include_str!("fixtures/packets/example1_scope.json");
