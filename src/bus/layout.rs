@@ -221,29 +221,22 @@ pub async fn init(address: &BusAddress, timing: Timing) -> Result<Vec<String>, B
             ));
         }
     }
+    // The bucket streams are made here rather than by `create_key_value`, whose account
+    // query fails against a 2.9 server; the settings are those of a KV bucket.
     let buckets = [
-        kv::Config {
-            bucket: LEASES.into(),
-            description: "volk: one lease per thread".into(),
-            history: 1,
-            max_age: timing.lease_ttl,
-            storage: stream::StorageType::File,
-            ..Default::default()
-        },
-        kv::Config {
-            bucket: LEDGER.into(),
-            description: "volk: exactly-once claims per thread, cycle and packet".into(),
-            history: 5,
-            storage: stream::StorageType::File,
-            ..Default::default()
-        },
+        bucket(LEASES, "volk: one lease per thread", 1, timing.lease_ttl),
+        bucket(
+            LEDGER,
+            "volk: exactly-once claims per thread, cycle and packet",
+            5,
+            Duration::ZERO,
+        ),
     ];
-    for config in buckets {
-        let name = config.bucket.clone();
-        match js.get_key_value(&name).await {
+    for (name, config) in buckets {
+        match js.get_key_value(name).await {
             Ok(_) => report.push(format!("found bucket {name}")),
             Err(_) => {
-                js.create_key_value(config).await.map_err(|e| {
+                js.create_stream(config).await.map_err(|e| {
                     BusError::new(format!("{shown}: cannot create bucket {name}"), e)
                 })?;
                 report.push(format!("created bucket {name}"));
@@ -251,4 +244,31 @@ pub async fn init(address: &BusAddress, timing: Timing) -> Result<Vec<String>, B
         }
     }
     Ok(report)
+}
+
+/// The stream behind KV bucket `name`: one subject per key, `history` values kept,
+/// values older than `max_age` dropped (zero: kept).
+fn bucket(
+    name: &'static str,
+    description: &str,
+    history: i64,
+    max_age: Duration,
+) -> (&'static str, stream::Config) {
+    (
+        name,
+        stream::Config {
+            name: format!("KV_{name}"),
+            description: Some(description.into()),
+            subjects: vec![format!("$KV.{name}.>")],
+            max_messages_per_subject: history,
+            max_age,
+            storage: stream::StorageType::File,
+            allow_rollup: true,
+            deny_delete: true,
+            allow_direct: true,
+            discard: stream::DiscardPolicy::New,
+            num_replicas: 1,
+            ..Default::default()
+        },
+    )
 }
