@@ -15,6 +15,8 @@ use support::nats::{Nats, Worker, raw_publish, volk};
 use support::provider::{Piece, Provider, openai_stream, sse_chunk, sse_end, stream_head};
 
 const SCOPE: &str = include_str!("fixtures/packets/example1_scope.json");
+const QUESTIONS: &str = include_str!("fixtures/packets/example2_questions.json");
+const READY: &str = include_str!("fixtures/packets/example3_ready.json");
 
 const DESIGN: &str = "ARCHITECTURE:
 # taskman
@@ -155,7 +157,11 @@ fn repeated_journal_steps(dir: &Path) -> Vec<String> {
         let v: Value = serde_json::from_str(line).unwrap();
         let event = v["event"].as_str().unwrap_or_default();
         if ["design_started", "cycle_written", "committed"].contains(&event) {
-            *seen.entry(format!("{event}@{}", v["cycle"])).or_default() += 1;
+            // A cycle has up to three commits (cycle, finalization, plan): name each.
+            let commit = v["detail"]["commit"].as_str().unwrap_or_default();
+            *seen
+                .entry(format!("{event}@{}{commit}", v["cycle"]))
+                .or_default() += 1;
         }
     }
     seen.into_iter()
@@ -622,4 +628,123 @@ fn workers_killed_mid_stream_twenty_times_leave_every_cycle_done_exactly_once() 
     }
     assert!(status(&nats.url).contains("dead letters: 0"));
     eprintln!("{kills} kills in {:?}", started.elapsed());
+}
+
+#[test]
+fn two_workspaces_carry_one_thread_through_the_state_remote_and_sigterm_stops_cleanly() {
+    let nats = Nats::start();
+    nats.init(10.0);
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = tmp.path().join("state.git");
+    let init = Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(&remote)
+        .status()
+        .unwrap();
+    assert!(init.success());
+    let url = format!("file://{}", remote.display());
+    let flags = ["--reasoner", "offline", "--state-remote", url.as_str()];
+    let (ws_a, ws_b) = (tmp.path().join("machine-a"), tmp.path().join("machine-b"));
+
+    let mut a = Worker::start(&nats.url, &ws_a, "A", &flags);
+    let first = review_of(
+        &submit(&nats.url, tmp.path(), SCOPE, Some(60)),
+        "thread-042",
+    );
+    assert_eq!(first["payload"]["design_cycle"], 1);
+    assert_eq!(a.terminate(Duration::from_secs(20)), Some(0), "{}", a.log());
+    assert!(a.log().contains("A stopped"), "{}", a.log());
+
+    let mut b = Worker::start(&nats.url, &ws_b, "B", &flags);
+    let second = review_of(
+        &submit(&nats.url, tmp.path(), QUESTIONS, Some(60)),
+        "thread-042",
+    );
+    assert_eq!(second["payload"]["design_cycle"], 2);
+    assert!(
+        b.log().contains("took thread thread-042 from file://"),
+        "{}",
+        b.log()
+    );
+    assert_eq!(b.terminate(Duration::from_secs(20)), Some(0), "{}", b.log());
+
+    let again = Worker::start(&nats.url, &ws_a, "A2", &flags);
+    let out = submit(&nats.url, tmp.path(), READY, Some(90));
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        text(&out.stderr),
+        again.log()
+    );
+    let last: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(last["header"]["subject"], "implement");
+    assert_eq!(last["header"]["to_agent"], "U:Cd");
+    assert!(
+        again.log().contains("took thread thread-042 from file://"),
+        "{}",
+        again.log()
+    );
+
+    let dir = &projects(&ws_a)[0];
+    let log = commits(dir);
+    assert_eq!(log.len(), 4, "{log:?}");
+    assert!(log[0].starts_with("Add the execution plan"), "{log:?}");
+    assert!(
+        log[1].starts_with("Finalize design after 2 cycle(s)"),
+        "{log:?}"
+    );
+    assert!(log[2].starts_with("Design cycle 2"), "{log:?}");
+    assert!(log[3].starts_with("Design cycle 1"), "{log:?}");
+    assert_eq!(
+        outbox(dir),
+        [
+            "001-design_review.json",
+            "002-design_review.json",
+            "003-implement.json"
+        ]
+    );
+    let journal = std::fs::read_to_string(dir.join(".volk/journal.jsonl")).unwrap();
+    for event in [
+        "design_started",
+        "cycle_written",
+        "feedback_received",
+        "finalized_docs",
+    ] {
+        assert!(
+            journal.contains(&format!("\"{event}\"")),
+            "{event} missing:\n{journal}"
+        );
+    }
+    assert_eq!(repeated_journal_steps(dir), Vec::<String>::new());
+    assert!(fsck_ok(dir));
+    let tree = Command::new("git")
+        .args(["ls-tree", "-r", "--name-only", "HEAD"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        !text(&tree.stdout).lines().any(|l| l.starts_with(".volk")),
+        "the design branch holds no state"
+    );
+    let refs = Command::new("git")
+        .arg("ls-remote")
+        .arg(&url)
+        .output()
+        .unwrap();
+    let refs = text(&refs.stdout);
+    assert!(refs.contains("refs/volk/threads/thread-042/head"), "{refs}");
+    assert!(
+        refs.contains("refs/volk/threads/thread-042/state"),
+        "{refs}"
+    );
+    let state = Command::new("git")
+        .args(["ls-tree", "-r", "--name-only", "refs/volk/state"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let state = text(&state.stdout);
+    assert!(
+        state.contains("volk/session.json") && state.contains("volk/outbox/003-implement.json"),
+        "{state}"
+    );
 }

@@ -104,6 +104,10 @@ pub struct ServeArgs {
     /// back to the queue (a second signal hands them back at once).
     #[arg(long, value_name = "SECS", default_value_t = 20)]
     pub drain: u64,
+    /// A git repository (`file://` works) through which workers with separate
+    /// workspaces pass each thread's state: one pair of refs per thread.
+    #[arg(long, value_name = "URL")]
+    pub state_remote: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -257,12 +261,18 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         max_packet_bytes: args.max_packet_bytes,
     };
     let drain = Duration::from_secs(args.drain);
+    let state = args
+        .state_remote
+        .as_deref()
+        .map(|url| crate::bus::state::StateRemote::new(url, Duration::from_secs(args.lock_wait)));
     runtime()?.block_on(async move {
         let bus = Bus::open(&address, &config.name).await?;
         let stop = CancellationToken::new();
         let abandon = CancellationToken::new();
         tokio::spawn(signals(stop.clone(), abandon.clone(), drain));
-        Worker::new(bus, setup, config).run(stop, abandon).await
+        Worker::new(bus, setup, config, state)
+            .run(stop, abandon)
+            .await
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -16,6 +16,7 @@ pub mod lease;
 pub mod limit;
 pub mod names;
 pub mod record;
+pub mod state;
 pub mod status;
 pub mod submit;
 pub mod worker;

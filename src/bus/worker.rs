@@ -22,6 +22,7 @@ use crate::bus::layout::Bus;
 use crate::bus::lease::{Lease, Taken};
 use crate::bus::names::{ledger_key, outbound_subject};
 use crate::bus::record::{Record, Reply};
+use crate::bus::state::StateRemote;
 use crate::bus::{BusError, dlq, note};
 use crate::cxp::Packet;
 use crate::volk::headless::{Setup, accept};
@@ -62,10 +63,11 @@ pub struct Worker {
     config: WorkerConfig,
     /// The lease value: the name plus what tells two processes of one name apart.
     holder: String,
+    state: Option<StateRemote>,
 }
 
 impl Worker {
-    pub fn new(bus: Bus, setup: Setup, config: WorkerConfig) -> Worker {
+    pub fn new(bus: Bus, setup: Setup, config: WorkerConfig, state: Option<StateRemote>) -> Worker {
         let holder = format!(
             "{} (pid {}, {})",
             config.name,
@@ -77,6 +79,7 @@ impl Worker {
             setup,
             config,
             holder,
+            state,
         }
     }
 
@@ -301,6 +304,12 @@ impl Worker {
             "[bus] {} took {source} ({} for thread {}, delivery {delivered})",
             self.config.name, key.subject, key.thread_id
         ));
+        if let Some(state) = &self.state
+            && let Err(e) = state.fetch(&self.setup.workspace, &key.thread_id)
+        {
+            note(&format!("[bus] {e}"));
+            return Some(Ending::Retry(Some(Duration::from_secs(1))));
+        }
         let step = self.setup.process(packet, source, self.config.lock_wait);
         let result = match self.guarded(step, lease, message, abandon).await {
             Guarded::Finished(result) => result,
@@ -315,13 +324,22 @@ impl Worker {
         };
         let reply = match result {
             Ok(Some(outcome)) => match outcome.emitted.last() {
-                Some((packet, _)) => match self.publish_reply(packet, claim).await {
-                    Ok(reply) => Some(reply),
-                    Err(e) => {
+                Some((packet, _)) => {
+                    // The state first: a reply goes out only for a step others can resume from.
+                    if let Some(state) = &self.state
+                        && let Err(e) = state.push(&outcome.project_dir, &key.thread_id)
+                    {
                         note(&format!("[bus] {e}"));
                         return Some(Ending::Retry(Some(Duration::from_secs(1))));
                     }
-                },
+                    match self.publish_reply(packet, claim).await {
+                        Ok(reply) => Some(reply),
+                        Err(e) => {
+                            note(&format!("[bus] {e}"));
+                            return Some(Ending::Retry(Some(Duration::from_secs(1))));
+                        }
+                    }
+                }
                 None => None,
             },
             Ok(None) => None,
