@@ -24,7 +24,12 @@ fn scope(thread: &str) -> String {
 }
 
 /// Publishes `packets` and waits until `CXP_OUT` holds `expected` replies.
-fn run_batch(rt: &tokio::runtime::Runtime, js: &async_nats::jetstream::Context, packets: Vec<String>, expected: u64) {
+fn run_batch(
+    rt: &tokio::runtime::Runtime,
+    js: &async_nats::jetstream::Context,
+    packets: Vec<String>,
+    expected: u64,
+) {
     rt.block_on(async {
         for (i, packet) in packets.into_iter().enumerate() {
             js.send_publish(

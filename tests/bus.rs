@@ -627,6 +627,8 @@ fn workers_killed_mid_stream_twenty_times_leave_every_cycle_done_exactly_once() 
         assert_one_cycle(dir);
     }
     assert!(status(&nats.url).contains("dead letters: 0"));
+    // Some calls were cut off mid-stream and made again by the next worker.
+    assert!(provider.hits() > kills, "{} calls", provider.hits());
     eprintln!("{kills} kills in {:?}", started.elapsed());
 }
 
@@ -747,4 +749,65 @@ fn two_workspaces_carry_one_thread_through_the_state_remote_and_sigterm_stops_cl
         state.contains("volk/session.json") && state.contains("volk/outbox/003-implement.json"),
         "{state}"
     );
+}
+
+#[test]
+fn a_packet_whose_workers_all_die_is_a_dead_letter_after_five_deliveries_and_replays() {
+    let nats = Nats::start();
+    nats.init(1.0);
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    // Every call hangs: each worker is killed mid-stream.
+    let stalled = Provider::paced(Arc::new(|_, _| {
+        vec![
+            Piece::Bytes(stream_head()),
+            Piece::Pause(Duration::from_secs(60)),
+        ]
+    }));
+    let flags = openai_flags(&stalled);
+    let packet = scope("doomed", "taskman");
+    let out = submit(&nats.url, tmp.path(), &packet, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for i in 1..=5 {
+        let mut worker = Worker::start(&nats.url, &ws, &format!("K{i}"), &refs(&flags));
+        assert!(
+            worker.wait_for(&format!("delivery {i})"), Duration::from_secs(20)),
+            "{}",
+            worker.log()
+        );
+        assert!(wait_until(Duration::from_secs(10), || stalled.hits() == i));
+        worker.kill();
+    }
+    // The server gives up on it when a worker next asks for a packet.
+    let provider = Provider::scripted(vec![DESIGN.to_string()]);
+    let flags = openai_flags(&provider);
+    let _worker = Worker::start(&nats.url, &ws, "S", &refs(&flags));
+    let list = || {
+        text(
+            &volk(&["bus", "dlq", "list", "--bus", &nats.url])
+                .output()
+                .unwrap()
+                .stdout,
+        )
+    };
+    assert!(
+        wait_until(Duration::from_secs(20), || list().contains("5 deliveries")),
+        "{}",
+        list()
+    );
+    assert!(
+        list().contains("delivered 5 times without an acknowledgement"),
+        "{}",
+        list()
+    );
+
+    let replay = volk(&["bus", "dlq", "replay", "--bus", &nats.url])
+        .output()
+        .unwrap();
+    assert!(replay.status.success(), "{}", text(&replay.stderr));
+    let reply = review_of(&submit(&nats.url, tmp.path(), &packet, Some(60)), "doomed");
+    assert_eq!(reply["payload"]["design_cycle"], 1);
+    assert_eq!(provider.hits(), 1);
+    assert!(list().is_empty(), "{}", list());
+    assert_one_cycle(&projects(&ws)[0]);
 }
