@@ -2,6 +2,7 @@
 //! 2.9): exactly once per thread and cycle across workers, kills, restarts and
 //! duplicates. Each test starts its own server on a free port with a temp store.
 #![cfg(feature = "bus")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -21,7 +21,7 @@ pub struct Lease {
 
 /// What an attempt to take a thread found.
 pub enum Taken {
-    Held(Lease),
+    Held(Box<Lease>),
     /// Another worker holds it; its value names the holder.
     Busy(String),
 }
@@ -31,12 +31,12 @@ impl Lease {
         let key = lease_key(thread_id);
         let value = bytes::Bytes::from(holder.to_string());
         match store.create(&key, value.clone()).await {
-            Ok(revision) => Ok(Taken::Held(Lease {
+            Ok(revision) => Ok(Taken::Held(Box::new(Lease {
                 store: store.clone(),
                 key,
                 value,
                 revision,
-            })),
+            }))),
             Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => {
                 let holder = store
                     .get(&key)

@@ -405,7 +405,7 @@ impl Worker {
         let mut told = false;
         loop {
             match Lease::take(&self.bus.leases, thread, &self.holder).await? {
-                Taken::Held(lease) => return Ok(Some(lease)),
+                Taken::Held(lease) => return Ok(Some(*lease)),
                 Taken::Busy(holder) => {
                     if !told {
                         note(&format!(
