@@ -68,7 +68,10 @@ fn throughput(c: &mut Criterion) {
             .map(|i| Worker::start(&nats.url, &ws, &format!("w{i}"), &["--reasoner", "offline"]))
             .collect();
         let client = rt.block_on(async_nats::connect(nats.url.as_str())).unwrap();
-        let js = async_nats::jetstream::new(client);
+        let js = {
+            let _inside = rt.enter();
+            async_nats::jetstream::new(client)
+        };
         let mut done = 0u64;
         group.bench_function(format!("{workers}_worker_batch_of_10"), |b| {
             b.iter(|| {
