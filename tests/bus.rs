@@ -812,3 +812,20 @@ fn a_packet_whose_workers_all_die_is_a_dead_letter_after_five_deliveries_and_rep
     assert!(list().is_empty(), "{}", list());
     assert_one_cycle(&projects(&ws)[0]);
 }
+
+#[test]
+fn init_says_how_to_raise_a_max_payload_below_the_packet_limit() {
+    let nats = Nats::with_config_file("max_payload: 1MB\n");
+    let out = volk(&["bus", "init", "--bus", &nats.url]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(
+        report.contains("the server's max_payload is 1048576 bytes"),
+        "{report}"
+    );
+    assert!(
+        report.contains("`max_payload: 8MB` in nats-server.conf"),
+        "{report}"
+    );
+    assert!(report.contains("created stream CXP_IN"), "{report}");
+}

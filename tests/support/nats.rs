@@ -22,6 +22,11 @@ impl Nats {
 
     /// A server whose config file also holds `extra` (an `authorization` block, …).
     pub fn with_config(extra: &str) -> Nats {
+        Nats::with_config_file(&format!("max_payload: 8MB\n{extra}\n"))
+    }
+
+    /// A server whose whole config file is `config`.
+    pub fn with_config_file(config: &str) -> Nats {
         assert!(
             Command::new("nats-server")
                 .arg("--version")
@@ -30,11 +35,7 @@ impl Nats {
             "nats-server is not installed (apt-get install nats-server; .ci/run does it)"
         );
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("nats.conf"),
-            format!("max_payload: 8MB\n{extra}\n"),
-        )
-        .unwrap();
+        std::fs::write(dir.path().join("nats.conf"), config).unwrap();
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
