@@ -153,6 +153,7 @@ impl Worker {
                 None => {}
             }
         }
+        while tasks.try_join_next().is_some() {}
         if !tasks.is_empty() {
             note(&format!(
                 "[bus] {} stopping: finishing {} packet(s) in hand",
