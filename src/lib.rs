@@ -4,6 +4,8 @@
 //! The design loop (`volk`) is a pure state machine; the runtime and the terminal UI
 //! perform the effects it returns.
 
+#[cfg(feature = "bus")]
+pub mod bus;
 pub mod config;
 pub mod console;
 pub mod context;

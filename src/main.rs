@@ -39,6 +39,15 @@ enum Command {
     Trace(volk::design::lint::cli::TraceArgs),
     /// Show the monorepo context that would be injected into a design prompt.
     Context(volk::context::cli::ContextArgs),
+    /// A worker: take packets from the bus and process each as `volk run` would.
+    #[cfg(feature = "bus")]
+    Serve(volk::bus::cli::ServeArgs),
+    /// Publish one packet on the bus (with --wait, print its reply).
+    #[cfg(feature = "bus")]
+    Submit(volk::bus::cli::SubmitArgs),
+    /// Set up and inspect the bus: init, status, dlq.
+    #[cfg(feature = "bus")]
+    Bus(volk::bus::cli::BusArgs),
     /// Trust a volk.toml found in a workspace or repository to pick the reasoner and base URL.
     Trust(volk::trust::TrustArgs),
 }
@@ -73,6 +82,12 @@ fn main() -> ExitCode {
         Command::Trace(args) => volk::design::lint::cli::trace_command(args),
         Command::Context(args) => volk::context::cli::context(args),
         Command::Trust(args) => volk::trust::run(args),
+        #[cfg(feature = "bus")]
+        Command::Serve(args) => volk::bus::cli::serve(args),
+        #[cfg(feature = "bus")]
+        Command::Submit(args) => volk::bus::cli::submit(args),
+        #[cfg(feature = "bus")]
+        Command::Bus(args) => volk::bus::cli::bus(args),
     };
     match result {
         Ok(code) => code,

@@ -8,6 +8,7 @@ mod support;
 mod activity;
 mod answers;
 mod broken_pipe;
+mod bus;
 mod context;
 mod design_reflection;
 mod designs;

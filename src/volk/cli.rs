@@ -5,11 +5,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Args;
 
-use crate::BadInput;
-use crate::cxp::Packet;
-use crate::reasoner::select::build;
 use crate::volk::loop_args::LoopArgs;
-use crate::volk::runtime::RunOptions;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -29,47 +25,17 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let (source_name, text) =
         crate::volk::intake::read_packet(&args.packet, args.max_packet_bytes)?;
-    let packet = Packet::parse(&source_name, &text).map_err(|e| BadInput::err(e.to_string()))?;
-    // Refuse a bad sender before anything is created on disk.
-    packet
-        .classify(&source_name)
-        .map_err(|e| BadInput::err(e.to_string()))?;
-
+    let packet = crate::volk::headless::accept(&source_name, &text)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let design = &args.design;
-    let workspace = design.workspace(&cwd);
-    let settings = design.settings(&cwd).map_err(anyhow::Error::new)?;
-    let reasoner = build(&design.reasoner, &settings).map_err(anyhow::Error::new)?;
-    let options = RunOptions {
-        echo_stderr: true,
-        context: design.context(&settings),
-        reflection_config: Some(design.reflection_config(&cwd)),
-        max_tokens: settings.max_tokens,
-        plan_repairs: settings.plan_repairs,
-        lint_repairs: design.lint_repairs,
-    };
-    let max_cycles = design.max_cycles(&settings).map_err(anyhow::Error::new)?;
-    std::fs::create_dir_all(&workspace).map_err(|e| {
-        BadInput::err(format!(
-            "{}: cannot create the workspace: {e}",
-            workspace.display()
-        ))
-    })?;
+    let setup = crate::volk::headless::Setup::from_args(&args.design, &cwd)?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let request = crate::volk::headless::Request {
-        source_name,
-        workspace,
-        max_cycles,
-        lock_wait: std::time::Duration::from_secs(args.lock_wait),
-    };
-    let outcome = runtime.block_on(crate::volk::headless::handle(
-        packet, &request, reasoner, options,
-    ))?;
+    let lock_wait = std::time::Duration::from_secs(args.lock_wait);
+    let outcome = runtime.block_on(setup.process(packet, &source_name, lock_wait))?;
     if let Some(outcome) = outcome
         && let Some((packet, _)) = outcome.emitted.last()
     {

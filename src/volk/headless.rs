@@ -234,3 +234,80 @@ fn replay(project_dir: &Path, relative: &Path) -> anyhow::Result<HeadlessOutcome
         project_dir: project_dir.to_path_buf(),
     })
 }
+
+/// What `volk run` and `volk serve` build once from their flags before any packet:
+/// one constructor and one entry point, so a worker on the bus processes a packet with
+/// exactly the reasoner, config, trust rules and guards of `volk run`.
+#[derive(Clone)]
+pub struct Setup {
+    pub workspace: PathBuf,
+    pub reasoner: SharedReasoner,
+    pub options: RunOptions,
+    pub max_cycles: Option<u32>,
+}
+
+impl Setup {
+    /// Reads `volk.toml` (trusted or not, as `volk run` does), builds the reasoner and
+    /// creates the workspace.
+    pub fn from_args(
+        design: &crate::volk::loop_args::LoopArgs,
+        cwd: &Path,
+    ) -> anyhow::Result<Setup> {
+        let workspace = design.workspace(cwd);
+        let settings = design.settings(cwd).map_err(anyhow::Error::new)?;
+        let reasoner = crate::reasoner::select::build(&design.reasoner, &settings)
+            .map_err(anyhow::Error::new)?;
+        let options = RunOptions {
+            echo_stderr: true,
+            context: design.context(&settings),
+            reflection_config: Some(design.reflection_config(cwd)),
+            max_tokens: settings.max_tokens,
+            plan_repairs: settings.plan_repairs,
+            lint_repairs: design.lint_repairs,
+        };
+        let max_cycles = design.max_cycles(&settings).map_err(anyhow::Error::new)?;
+        std::fs::create_dir_all(&workspace).map_err(|e| {
+            BadInput::err(format!(
+                "{}: cannot create the workspace: {e}",
+                workspace.display()
+            ))
+        })?;
+        Ok(Setup {
+            workspace,
+            reasoner,
+            options,
+            max_cycles,
+        })
+    }
+
+    /// Handles one packet under the thread's guards; see [`handle`].
+    pub async fn process(
+        &self,
+        packet: Packet,
+        source_name: &str,
+        lock_wait: Duration,
+    ) -> anyhow::Result<Option<HeadlessOutcome>> {
+        let request = Request {
+            source_name: source_name.to_string(),
+            workspace: self.workspace.clone(),
+            max_cycles: self.max_cycles,
+            lock_wait,
+        };
+        handle(
+            packet,
+            &request,
+            self.reasoner.clone(),
+            self.options.clone(),
+        )
+        .await
+    }
+}
+
+/// Parses packet text and refuses a bad sender before anything is created on disk.
+pub fn accept(source_name: &str, text: &str) -> anyhow::Result<Packet> {
+    let packet = Packet::parse(source_name, text).map_err(|e| BadInput::err(e.to_string()))?;
+    packet
+        .classify(source_name)
+        .map_err(|e| BadInput::err(e.to_string()))?;
+    Ok(packet)
+}
