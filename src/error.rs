@@ -21,7 +21,8 @@ impl BadInput {
     }
 }
 
-/// True when any error in the chain is a [`BadInput`].
+/// True when any error in the chain is a [`BadInput`], or a planted link, device or
+/// oversized file under a project that [`crate::confined`] refused.
 pub fn is_bad_input(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| cause.is::<BadInput>())
+    error.chain().any(|cause| cause.is::<BadInput>()) || crate::confined::chain_has_refusal(error)
 }

@@ -5,6 +5,7 @@
 //! perform the effects it returns.
 
 pub mod config;
+pub mod confined;
 pub mod console;
 pub mod context;
 pub mod cxp;

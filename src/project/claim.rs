@@ -52,12 +52,15 @@ pub fn owner_of(dir: &Path) -> Option<String> {
     if !meta.is_dir() {
         return None;
     }
-    if let Ok(text) = std::fs::read_to_string(claim_path(dir))
+    let limit = crate::confined::Limit::LEDGER;
+    if let Ok(Some(text)) = crate::confined::read_text(dir, &claim_path(dir), limit)
         && let Ok(record) = serde_json::from_str::<ClaimRecord>(&text)
     {
         return Some(record.thread_id);
     }
-    let text = std::fs::read_to_string(dir.join(".volk").join("session.json")).ok()?;
+    let session = dir.join(".volk").join("session.json");
+    let text = crate::confined::read_text(dir, &session, crate::confined::Limit::SESSION)
+        .ok()??;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     value.get("thread_id")?.as_str().map(str::to_string)
 }
@@ -137,7 +140,7 @@ fn write_record(dir: &Path, thread_id: &str) -> io::Result<()> {
         thread_id: thread_id.to_string(),
     };
     let text = serde_json::to_string(&record).map_err(io::Error::other)?;
-    atomic_write(&claim_path(dir), text.as_bytes())
+    crate::confined::write_atomic(dir, &claim_path(dir), text.as_bytes())
 }
 
 /// Completes the claim of a process killed mid-claim (we hold the workspace lock, so

@@ -16,7 +16,7 @@ use crate::reasoner::SharedReasoner;
 use crate::volk::echo::escape_controls;
 use crate::volk::ledger::{Decision, Key, Ledger, produced_since};
 use crate::volk::lock::{self, LockError};
-use crate::volk::machine::{Action, Input};
+use crate::volk::machine::{Action, Architect, Input, Mode};
 use crate::volk::recover;
 use crate::volk::runtime::{
     HeadlessOutcome, RunOptions, drive_headless, prepare_in, project_slug, resume_input,
@@ -170,6 +170,19 @@ pub async fn handle(
     if !resuming || packet.header.trace_id.is_some() {
         session.trace_id = trace_id;
     }
+    // The phase and cycle checks run on a copy before the ledger records anything, so
+    // a packet refused here (one cycle early, READY while reflecting) leaves no trace
+    // and the right packet, sent later, is taken.
+    if !resuming
+        && let Some(input) = &first
+        && let Err(refusal) = crate::volk::edit_guard::check(&session, input).and_then(|()| {
+            Architect::new(session.clone(), Mode::Headless)
+                .handle(input.clone())
+                .map(drop)
+        })
+    {
+        return Err(BadInput::err(format!("{source}: {refusal}")));
+    }
     if !resuming {
         ledger.start(&key, session.outbox_seq);
         ledger.save(&dir).map_err(anyhow::Error::new)?;
@@ -222,11 +235,35 @@ fn session_error(e: crate::volk::runtime::RuntimeError) -> anyhow::Error {
     }
 }
 
-/// The outbound packet stored at `relative` (in the outbox), as the outcome.
+/// The outbound packet stored at `relative` (in the outbox), as the outcome. A ledger
+/// entry naming anything but a regular file in `.volk/outbox/` is refused: the ledger
+/// is a file in the project, so it may have been forged.
 fn replay(project_dir: &Path, relative: &Path) -> anyhow::Result<HeadlessOutcome> {
     let path = project_dir.join(relative);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read the outbound packet: {e}", path.display()))?;
+    let outbox = Session::dir(project_dir).join("outbox");
+    let in_outbox = relative.is_relative()
+        && path.parent() == Some(outbox.as_path())
+        && relative
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !in_outbox {
+        return Err(BadInput::err(format!(
+            "{}: outbound: {} is not a packet in .volk/outbox/; the ledger was altered",
+            crate::volk::ledger::Ledger::path(project_dir).display(),
+            escape_controls(&relative.display().to_string())
+        )));
+    }
+    let limit = crate::confined::Limit::PACKET;
+    let text = crate::confined::read_text(project_dir, &path, limit)
+        .and_then(|t| t.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound)))
+        .map_err(|e| {
+            let line = format!("{}: cannot read the outbound packet: {e}", path.display());
+            if crate::confined::is_refusal(&e) {
+                BadInput::err(line)
+            } else {
+                anyhow::anyhow!(line)
+            }
+        })?;
     let packet: Packet = serde_json::from_str(&text)
         .map_err(|e| anyhow::anyhow!("{}: not a packet: {e}", path.display()))?;
     Ok(HeadlessOutcome {

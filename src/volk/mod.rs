@@ -5,6 +5,7 @@ pub mod brief;
 pub mod cli;
 pub mod designed_with;
 pub mod echo;
+pub mod edit_guard;
 pub mod headless;
 pub mod intake;
 pub mod journal;

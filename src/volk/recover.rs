@@ -19,10 +19,10 @@ fn commit_marker(project_dir: &Path) -> PathBuf {
 fn git_locks(project_dir: &Path) -> Vec<PathBuf> {
     let git = project_dir.join(".git");
     let mut locks = vec![git.join("index.lock"), git.join("HEAD.lock")];
-    if let Ok(entries) = std::fs::read_dir(git.join("refs").join("heads")) {
+    if let Ok(entries) = crate::confined::read_dir(project_dir, &git.join("refs").join("heads")) {
         locks.extend(
             entries
-                .flatten()
+                .into_iter()
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|e| e == "lock")),
         );
@@ -31,21 +31,35 @@ fn git_locks(project_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Clears what a dead volk left in `project_dir`. Call it holding the thread lock.
+///
+/// Only what volk made is removed: regular files named `.volk-tmp-*` (the temp files of
+/// [`crate::fsutil::atomic_write`]) and real directories named `git-init-*` (the
+/// staging of [`crate::project::git::init`]; `remove_dir_all` does not follow links
+/// inside). A planted `.volk` or `.volk/tmp` link is refused before anything is read
+/// or removed, and a link inside `tmp` is left alone.
 pub fn sweep(project_dir: &Path) -> io::Result<()> {
+    use crate::confined::{self, Want};
     let volk = Session::dir(project_dir);
     let tmp = volk.join("tmp");
-    if let Ok(entries) = std::fs::read_dir(&tmp) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let _ = if path.is_dir() {
-                std::fs::remove_dir_all(&path)
-            } else {
-                std::fs::remove_file(&path)
-            };
-        }
+    let volk_exists = confined::check(project_dir, &volk, Want::Dir)
+        .map_err(|e| confined::at(&volk, e))?
+        .is_some();
+    if volk_exists {
+        confined::create_dir_all(project_dir, &tmp).map_err(|e| confined::at(&tmp, e))?;
     }
-    if volk.is_dir() {
-        std::fs::create_dir_all(&tmp)?;
+    for entry in confined::read_dir(project_dir, &tmp).map_err(|e| confined::at(&tmp, e))? {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        let _ = if kind.is_file() && name.starts_with(".volk-tmp-") {
+            std::fs::remove_file(&path)
+        } else if kind.is_dir() && name.starts_with("git-init-") {
+            std::fs::remove_dir_all(&path)
+        } else {
+            Ok(())
+        };
     }
     // Temp files of older versions were made beside their target.
     for dir in [
@@ -54,25 +68,29 @@ pub fn sweep(project_dir: &Path) -> io::Result<()> {
         volk.clone(),
         volk.join("outbox"),
     ] {
-        if let Ok(entries) = std::fs::read_dir(&dir) {
-            for entry in entries.flatten() {
-                if entry
-                    .file_name()
-                    .to_string_lossy()
-                    .starts_with(".volk-tmp-")
-                {
-                    let _ = std::fs::remove_file(entry.path());
-                }
+        let Ok(entries) = confined::read_dir(project_dir, &dir) else {
+            continue;
+        };
+        for entry in entries {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".volk-tmp-")
+                && entry.file_type().is_ok_and(|t| t.is_file())
+            {
+                let _ = std::fs::remove_file(entry.path());
             }
         }
     }
     let marker = commit_marker(project_dir);
-    if marker.exists() {
+    if confined::check(project_dir, &marker, Want::File)
+        .map_err(|e| confined::at(&marker, e))?
+        .is_some()
+    {
         for lock in git_locks(project_dir) {
-            match std::fs::remove_file(&lock) {
+            match confined::remove_file(project_dir, &lock) {
                 Ok(()) => tracing::warn!("removed {} left by a killed commit", lock.display()),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
+                Err(e) => return Err(confined::at(&lock, e)),
             }
         }
         std::fs::remove_file(&marker)?;
@@ -87,7 +105,7 @@ pub fn trim_journal(session: &Session) -> io::Result<()> {
         return Ok(());
     };
     let path = session.journal_path();
-    let file = match std::fs::OpenOptions::new().write(true).open(&path) {
+    let file = match crate::confined::open_read_write(&session.project_dir, &path, false) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e),
@@ -100,7 +118,7 @@ pub fn trim_journal(session: &Session) -> io::Result<()> {
 
 /// The size of the journal now, recorded with each session save.
 pub fn journal_len(session: &Session) -> u64 {
-    std::fs::metadata(session.journal_path()).map_or(0, |m| m.len())
+    std::fs::symlink_metadata(session.journal_path()).map_or(0, |m| m.len())
 }
 
 /// The last saved session of `project_dir`, marked failed where a retry can redo the
@@ -167,12 +185,12 @@ pub fn commit_step(
     }
     let marker = commit_marker(project_dir);
     let record = format!("pid={}\n", std::process::id());
-    std::fs::write(&marker, record).map_err(|source| GitTrouble::Io {
+    crate::confined::write_atomic(project_dir, &marker, record.as_bytes()).map_err(|source| GitTrouble::Io {
         path: marker.clone(),
         source,
     })?;
     let result = crate::project::git::commit_once(project_dir, message);
-    let _ = std::fs::remove_file(&marker);
+    let _ = crate::confined::remove_file(project_dir, &marker);
     result.map(Some).map_err(|e| {
         // Opened again only on failure, to tell a broken repository from a failed commit.
         let broken = match git2::Repository::open(project_dir) {

@@ -15,7 +15,6 @@ use crate::BadInput;
 use crate::cxp::{Inbound, Packet, Scope};
 use crate::design::write::write_design_docs;
 use crate::design::{Artifacts, Section};
-use crate::fsutil::{append_line, atomic_write};
 use crate::project::Layout;
 pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
@@ -293,7 +292,7 @@ impl Executor {
             Effect::ShowPlan(check) => self.send(Event::Plan(check)),
             Effect::WritePlan { json } => {
                 let path = Layout::new(&session.project_dir).execution_plan();
-                atomic_write(&path, json.as_bytes())
+                crate::confined::write_atomic(&session.project_dir, &path, json.as_bytes())
                     .map_err(|source| RuntimeError::Io { path, source })?;
             }
             Effect::Emit(packet) => {
@@ -304,8 +303,10 @@ impl Executor {
                 ));
                 // Written once under its number: a step redone after a crash keeps the
                 // packet that may already have been read.
-                if !path.exists() {
-                    atomic_write(&path, packet.to_json_pretty().as_bytes()).map_err(|source| {
+                if std::fs::symlink_metadata(&path).is_err() {
+                    let root = &session.project_dir;
+                    let bytes = packet.to_json_pretty();
+                    crate::confined::write_atomic(root, &path, bytes.as_bytes()).map_err(|source| {
                         RuntimeError::Io {
                             path: path.clone(),
                             source,
@@ -322,7 +323,8 @@ impl Executor {
                 let entry = entry.stamped();
                 let path = session.journal_path();
                 let line = serde_json::to_string(&entry).unwrap_or_default();
-                append_line(&path, &line).map_err(|source| RuntimeError::Io { path, source })?;
+                crate::confined::append_line(&session.project_dir, &path, &line)
+                    .map_err(|source| RuntimeError::Io { path, source })?;
                 self.send(Event::Journal(
                     serde_json::to_value(&entry).unwrap_or_default(),
                 ));
@@ -368,7 +370,8 @@ impl Executor {
             }),
         }
         .stamped();
-        let _ = append_line(
+        let _ = crate::confined::append_line(
+            &session.project_dir,
             &session.journal_path(),
             &serde_json::to_string(&entry).unwrap_or_default(),
         );
@@ -511,6 +514,14 @@ async fn drive(
     let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
     loop {
         while let Some(input) = queue.pop_front() {
+            // A hand edit that cannot be read refuses its feedback (see `edit_guard`).
+            if let Err(refusal) = crate::volk::edit_guard::check(&architect.session, &input) {
+                if commands.is_none() {
+                    return Err(refusal.into());
+                }
+                exec.send(Event::Notice(format!("[U:Ar] {refusal}")));
+                continue;
+            }
             // Hand edits in `design/` are taken in (and committed) before the feedback.
             if let Some(artifacts) =
                 crate::volk::review::detect_hand_edit(&architect.session, &input)
