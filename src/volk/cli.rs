@@ -46,7 +46,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         reflection_config: Some(design.reflection_config(&cwd)),
         max_tokens: settings.max_tokens,
         plan_repairs: settings.plan_repairs,
-        lint_repairs: design.lint_repairs,
+        lint_repairs: design.lint_repairs().map_err(anyhow::Error::new)?,
     };
     let max_cycles = design.max_cycles(&settings).map_err(anyhow::Error::new)?;
     std::fs::create_dir_all(&workspace).map_err(|e| {

@@ -284,6 +284,8 @@ impl Executor {
                         questions.len()
                     ));
                     for line in answers.lines() {
+                        // The model's words: no escape sequence reaches the terminal.
+                        let line = crate::volk::echo::escape_controls(line);
                         crate::console::note(&format!("[U:Ar]   {line}"));
                     }
                 }
@@ -332,7 +334,7 @@ impl Executor {
             Effect::Log(line) | Effect::Warn(line) => self.say(&line),
             Effect::Notice(notice) => {
                 if self.options.echo_stderr {
-                    crate::console::note(&notice.to_string());
+                    crate::console::note(&crate::volk::echo::escape_controls(&notice.to_string()));
                 }
                 self.send(Event::Noticed(notice));
             }
@@ -781,15 +783,14 @@ pub async fn drive_headless(
     source_name: &str,
 ) -> anyhow::Result<HeadlessOutcome> {
     if let Some(limit) = max_cycles {
-        session.max_cycles = limit.max(1);
+        session.max_cycles = limit.clamp(1, Limits::CEILING.max_cycles);
     }
     let project_dir = session.project_dir.clone();
-    let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
-    let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
+    let (tokens, repairs, lint_repairs) = bounded_limits(&options);
     session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Headless)
         .with_limits(tokens, repairs)
-        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
+        .with_lint_repairs(lint_repairs);
     let mut exec = Executor {
         reasoner,
         options,
@@ -811,6 +812,25 @@ pub async fn drive_headless(
         emitted: exec.emitted,
         project_dir,
     })
+}
+
+/// The token and repair limits of a loop, each held to its ceiling whoever set it.
+fn bounded_limits(options: &RunOptions) -> (u32, u32, u32) {
+    let (default, ceiling) = (Limits::DEFAULT, Limits::CEILING);
+    (
+        options
+            .max_tokens
+            .unwrap_or(default.max_tokens)
+            .min(ceiling.max_tokens),
+        options
+            .plan_repairs
+            .unwrap_or(default.plan_repairs)
+            .min(ceiling.plan_repairs),
+        options
+            .lint_repairs
+            .unwrap_or(default.lint_repairs)
+            .min(ceiling.lint_repairs),
+    )
 }
 
 /// A cloneable way to send the person's actions to a running session and to ask
@@ -848,12 +868,11 @@ pub fn start(
     let first = resume_input(&mut session);
     let (command_tx, command_rx) = unbounded_channel();
     let (event_tx, event_rx) = unbounded_channel();
-    let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
-    let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
+    let (tokens, repairs, lint_repairs) = bounded_limits(&options);
     session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Interactive)
         .with_limits(tokens, repairs)
-        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
+        .with_lint_repairs(lint_repairs);
     let queries = Queries::new(project_dir, event_tx.clone());
     let mut exec = Executor {
         reasoner,
