@@ -55,7 +55,11 @@ impl Settings {
         let at = |key: &str| format!("{}: {key}", path.display());
         use crate::volk::loop_args::under_ceiling;
         under_ceiling(&at("max_tokens"), settings.max_tokens, ceiling.max_tokens)?;
-        under_ceiling(&at("plan_repairs"), settings.plan_repairs, ceiling.plan_repairs)?;
+        under_ceiling(
+            &at("plan_repairs"),
+            settings.plan_repairs,
+            ceiling.plan_repairs,
+        )?;
         under_ceiling(&at("max_cycles"), settings.max_cycles, ceiling.max_cycles)?;
         Ok(settings)
     }

@@ -193,7 +193,10 @@ fn kind_name(meta: &Metadata) -> &'static str {
 /// `want` says. `Ok(None)` when some component does not exist (nothing to refuse yet).
 pub fn check(root: &Path, path: &Path, want: Want) -> io::Result<Option<Metadata>> {
     let rel = relative(root, path)?;
-    let parts: Vec<_> = rel.components().filter(|c| *c != Component::CurDir).collect();
+    let parts: Vec<_> = rel
+        .components()
+        .filter(|c| *c != Component::CurDir)
+        .collect();
     let mut at = root.to_path_buf();
     let last = parts.len();
     if last == 0 {
@@ -298,10 +301,7 @@ pub fn read_text(root: &Path, path: &Path, limit: Limit) -> io::Result<Option<St
     String::from_utf8(bytes).map(Some).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,
-            format!(
-                "not UTF-8 (byte offset {})",
-                e.utf8_error().valid_up_to()
-            ),
+            format!("not UTF-8 (byte offset {})", e.utf8_error().valid_up_to()),
         )
     })
 }
@@ -433,9 +433,14 @@ pub fn read_dir(root: &Path, path: &Path) -> io::Result<Vec<fs::DirEntry>> {
     Ok(fs::read_dir(path)?.flatten().collect())
 }
 
-/// Formats an error about `path` as the one line every command prints.
-pub fn line(path: &Path, error: &io::Error) -> String {
-    format!("{}: {error}", path.display())
+/// `line` as an error for the command boundary: bad input (exit 2) when `error` is a
+/// refusal of this module, else a failure (exit 1).
+pub fn report(line: String, error: &io::Error) -> anyhow::Error {
+    if is_refusal(error) {
+        crate::BadInput::err(line)
+    } else {
+        anyhow::anyhow!(line)
+    }
 }
 
 #[cfg(test)]
@@ -452,7 +457,10 @@ mod tests {
         symlink(outside.path(), r.join("design")).unwrap();
         let err = read(r, &r.join("design/secret"), Limit::DESIGN).unwrap_err();
         assert!(is_refusal(&err));
-        assert!(err.to_string().contains("design is a symbolic link"), "{err}");
+        assert!(
+            err.to_string().contains("design is a symbolic link"),
+            "{err}"
+        );
         let err = write_atomic(r, &r.join("design/new.md"), b"x").unwrap_err();
         assert!(is_refusal(&err));
         assert!(!outside.path().join("new.md").exists());
@@ -466,7 +474,10 @@ mod tests {
         );
         assert!(remove_file(r, &r.join("design/a.md")).is_err());
         assert!(open_append(r, &r.join("design/a.md")).is_err());
-        assert_eq!(fs::read_to_string(outside.path().join("secret")).unwrap(), "key");
+        assert_eq!(
+            fs::read_to_string(outside.path().join("secret")).unwrap(),
+            "key"
+        );
     }
 
     #[test]
@@ -475,12 +486,18 @@ mod tests {
         let r = root.path();
         fs::create_dir(r.join("a.md")).unwrap();
         let err = read(r, &r.join("a.md"), Limit::DESIGN).unwrap_err();
-        assert!(err.to_string().contains("a directory, not a regular file"), "{err}");
+        assert!(
+            err.to_string().contains("a directory, not a regular file"),
+            "{err}"
+        );
         let err = read_outside(Path::new("/dev/zero"), Limit::CONFIG).unwrap_err();
         assert!(err.to_string().contains("character device"), "{err}");
         fs::write(r.join("big"), vec![b'x'; 5000]).unwrap();
         let err = read(r, &r.join("big"), Limit::LOCK).unwrap_err();
-        assert!(err.to_string().contains("4096-byte limit for a lock file"), "{err}");
+        assert!(
+            err.to_string().contains("4096-byte limit for a lock file"),
+            "{err}"
+        );
         assert_eq!(read(r, &r.join("missing"), Limit::LOCK).unwrap(), None);
         assert!(read(r, &r.join("../x"), Limit::LOCK).is_err());
         fs::write(r.join("latin1.md"), b"caf\xe9\n").unwrap();

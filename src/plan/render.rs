@@ -135,9 +135,9 @@ pub fn render_human_styled<F: Finding>(
         };
         // A snippet can only fail to render if a span lies outside the source; fall
         // back to the one-line form rather than lose the finding.
-        out.push_str(&rendered.unwrap_or_else(|| {
-            format!("{name}: {}\n", escape_controls(&d.one_line()))
-        }));
+        out.push_str(
+            &rendered.unwrap_or_else(|| format!("{name}: {}\n", escape_controls(&d.one_line()))),
+        );
     }
     if let Some(rest) = diags.get(SHOWN..)
         && !rest.is_empty()
@@ -196,11 +196,9 @@ fn to_report<F: Finding>(d: &F, len: usize) -> Report<()> {
     };
     let mut labels =
         vec![Label::primary((), clamp(d.primary())).with_message(format!("rule: {}", d.rule()))];
-    labels.extend(
-        d.secondary().into_iter().map(|(message, span)| {
-            Label::secondary((), clamp(span)).with_message(mask_controls(&message))
-        }),
-    );
+    labels.extend(d.secondary().into_iter().map(|(message, span)| {
+        Label::secondary((), clamp(span)).with_message(mask_controls(&message))
+    }));
     base.with_code(d.code_id())
         .with_message(mask_controls(d.message()).into_owned())
         .with_labels(labels)

@@ -59,8 +59,8 @@ pub fn owner_of(dir: &Path) -> Option<String> {
         return Some(record.thread_id);
     }
     let session = dir.join(".volk").join("session.json");
-    let text = crate::confined::read_text(dir, &session, crate::confined::Limit::SESSION)
-        .ok()??;
+    let text =
+        crate::confined::read_text(dir, &session, crate::confined::Limit::SESSION).ok()??;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     value.get("thread_id")?.as_str().map(str::to_string)
 }

@@ -71,7 +71,9 @@ impl ConfigStore {
     /// device. A `--config` elsewhere is the user's own path and has no such root.
     fn project_root(&self) -> Option<&Path> {
         let dir = self.path.parent()?;
-        (dir.file_name()? == PLUGIN_DIR).then(|| dir.parent()).flatten()
+        (dir.file_name()? == PLUGIN_DIR)
+            .then(|| dir.parent())
+            .flatten()
     }
 
     /// The lock file beside the config; it is never deleted, because deleting a lock
@@ -117,7 +119,9 @@ impl ConfigStore {
             }
         })?;
         text.push('\n');
-        let permissions = fs::symlink_metadata(&self.path).ok().map(|m| m.permissions());
+        let permissions = fs::symlink_metadata(&self.path)
+            .ok()
+            .map(|m| m.permissions());
         let io = |source| ReflectionError::Io {
             path: self.path.clone(),
             action: "write",

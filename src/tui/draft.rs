@@ -73,9 +73,11 @@ pub fn save(path: &Path, draft: &Draft) -> Result<(), DraftError> {
         path: path.display().to_string(),
         source: std::io::Error::other(e),
     })?;
-    crate::confined::write_atomic(volk_root(path), path, &bytes).map_err(|source| DraftError::Save {
-        path: path.display().to_string(),
-        source,
+    crate::confined::write_atomic(volk_root(path), path, &bytes).map_err(|source| {
+        DraftError::Save {
+            path: path.display().to_string(),
+            source,
+        }
     })
 }
 

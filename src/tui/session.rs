@@ -218,11 +218,19 @@ pub async fn connect(
 fn take_lock(dir: &std::path::Path, command: &str) -> anyhow::Result<Result<ThreadLock, String>> {
     match lock::try_acquire(dir, command)? {
         Ok(lock) => {
-            crate::volk::recover::sweep(dir)
-                .map_err(|e| anyhow::anyhow!("{}: cannot clear temp files: {e}", dir.display()))?;
+            crate::volk::recover::sweep(dir).map_err(|e| {
+                crate::confined::report(
+                    format!("{}: cannot clear temp files: {e}", dir.display()),
+                    &e,
+                )
+            })?;
             if let Ok(Some(session)) = Session::load(dir) {
-                crate::volk::recover::trim_journal(&session)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", session.journal_path().display()))?;
+                crate::volk::recover::trim_journal(&session).map_err(|e| {
+                    crate::confined::report(
+                        format!("{}: {e}", session.journal_path().display()),
+                        &e,
+                    )
+                })?;
             }
             Ok(Ok(lock))
         }

@@ -89,14 +89,19 @@ pub async fn handle(
         )),
         other => anyhow::Error::new(other),
     })?;
-    recover::sweep(&dir)
-        .map_err(|e| anyhow::anyhow!("{}: cannot clear temp files: {e}", dir.display()))?;
+    recover::sweep(&dir).map_err(|e| {
+        crate::confined::report(
+            format!("{}: cannot clear temp files: {e}", dir.display()),
+            &e,
+        )
+    })?;
 
     let mut ledger = Ledger::load(&dir).map_err(|e| BadInput::err(e.to_string()))?;
     let existing = load_session(&dir)?;
     if let Some(session) = &existing {
-        recover::trim_journal(session)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", session.journal_path().display()))?;
+        recover::trim_journal(session).map_err(|e| {
+            crate::confined::report(format!("{}: {e}", session.journal_path().display()), &e)
+        })?;
     }
     let decision = ledger.decide(&key);
     let resuming = match decision {
@@ -258,11 +263,7 @@ fn replay(project_dir: &Path, relative: &Path) -> anyhow::Result<HeadlessOutcome
         .and_then(|t| t.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound)))
         .map_err(|e| {
             let line = format!("{}: cannot read the outbound packet: {e}", path.display());
-            if crate::confined::is_refusal(&e) {
-                BadInput::err(line)
-            } else {
-                anyhow::anyhow!(line)
-            }
+            crate::confined::report(line, &e)
         })?;
     let packet: Packet = serde_json::from_str(&text)
         .map_err(|e| anyhow::anyhow!("{}: not a packet: {e}", path.display()))?;

@@ -45,7 +45,11 @@ impl Limits {
 
 /// `value` unless it is above `ceiling`: then one line naming `name` (the flag or the
 /// file and key) and the ceiling.
-pub fn under_ceiling(name: &str, value: Option<u32>, ceiling: u32) -> Result<Option<u32>, BadInput> {
+pub fn under_ceiling(
+    name: &str,
+    value: Option<u32>,
+    ceiling: u32,
+) -> Result<Option<u32>, BadInput> {
     match value {
         Some(v) if v > ceiling => Err(BadInput::new(format!(
             "{name}: {v} is over the ceiling of {ceiling}"

@@ -185,9 +185,11 @@ pub fn commit_step(
     }
     let marker = commit_marker(project_dir);
     let record = format!("pid={}\n", std::process::id());
-    crate::confined::write_atomic(project_dir, &marker, record.as_bytes()).map_err(|source| GitTrouble::Io {
-        path: marker.clone(),
-        source,
+    crate::confined::write_atomic(project_dir, &marker, record.as_bytes()).map_err(|source| {
+        GitTrouble::Io {
+            path: marker.clone(),
+            source,
+        }
     })?;
     let result = crate::project::git::commit_once(project_dir, message);
     let _ = crate::confined::remove_file(project_dir, &marker);

@@ -308,12 +308,12 @@ impl Executor {
                 if std::fs::symlink_metadata(&path).is_err() {
                     let root = &session.project_dir;
                     let bytes = packet.to_json_pretty();
-                    crate::confined::write_atomic(root, &path, bytes.as_bytes()).map_err(|source| {
-                        RuntimeError::Io {
+                    crate::confined::write_atomic(root, &path, bytes.as_bytes()).map_err(
+                        |source| RuntimeError::Io {
                             path: path.clone(),
                             source,
-                        }
-                    })?;
+                        },
+                    )?;
                 }
                 self.send(Event::PacketWritten {
                     path: path.clone(),

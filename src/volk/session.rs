@@ -282,9 +282,11 @@ impl Session {
     /// Writes the session atomically.
     pub fn save(&self) -> Result<(), SessionError> {
         let dir = Self::dir(&self.project_dir);
-        crate::confined::create_private_dir(&self.project_dir, &dir).map_err(|source| SessionError::Io {
-            path: dir.clone(),
-            source,
+        crate::confined::create_private_dir(&self.project_dir, &dir).map_err(|source| {
+            SessionError::Io {
+                path: dir.clone(),
+                source,
+            }
         })?;
         let path = Self::path(&self.project_dir);
         self.journal_bytes

@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 /// Where an unusable answer of `cycle` goes, relative to the project directory. The
 /// name carries a hash of the text, so two different answers never overwrite each
 /// other and the state machine can name the file before it is written.

@@ -1,0 +1,557 @@
+//! A project you cloned cannot hurt you (issue 25): links, FIFOs, devices and forged
+//! files planted in a project directory, directly or through a cloned git repository
+//! that commits them, make every command refuse with one line naming the path and exit
+//! 2, while a canary tree outside the project stays byte-identical (hashed before and
+//! after). A refused packet leaves the thread as it was, and the right packet is then
+//! taken. Real `volk` processes, real git repositories, real FIFOs and `/dev/zero`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write as _;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+const VOLK: &str = env!("CARGO_BIN_EXE_volk");
+const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");
+const EXAMPLE_2: &str = include_str!("fixtures/packets/example2_questions.json");
+const EXAMPLE_3: &str = include_str!("fixtures/packets/example3_ready.json");
+const SECRET: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA canary\n";
+
+/// A workspace with one thread at cycle 1, and a canary tree beside it (outside the
+/// project and the workspace) that must never be read into, written or deleted.
+struct World {
+    _tmp: tempfile::TempDir,
+    ws: PathBuf,
+    project: PathBuf,
+    canary: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let canary = tmp.path().join("canary");
+        std::fs::create_dir_all(canary.join("nested")).unwrap();
+        std::fs::write(canary.join("id_ed25519"), SECRET).unwrap();
+        std::fs::write(canary.join("notes.md"), "the user's own notes\n").unwrap();
+        std::fs::write(canary.join("nested/deep.txt"), "deep\n").unwrap();
+        let out = run(&ws, EXAMPLE_1, &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let project = ws.join("taskman");
+        assert!(project.join(".volk/session.json").is_file());
+        World {
+            _tmp: tmp,
+            ws,
+            project,
+            canary,
+        }
+    }
+
+    fn canary_hash(&self) -> String {
+        tree_hash(&self.canary)
+    }
+
+    /// Hashes of the thread's state: ledger, session, journal and the tracked tree.
+    fn thread_state(&self) -> String {
+        let mut h = Sha256::new();
+        for f in [
+            ".volk/processed.json",
+            ".volk/session.json",
+            ".volk/journal.jsonl",
+        ] {
+            h.update(std::fs::read(self.project.join(f)).unwrap_or_default());
+        }
+        h.update(tree_hash(&self.project.join("design")));
+        h.update(tree_hash(&self.project.join(".volk/outbox")));
+        h.update(git_head(&self.project));
+        format!("{:x}", h.finalize())
+    }
+}
+
+/// Every path, kind and content under `root`, without following links.
+fn tree_hash(root: &Path) -> String {
+    fn walk(dir: &Path, root: &Path, h: &mut Sha256) {
+        let mut entries: Vec<_> = match std::fs::read_dir(dir) {
+            Ok(e) => e.flatten().map(|e| e.path()).collect(),
+            Err(_) => return,
+        };
+        entries.sort();
+        for path in entries {
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            h.update(
+                path.strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .as_bytes(),
+            );
+            if meta.file_type().is_symlink() {
+                h.update(b"link");
+                h.update(
+                    std::fs::read_link(&path)
+                        .unwrap()
+                        .to_string_lossy()
+                        .as_bytes(),
+                );
+            } else if meta.is_dir() {
+                h.update(b"dir");
+                walk(&path, root, h);
+            } else {
+                h.update(b"file");
+                h.update(std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut h = Sha256::new();
+    walk(root, root, &mut h);
+    format!("{:x}", h.finalize())
+}
+
+fn git_head(dir: &Path) -> String {
+    git2::Repository::open(dir)
+        .ok()
+        .and_then(|r| r.head().ok()?.target())
+        .map(|o| o.to_string())
+        .unwrap_or_default()
+}
+
+fn commit_messages(dir: &Path) -> Vec<String> {
+    let repo = git2::Repository::open(dir).unwrap();
+    let mut walk = repo.revwalk().unwrap();
+    walk.push_head().unwrap();
+    walk.map(|id| {
+        repo.find_commit(id.unwrap())
+            .unwrap()
+            .summary()
+            .ok()
+            .flatten()
+            .unwrap_or("")
+            .to_string()
+    })
+    .collect()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn volk(cwd: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(VOLK)
+        .args(args)
+        .current_dir(cwd)
+        .env("VOLK_LOG", cwd.join("volk.log"))
+        .env("VOLK_CONFIG_DIR", cwd.join("no-user-config"))
+        .env_remove("VOLK_REASONER")
+        .env_remove("PRD_REFLECTION")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn run(ws: &Path, packet: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--lock-wait",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    volk(ws, &args, packet)
+}
+
+/// Exit 2 and exactly one stderr line that contains every one of `names`.
+fn assert_refused(out: &Output, names: &[&str], what: &str) -> String {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{what}: {stderr}");
+    for name in names {
+        assert!(stderr.contains(name), "{what}: {name} not in {stderr}");
+    }
+    assert!(out.stdout.is_empty(), "{what}: {}", text(&out.stdout));
+    stderr
+}
+
+/// `/usr/bin/time -v`'s peak resident set of one command, in KiB, and its wall time.
+fn measured(cwd: &Path, args: &[&str], stdin: &str) -> (Output, u64, Duration) {
+    let report = cwd.join("time.txt");
+    let started = Instant::now();
+    let mut child = Command::new("/usr/bin/time")
+        .arg("-v")
+        .arg("-o")
+        .arg(&report)
+        .arg(VOLK)
+        .args(args)
+        .current_dir(cwd)
+        .env("VOLK_LOG", cwd.join("volk.log"))
+        .env("VOLK_CONFIG_DIR", cwd.join("no-user-config"))
+        .env_remove("PRD_REFLECTION")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    let took = started.elapsed();
+    let report = std::fs::read_to_string(&report).unwrap();
+    let kib = report
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    (out, kib, took)
+}
+
+#[test]
+fn a_planted_tmp_link_deletes_nothing_under_its_target() {
+    for target in ["absolute", "relative"] {
+        let w = World::new();
+        let before = w.canary_hash();
+        let tmp = w.project.join(".volk/tmp");
+        std::fs::remove_dir_all(&tmp).unwrap();
+        match target {
+            "absolute" => symlink(&w.canary, &tmp).unwrap(),
+            // `.volk/tmp -> ../../../canary`: what survives git and tar.
+            _ => symlink("../../../canary", &tmp).unwrap(),
+        }
+        let out = run(&w.ws, EXAMPLE_2, &[]);
+        assert_refused(&out, &[".volk/tmp", "symbolic link"], target);
+        assert_eq!(w.canary_hash(), before, "{target}: the canary changed");
+        assert!(w.canary.join("id_ed25519").is_file());
+    }
+}
+
+#[test]
+fn the_tmp_sweep_removes_only_volks_own_temp_files() {
+    let w = World::new();
+    let tmp = w.project.join(".volk/tmp");
+    std::fs::write(tmp.join(".volk-tmp-abc"), "left by a killed write").unwrap();
+    std::fs::write(tmp.join("someone-elses.txt"), "kept").unwrap();
+    std::fs::create_dir(tmp.join("git-init-x")).unwrap();
+    // A link inside tmp to the canary, named like volk's own staging directory.
+    symlink(&w.canary, tmp.join("git-init-link")).unwrap();
+    symlink(w.canary.join("notes.md"), tmp.join(".volk-tmp-link")).unwrap();
+    let before = w.canary_hash();
+    let out = run(&w.ws, EXAMPLE_2, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!tmp.join(".volk-tmp-abc").exists());
+    assert!(!tmp.join("git-init-x").exists());
+    assert_eq!(
+        std::fs::read_to_string(tmp.join("someone-elses.txt")).unwrap(),
+        "kept"
+    );
+    assert!(
+        std::fs::symlink_metadata(tmp.join("git-init-link"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(w.canary_hash(), before);
+}
+
+#[test]
+fn planted_links_in_volk_and_design_are_refused_by_volk_run() {
+    // (what is planted, the path the refusal names)
+    let cases: [(&str, &str); 6] = [
+        (".volk/lock", ".volk/lock"),
+        (".volk/journal.jsonl", ".volk/journal.jsonl"),
+        (".volk/processed.json", ".volk/processed.json"),
+        (".volk/session.json", ".volk/session.json"),
+        ("design/api_spec.md", "design/api_spec.md"),
+        ("design", "design"),
+    ];
+    let mut tried = 0;
+    for (planted, named) in cases {
+        let w = World::new();
+        let before = w.canary_hash();
+        let path = w.project.join(planted);
+        if path.is_dir() {
+            std::fs::remove_dir_all(&path).unwrap();
+            symlink(&w.canary, &path).unwrap();
+        } else {
+            std::fs::remove_file(&path).ok();
+            symlink(w.canary.join("id_ed25519"), &path).unwrap();
+        }
+        let out = run(&w.ws, EXAMPLE_2, &[]);
+        assert_refused(&out, &[named, "symbolic link"], planted);
+        assert_eq!(w.canary_hash(), before, "{planted}: the canary changed");
+        // The key went nowhere: not into the outbox, the journal, or git.
+        for entry in std::fs::read_dir(w.project.join(".volk/outbox")).unwrap() {
+            let body = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            assert!(
+                !body.contains("canary"),
+                "{planted}: the key is in the outbox"
+            );
+        }
+        assert!(
+            !commit_messages(&w.project)
+                .iter()
+                .any(|m| m.contains("Reviewer edit")),
+            "{planted}"
+        );
+        tried += 1;
+    }
+    eprintln!("links planted in .volk/ and design/: {tried} tried / 0 went wrong");
+}
+
+#[test]
+fn fifos_devices_and_directories_where_files_belong_are_refused_quickly() {
+    let mut tried = 0;
+    for (planted, kind) in [
+        (".volk/session.json", "fifo"),
+        ("design/api_spec.md", "fifo"),
+        (".volk/journal.jsonl", "dir"),
+        ("design/architecture.md", "dir"),
+    ] {
+        let w = World::new();
+        let path = w.project.join(planted);
+        std::fs::remove_file(&path).ok();
+        match kind {
+            "fifo" => {
+                let made = Command::new("mkfifo").arg(&path).status().unwrap();
+                assert!(made.success());
+            }
+            _ => std::fs::create_dir(&path).unwrap(),
+        }
+        let started = Instant::now();
+        let out = run(&w.ws, EXAMPLE_2, &[]);
+        assert!(started.elapsed() < Duration::from_secs(5), "{planted}");
+        let found = if kind == "fifo" { "FIFO" } else { "directory" };
+        assert_refused(&out, &[planted, found], planted);
+        tried += 1;
+    }
+    eprintln!("FIFOs and directories planted: {tried} tried / 0 went wrong");
+}
+
+#[test]
+fn dev_zero_behind_a_design_file_is_refused_by_run_lint_and_trace_within_bounds() {
+    let w = World::new();
+    let spec = w.project.join("design/api_spec.md");
+    std::fs::remove_file(&spec).unwrap();
+    symlink("/dev/zero", &spec).unwrap();
+    let project = w.project.to_str().unwrap();
+    let ws = w.ws.to_str().unwrap();
+    let cases: [(&str, Vec<&str>, &str); 3] = [
+        ("run", vec!["run", "--workspace", ws], EXAMPLE_2),
+        ("lint", vec!["lint", project], ""),
+        ("trace", vec!["trace", "FR-01", project], ""),
+    ];
+    for (name, args, stdin) in cases {
+        let (out, kib, took) = measured(&w.ws, &args, stdin);
+        assert_refused(&out, &["design/api_spec.md", "symbolic link"], name);
+        eprintln!("{name} with design/api_spec.md -> /dev/zero: {took:?}, {kib} KiB peak");
+        assert!(took < Duration::from_secs(3), "{name}: {took:?}");
+        assert!(kib < 100 * 1024, "{name}: {kib} KiB");
+    }
+}
+
+#[test]
+fn dev_zero_behind_the_reflection_config_fails_the_hook_open_and_refuses_reflect() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(project.join(".prd_plugin")).unwrap();
+    symlink("/dev/zero", project.join(".prd_plugin/config.json")).unwrap();
+    let input = serde_json::json!({
+        "session_id": "s-1",
+        "cwd": project,
+        "hook_event_name": "Stop",
+        "stop_hook_active": false
+    })
+    .to_string();
+    let (out, kib, took) = measured(project, &["hook", "stop"], &input);
+    eprintln!("hook stop with config.json -> /dev/zero: {took:?}, {kib} KiB peak");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        out.stdout.is_empty(),
+        "the hook allows: {}",
+        text(&out.stdout)
+    );
+    assert!(text(&out.stderr).contains("config.json"));
+    assert!(took < Duration::from_secs(3));
+    assert!(kib < 100 * 1024);
+    assert!(!project.join(".prd_plugin/local").exists());
+
+    let (out, kib, took) = measured(project, &["reflect", "list"], "");
+    assert_refused(
+        &out,
+        &[".prd_plugin/config.json", "symbolic link"],
+        "reflect",
+    );
+    assert!(took < Duration::from_secs(3) && kib < 100 * 1024);
+
+    // The same with a real character device where the file is (no link at all).
+    std::fs::remove_file(project.join(".prd_plugin/config.json")).unwrap();
+    std::fs::remove_dir(project.join(".prd_plugin")).unwrap();
+    symlink("/dev", project.join(".prd_plugin")).unwrap();
+    let (out, _, took) = measured(project, &["hook", "stop"], &input);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    assert!(took < Duration::from_secs(3));
+}
+
+#[test]
+fn a_cloned_repository_with_committed_links_cannot_reach_outside() {
+    let tmp = tempfile::tempdir().unwrap();
+    let canary = tmp.path().join("canary");
+    std::fs::create_dir_all(&canary).unwrap();
+    std::fs::write(canary.join("id_ed25519"), SECRET).unwrap();
+    // The attacker's repository: relative links that git stores and clones as links.
+    let origin = tmp.path().join("origin");
+    std::fs::create_dir_all(origin.join("design")).unwrap();
+    std::fs::create_dir_all(origin.join(".volk")).unwrap();
+    std::fs::create_dir_all(origin.join(".prd_plugin")).unwrap();
+    for s in ["architecture", "requirements", "file_tree", "class_diagram"] {
+        std::fs::write(origin.join(format!("design/{s}.md")), format!("# {s}\n")).unwrap();
+    }
+    symlink("../../canary/id_ed25519", origin.join("design/api_spec.md")).unwrap();
+    symlink("../..", origin.join(".volk/tmp")).unwrap();
+    symlink("../../canary/id_ed25519", origin.join(".volk/lock")).unwrap();
+    symlink("/dev/zero", origin.join(".prd_plugin/config.json")).unwrap();
+    let git = |args: &[&str], dir: &Path| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=a", "-c", "user.email=a@x"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    };
+    git(&["init", "-q"], &origin);
+    git(&["add", "-f", "."], &origin);
+    git(&["commit", "-qm", "innocent"], &origin);
+    let clone = tmp.path().join("clone");
+    git(
+        &[
+            "clone",
+            "-q",
+            origin.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert!(
+        std::fs::symlink_metadata(clone.join("design/api_spec.md"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let before = tree_hash(&canary);
+    let c = clone.to_str().unwrap();
+    let out = volk(&clone, &["lint", c], "");
+    assert_refused(&out, &["design/api_spec.md", "symbolic link"], "lint");
+    let out = volk(&clone, &["trace", "FR-01", c], "");
+    assert_refused(&out, &["design/api_spec.md", "symbolic link"], "trace");
+    let out = volk(&clone, &["reflect", "list"], "");
+    assert_refused(&out, &[".prd_plugin/config.json"], "reflect list");
+    let input = serde_json::json!({"session_id": "s", "cwd": clone, "hook_event_name": "Stop"});
+    let out = volk(&clone, &["hook", "stop"], &input.to_string());
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    assert_eq!(tree_hash(&canary), before);
+    assert_eq!(
+        std::fs::read_to_string(canary.join("id_ed25519")).unwrap(),
+        SECRET
+    );
+}
+
+#[test]
+fn a_refused_early_packet_changes_nothing_and_the_right_one_completes() {
+    let w = World::new();
+    let before = w.thread_state();
+    // Cycle 2 feedback while the thread is at cycle 1.
+    let early = EXAMPLE_2.replace("\"design_cycle\": 1", "\"design_cycle\": 2");
+    assert_ne!(early, EXAMPLE_2);
+    let out = run(&w.ws, &early, &[]);
+    assert_refused(&out, &["design_cycle", "cycle 2"], "early");
+    assert_eq!(w.thread_state(), before, "the refused packet left a trace");
+    let ledger = std::fs::read_to_string(w.project.join(".volk/processed.json")).unwrap();
+    assert!(!ledger.contains("\"design_cycle\": 2"), "{ledger}");
+    // The right packet for cycle 1 is taken.
+    let out = run(&w.ws, EXAMPLE_2, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The early packet, now on time for cycle 2, is taken too: it was never recorded.
+    let out = run(&w.ws, &early, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let packet: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(packet["header"]["subject"], "design_review");
+    assert_eq!(packet["payload"]["design_cycle"], 3);
+    // READY, then READY again while it is finalized: the second is replayed, not refused.
+    let ready = EXAMPLE_3.replace("\"design_cycle\": 2", "\"design_cycle\": 3");
+    let out = run(&w.ws, &ready, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_forged_ledger_outbound_is_not_replayed() {
+    let w = World::new();
+    let out = run(&w.ws, EXAMPLE_2, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let path = w.project.join(".volk/processed.json");
+    let ledger = std::fs::read_to_string(&path).unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&ledger).unwrap();
+    let entries = value["entries"].as_array_mut().unwrap();
+    let last = entries.last_mut().unwrap();
+    assert_eq!(last["state"], "done");
+    last["outbound"] = serde_json::json!("../../canary/id_ed25519");
+    std::fs::write(&path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let out = run(&w.ws, EXAMPLE_2, &[]);
+    let stderr = assert_refused(&out, &["processed.json", "outbound"], "forged outbound");
+    assert!(!stderr.contains("PRIVATE KEY"));
+}
+
+#[test]
+fn a_latin1_hand_edit_is_refused_naming_the_byte_and_left_as_written() {
+    let w = World::new();
+    let file = w.project.join("design/architecture.md");
+    let mut edited = std::fs::read(&file).unwrap();
+    let offset = edited.len() + "\nCaf".len();
+    edited.extend_from_slice(b"\nCaf\xe9 au lait\n");
+    std::fs::write(&file, &edited).unwrap();
+    let commits = commit_messages(&w.project);
+    let before = w.thread_state();
+    let out = run(&w.ws, EXAMPLE_2, &[]);
+    assert_refused(
+        &out,
+        &[
+            "design/architecture.md",
+            &format!("byte offset {offset}"),
+            "UTF-8",
+        ],
+        "latin-1",
+    );
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        edited,
+        "the file was changed"
+    );
+    assert_eq!(
+        commit_messages(&w.project),
+        commits,
+        "something was committed"
+    );
+    assert_eq!(w.thread_state(), before);
+    // Saved as UTF-8, the same packet is taken with the edit.
+    let fixed = String::from_utf8_lossy(&edited).replace('\u{fffd}', "é");
+    std::fs::write(&file, &fixed).unwrap();
+    let out = run(&w.ws, EXAMPLE_2, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        commit_messages(&w.project)
+            .iter()
+            .any(|m| m.contains("Reviewer edit"))
+    );
+}
