@@ -194,14 +194,37 @@ mod tests {
     fn earlier_directory_wins() {
         let a = tempfile::tempdir().unwrap();
         let b = tempfile::tempdir().unwrap();
-        std::fs::write(a.path().join("volk.toml"), "max_cycles = 3\n").unwrap();
+        std::fs::write(a.path().join("volk.toml"), "idle_timeout_secs = 3\n").unwrap();
         std::fs::write(
             b.path().join("volk.toml"),
-            "max_cycles = 7\ntheme = \"light\"\n",
+            "idle_timeout_secs = 7\ntheme = \"light\"\n",
         )
         .unwrap();
         let s = Settings::load(&[a.path(), b.path()]).unwrap();
-        assert_eq!(s.max_cycles, Some(3));
+        assert_eq!(s.idle_timeout_secs, Some(3));
         assert_eq!(s.theme.as_deref(), Some("light"));
+    }
+
+    #[test]
+    fn an_untrusted_file_sets_no_cost_key_and_every_count_has_a_ceiling() {
+        let a = tempfile::tempdir().unwrap();
+        std::fs::write(
+            a.path().join("volk.toml"),
+            "model = \"o1-pro\"\nplan_repairs = 4\nmax_tokens = 100000\nmax_cycles = 50\ntheme = \"light\"\nidle_timeout_secs = 9\n",
+        )
+        .unwrap();
+        let s = Settings::load(&[a.path()]).unwrap();
+        assert_eq!(
+            (s.model, s.plan_repairs, s.max_tokens, s.max_cycles),
+            (None, None, None, None)
+        );
+        assert_eq!(s.theme.as_deref(), Some("light"));
+        assert_eq!(s.idle_timeout_secs, Some(9));
+        // Over the ceiling is refused whoever wrote it, naming the file and key.
+        let path = a.path().join("volk.toml");
+        let err = Settings::parse(&path, b"plan_repairs = 40\n").unwrap_err();
+        assert!(err.to_string().ends_with("volk.toml: plan_repairs: 40 is over the ceiling of 5"), "{err}");
+        let err = Settings::parse(&path, b"max_tokens = 4000000000\n").unwrap_err();
+        assert!(err.to_string().contains("max_tokens"), "{err}");
     }
 }
