@@ -223,7 +223,11 @@ mod tests {
         // Over the ceiling is refused whoever wrote it, naming the file and key.
         let path = a.path().join("volk.toml");
         let err = Settings::parse(&path, b"plan_repairs = 40\n").unwrap_err();
-        assert!(err.to_string().ends_with("volk.toml: plan_repairs: 40 is over the ceiling of 5"), "{err}");
+        assert!(
+            err.to_string()
+                .ends_with("volk.toml: plan_repairs: 40 is over the ceiling of 5"),
+            "{err}"
+        );
         let err = Settings::parse(&path, b"max_tokens = 4000000000\n").unwrap_err();
         assert!(err.to_string().contains("max_tokens"), "{err}");
     }
