@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
+mod support;
+use support::provider::Provider;
+
 const VOLK: &str = env!("CARGO_BIN_EXE_volk");
 const EXAMPLE_1: &str = include_str!("fixtures/packets/example1_scope.json");
 const EXAMPLE_2: &str = include_str!("fixtures/packets/example2_questions.json");
@@ -554,4 +557,65 @@ fn a_latin1_hand_edit_is_refused_naming_the_byte_and_left_as_written() {
             .iter()
             .any(|m| m.contains("Reviewer edit"))
     );
+}
+
+/// An answer that fills the five sections, returned for every call (design, reflection,
+/// plan: the plan call gets no plan out of it, so each plan repair is a request).
+const ANSWER: &str = "## Architecture\n\nA CLI over one SQLite store.\n\n\
+## Requirements\n\n1. FR-01: The system must add a task.\n\n\
+## File tree\n\nsrc/\n└── main.py\n\n\
+## API spec\n\nModule: src/main.py\n  main() -> int\n\n\
+## Class diagram\n\nclassDiagram\n  class Cli\n";
+
+/// Requests one thread makes from its scope to READY against a provider, with `toml`
+/// as the workspace's `volk.toml` (trusted with `volk trust` when `trusted`).
+fn requests_to_ready(toml: Option<&str>, trusted: bool) -> Vec<support::provider::Request> {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    if let Some(toml) = toml {
+        std::fs::write(ws.join("volk.toml"), toml).unwrap();
+    }
+    if trusted {
+        let out = volk(ws, &["trust", ws.to_str().unwrap()], "");
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    let provider = Provider::repeating(ANSWER);
+    let base = provider.v1();
+    let flags = ["--reasoner", "openai", "--base-url", base.as_str()];
+    let out = run(ws, EXAMPLE_1, &flags);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ready = EXAMPLE_3.replace("\"design_cycle\": 2", "\"design_cycle\": 1");
+    let _ = run(ws, &ready, &flags);
+    provider.requests()
+}
+
+#[test]
+fn an_untrusted_volk_toml_cannot_raise_the_bill() {
+    let costly = "model = \"o1-pro\"\nplan_repairs = 5\nmax_tokens = 120000\nmax_cycles = 150\n";
+    let baseline = requests_to_ready(None, false);
+    let untrusted = requests_to_ready(Some(costly), false);
+    let trusted = requests_to_ready(Some(costly), true);
+    eprintln!(
+        "requests from scope to READY: {} without volk.toml, {} with an untrusted costly one, {} once trusted",
+        baseline.len(),
+        untrusted.len(),
+        trusted.len()
+    );
+    assert_eq!(untrusted.len(), baseline.len());
+    for r in &untrusted {
+        assert_ne!(r.body["model"], "o1-pro");
+        assert_ne!(r.body["max_tokens"], 120000);
+    }
+    // The same keys do count once the person trusts the file: the test can fail.
+    assert!(trusted.len() > baseline.len());
+    assert!(trusted.iter().all(|r| r.body["model"] == "o1-pro"));
+    // Over a ceiling is refused whoever sets it.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("volk.toml"), "plan_repairs = 40\n").unwrap();
+    let out = volk(tmp.path(), &["trust", tmp.path().to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("plan_repairs: 40 is over the ceiling of 5"));
+    std::fs::remove_file(tmp.path().join("volk.toml")).unwrap();
+    let out = run(tmp.path(), EXAMPLE_1, &["--lint-repairs", "1000"]);
+    assert_refused(&out, &["--lint-repairs", "ceiling"], "lint repairs");
 }
