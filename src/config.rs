@@ -161,6 +161,7 @@ impl Settings {
         if let Some(user) = user_config_file()
             && user.is_file()
         {
+            crate::trust::refuse_shared_config(&user)?;
             settings = settings.or(Settings::from_file(&user)?);
         }
         Ok(settings)

@@ -619,3 +619,28 @@ fn an_untrusted_volk_toml_cannot_raise_the_bill() {
     let out = run(tmp.path(), EXAMPLE_1, &["--lint-repairs", "1000"]);
     assert_refused(&out, &["--lint-repairs", "ceiling"], "lint repairs");
 }
+
+#[test]
+fn a_trust_store_others_can_write_is_refused_with_the_chmod_to_run() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    let config = ws.join("no-user-config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::write(ws.join("volk.toml"), "theme = \"light\"\n").unwrap();
+    let out = volk(ws, &["trust", ws.to_str().unwrap()], "");
+    let shown = config.display().to_string();
+    let stderr = assert_refused(&out, &[&shown, "writable by others"], "trust");
+    assert!(stderr.contains(&format!("chmod go-w {shown}")), "{stderr}");
+    assert!(!config.join("trusted.json").exists());
+    // After the chmod it works.
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = volk(ws, &["trust", ws.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // A trust store file others can write is refused too.
+    let store = config.join("trusted.json");
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let out = volk(ws, &["trust", ws.to_str().unwrap()], "");
+    assert_refused(&out, &["trusted.json", "chmod go-w"], "store");
+}
