@@ -644,3 +644,40 @@ fn a_trust_store_others_can_write_is_refused_with_the_chmod_to_run() {
     let out = volk(ws, &["trust", ws.to_str().unwrap()], "");
     assert_refused(&out, &["trusted.json", "chmod go-w"], "store");
 }
+
+#[test]
+fn a_forged_claim_naming_the_thread_is_not_adopted() {
+    let w = World::new();
+    // A cloned directory that carries volk's claim and session for this thread, and
+    // a secret volk must never commit. Its short name sorts before the real one.
+    let forged = w.ws.join("aaa");
+    std::fs::create_dir_all(forged.join(".volk")).unwrap();
+    std::fs::copy(
+        w.project.join(".volk/claim.json"),
+        forged.join(".volk/claim.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        forged.join(".volk/claim.json"),
+        "{\"thread_id\":\"thread-042\"}",
+    )
+    .unwrap();
+    std::fs::copy(
+        w.project.join(".volk/session.json"),
+        forged.join(".volk/session.json"),
+    )
+    .unwrap();
+    std::fs::write(forged.join(".env"), "OPENAI_API_KEY=sk-live-1234\n").unwrap();
+    let before = tree_hash(&forged);
+    let out = run(&w.ws, EXAMPLE_2, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let packet: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dir = packet["payload"]["project_dir"].as_str().unwrap();
+    assert!(dir.ends_with("/taskman"), "{dir}");
+    assert_eq!(
+        tree_hash(&forged),
+        before,
+        "the forged directory was touched"
+    );
+    assert!(!forged.join(".git").exists());
+}

@@ -331,9 +331,7 @@ fn outside_paths(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagn
                 Code::PathOutsideProject,
                 Section::FileTree,
                 entry.span.clone(),
-                format!(
-                    "path `{written}` {why}; file tree paths are relative to the project root"
-                ),
+                format!("path `{written}` {why}; file tree paths are relative to the project root"),
             ));
         }
     }
