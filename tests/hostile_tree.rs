@@ -681,3 +681,43 @@ fn a_forged_claim_naming_the_thread_is_not_adopted() {
     );
     assert!(!forged.join(".git").exists());
 }
+
+#[test]
+fn mcp_answers_garbage_with_a_parse_error_and_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(VOLK)
+        .arg("mcp")
+        .current_dir(dir.path())
+        .env("VOLK_LOG", dir.path().join("volk.log"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}
+    });
+    let input = format!("this is not json\n{{\"unclosed\": \n{initialize}\n");
+    stdin.write_all(input.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    let replies: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let parse_errors = replies
+        .iter()
+        .filter(|r| r["error"]["code"] == -32700 && r["id"].is_null())
+        .count();
+    assert_eq!(parse_errors, 2, "{stdout}");
+    assert!(
+        replies.iter().any(|r| r["id"] == 1 && r["result"].is_object()),
+        "the server still answered initialize: {stdout}"
+    );
+}
