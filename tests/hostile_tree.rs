@@ -721,3 +721,58 @@ fn mcp_answers_garbage_with_a_parse_error_and_keeps_serving() {
         "the server still answered initialize: {stdout}"
     );
 }
+
+#[test]
+fn a_resend_while_the_first_run_talks_to_the_model_is_in_progress_not_bad_input() {
+    use support::provider::{Piece, openai_stream};
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    // The model thinks for 5 s before it answers the first call (the resend waits 2 s).
+    let provider = Provider::paced(std::sync::Arc::new(|n, _| {
+        let pause = if n == 0 { 5000 } else { 0 };
+        vec![
+            Piece::Pause(Duration::from_millis(pause)),
+            Piece::Bytes(openai_stream(ANSWER, 40)),
+        ]
+    }));
+    let base = provider.v1();
+    let flags = ["--reasoner", "openai", "--base-url", base.as_str()];
+    let ws_arg = ws.to_str().unwrap().to_string();
+    let first = {
+        let mut child = Command::new(VOLK)
+            .args(["run", "--workspace", &ws_arg])
+            .args(flags)
+            .current_dir(ws)
+            .env("VOLK_LOG", ws.join("volk.log"))
+            .env("VOLK_CONFIG_DIR", ws.join("no-user-config"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(EXAMPLE_1.as_bytes())
+            .unwrap();
+        child
+    };
+    let started = Instant::now();
+    while provider.hits() == 0 {
+        assert!(started.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = run(ws, EXAMPLE_1, &flags);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(75), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("being processed"), "{stderr}");
+    assert!(stderr.contains("volk run (pid"), "held by names the holder: {stderr}");
+    let first = first.wait_with_output().unwrap();
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    // Sent again once it finished, it prints the same packet.
+    let again = run(ws, EXAMPLE_1, &flags);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(again.stdout, first.stdout);
+}

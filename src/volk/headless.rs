@@ -83,6 +83,17 @@ pub async fn handle(
     };
 
     let _lock = lock::acquire(&dir, request.lock_wait, "volk run").map_err(|e| match e {
+        // This very packet started and its process still holds the thread: it is being
+        // processed, not refused.
+        LockError::Held { .. }
+            if Ledger::load(&dir)
+                .is_ok_and(|l| matches!(l.decide(&key), Decision::Resume(_))) =>
+        {
+            anyhow::Error::new(crate::error::InProgress(format!(
+                "{e}; this packet is being processed by it (waited {} s, --lock-wait); nothing was done here, send it again once it finishes (exit 75)",
+                request.lock_wait.as_secs()
+            )))
+        }
         LockError::Held { .. } => BadInput::err(format!(
             "{e}; gave up after {} s (--lock-wait)",
             request.lock_wait.as_secs()
