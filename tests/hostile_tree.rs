@@ -717,7 +717,9 @@ fn mcp_answers_garbage_with_a_parse_error_and_keeps_serving() {
         .count();
     assert_eq!(parse_errors, 2, "{stdout}");
     assert!(
-        replies.iter().any(|r| r["id"] == 1 && r["result"].is_object()),
+        replies
+            .iter()
+            .any(|r| r["id"] == 1 && r["result"].is_object()),
         "the server still answered initialize: {stdout}"
     );
 }
@@ -768,11 +770,67 @@ fn a_resend_while_the_first_run_talks_to_the_model_is_in_progress_not_bad_input(
     assert_eq!(out.status.code(), Some(75), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("being processed"), "{stderr}");
-    assert!(stderr.contains("volk run (pid"), "held by names the holder: {stderr}");
+    assert!(
+        stderr.contains("volk run (pid"),
+        "held by names the holder: {stderr}"
+    );
     let first = first.wait_with_output().unwrap();
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     // Sent again once it finished, it prints the same packet.
     let again = run(ws, EXAMPLE_1, &flags);
     assert_eq!(again.status.code(), Some(0));
     assert_eq!(again.stdout, first.stdout);
+}
+
+#[test]
+fn a_commit_whose_records_were_lost_to_a_kill_is_repaired_from_git() {
+    let w = World::new();
+    let out = run(&w.ws, EXAMPLE_2, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // What a kill right after the cycle-1 commit leaves: no commit in the session, no
+    // `committed` line in the journal, `"commit": null` in context.json.
+    let session_path = w.project.join(".volk/session.json");
+    let journal_path = w.project.join(".volk/journal.jsonl");
+    let context_path = w.project.join("context.json");
+    let journal = std::fs::read_to_string(&journal_path).unwrap();
+    let kept: String = journal
+        .lines()
+        .filter(|l| !(l.contains("\"event\":\"committed\"") && l.contains("\"cycle\":1,")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(
+        kept.len() < journal.len(),
+        "no committed line for cycle 1: {journal}"
+    );
+    std::fs::write(&journal_path, &kept).unwrap();
+    let mut session: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&session_path).unwrap()).unwrap();
+    let commit = session["history"][0]["commit"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    session["history"][0]["commit"] = serde_json::Value::Null;
+    session["journal_bytes"] = serde_json::json!(kept.len());
+    std::fs::write(&session_path, session.to_string()).unwrap();
+    let mut context: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&context_path).unwrap()).unwrap();
+    assert_eq!(context["session_history"][0]["cycle"], 1);
+    context["session_history"][0]["commit"] = serde_json::Value::Null;
+    std::fs::write(&context_path, context.to_string()).unwrap();
+
+    // The next run (here a resend, replayed) repairs all three from git.
+    let out = run(&w.ws, EXAMPLE_2, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let session: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&session_path).unwrap()).unwrap();
+    assert_eq!(session["history"][0]["commit"], commit.as_str());
+    let journal = std::fs::read_to_string(&journal_path).unwrap();
+    let committed = journal
+        .lines()
+        .filter(|l| l.contains("\"event\":\"committed\"") && l.contains("\"cycle\":1,"))
+        .count();
+    assert_eq!(committed, 1, "{journal}");
+    let context: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&context_path).unwrap()).unwrap();
+    assert_eq!(context["session_history"][0]["commit"], commit.as_str());
 }

@@ -290,8 +290,7 @@ impl ServerHandler for ReflectionServer {
 const MAX_LINE: usize = 8 * 1024 * 1024;
 
 /// The JSON-RPC reply to a line that is not JSON (the id cannot be known).
-const PARSE_ERROR: &str =
-    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}}"#;
+const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}}"#;
 
 /// Serves the four tools on stdin/stdout until the client disconnects.
 ///
@@ -365,7 +364,9 @@ pub async fn serve(store: ConfigStore) -> anyhow::Result<()> {
         }
         // Parse errors for lines sent after the server ended still get their answer.
         while let Ok(()) = errors_rx.try_recv() {
-            let _ = stdout.write_all(format!("{PARSE_ERROR}\n").as_bytes()).await;
+            let _ = stdout
+                .write_all(format!("{PARSE_ERROR}\n").as_bytes())
+                .await;
         }
         let _ = stdout.flush().await;
     });
@@ -373,7 +374,11 @@ pub async fn serve(store: ConfigStore) -> anyhow::Result<()> {
         .serve((server_in, from_server))
         .await;
     let result = match running {
-        Ok(running) => running.waiting().await.map(drop).map_err(anyhow::Error::from),
+        Ok(running) => running
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(anyhow::Error::from),
         Err(e) => Err(anyhow::Error::from(e)),
     };
     filter.abort();

@@ -224,13 +224,17 @@ fn take_lock(dir: &std::path::Path, command: &str) -> anyhow::Result<Result<Thre
                     &e,
                 )
             })?;
-            if let Ok(Some(session)) = Session::load(dir) {
+            if let Ok(Some(mut session)) = Session::load(dir) {
                 crate::volk::recover::trim_journal(&session).map_err(|e| {
                     crate::confined::report(
                         format!("{}: {e}", session.journal_path().display()),
                         &e,
                     )
                 })?;
+                // A kill right after a commit: the commit is in git, its records are not.
+                if crate::volk::recover::repair_commits(&mut session).unwrap_or(false) {
+                    session.save()?;
+                }
             }
             Ok(Ok(lock))
         }

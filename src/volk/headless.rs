@@ -108,11 +108,18 @@ pub async fn handle(
     })?;
 
     let mut ledger = Ledger::load(&dir).map_err(|e| BadInput::err(e.to_string()))?;
-    let existing = load_session(&dir)?;
-    if let Some(session) = &existing {
+    let mut existing = load_session(&dir)?;
+    if let Some(session) = &mut existing {
         recover::trim_journal(session).map_err(|e| {
             crate::confined::report(format!("{}: {e}", session.journal_path().display()), &e)
         })?;
+        // A kill right after a commit: the commit is in git, its records are not.
+        let journal = session.journal_path();
+        if recover::repair_commits(session)
+            .map_err(|e| crate::confined::report(format!("{}: {e}", journal.display()), &e))?
+        {
+            session.save().map_err(anyhow::Error::new)?;
+        }
     }
     let decision = ledger.decide(&key);
     let resuming = match decision {

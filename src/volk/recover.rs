@@ -116,6 +116,111 @@ pub fn trim_journal(session: &Session) -> io::Result<()> {
     Ok(())
 }
 
+/// Repairs what a process killed right after a commit did not record: a cycle whose
+/// commit is in git (`Design cycle N: …`) but not in the session gets it back, the
+/// journal gets its missing `committed` line, and `context.json` its commit for that
+/// cycle. Call it holding the thread lock, after [`trim_journal`]. Returns whether the
+/// session changed (the caller saves it).
+pub fn repair_commits(session: &mut Session) -> io::Result<bool> {
+    let dir = session.project_dir.clone();
+    let Ok(repo) = git2::Repository::open(&dir) else {
+        return Ok(false);
+    };
+    let mut in_git = std::collections::HashMap::new();
+    if let Ok(mut walk) = repo.revwalk()
+        && walk.push_head().is_ok()
+    {
+        for id in walk.flatten().take(10_000) {
+            let Ok(commit) = repo.find_commit(id) else {
+                continue;
+            };
+            let cycle = commit
+                .summary()
+                .ok()
+                .flatten()
+                .and_then(|s| s.strip_prefix("Design cycle "))
+                .and_then(|s| s.split(':').next())
+                .and_then(|n| n.trim().parse::<u32>().ok());
+            if let Some(cycle) = cycle {
+                // The newest commit of a cycle wins (a redone step replaced HEAD).
+                let short: String = id.to_string().chars().take(7).collect();
+                in_git.entry(cycle).or_insert(short);
+            }
+        }
+    }
+    let journal_path = session.journal_path();
+    let limit = crate::confined::Limit::JOURNAL;
+    let journal = crate::confined::read_text(&dir, &journal_path, limit)?.unwrap_or_default();
+    let journaled: std::collections::HashSet<u32> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["event"] == "committed")
+        .filter_map(|v| {
+            v["detail"]["cycle"]
+                .as_u64()
+                .and_then(|c| u32::try_from(c).ok())
+        })
+        .collect();
+    let mut changed = false;
+    let (trace_id, thread_id) = (session.trace_id.clone(), session.thread_id.clone());
+    for record in &mut session.history {
+        let Some(short) = in_git.get(&record.cycle) else {
+            continue;
+        };
+        if record.commit.is_none() {
+            record.commit = Some(short.clone());
+            changed = true;
+        }
+        let commit = record.commit.clone().unwrap_or_default();
+        if !journaled.contains(&record.cycle) {
+            let entry = crate::volk::journal::JournalEntry {
+                time: String::new(),
+                trace_id: trace_id.clone(),
+                thread_id: thread_id.clone(),
+                cycle: record.cycle,
+                event: crate::volk::journal::JournalEvent::Committed,
+                detail: serde_json::json!({ "commit": commit, "cycle": record.cycle, "repaired": true }),
+            }
+            .stamped();
+            let line = serde_json::to_string(&entry).map_err(io::Error::other)?;
+            crate::confined::append_line(&dir, &journal_path, &line)?;
+            changed = true;
+        }
+        repair_context_commit(&dir, record.cycle, &commit)?;
+    }
+    Ok(changed)
+}
+
+/// Sets the `commit` of `cycle`'s `session_history` entry in `context.json` where it is
+/// `null`; everything else in the file is kept as it is.
+fn repair_context_commit(dir: &Path, cycle: u32, commit: &str) -> io::Result<()> {
+    let path = crate::project::Layout::new(dir).context_json();
+    let limit = crate::confined::Limit::LEDGER;
+    let Some(text) = crate::confined::read_text(dir, &path, limit)? else {
+        return Ok(());
+    };
+    let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(());
+    };
+    let mut fixed = false;
+    if let Some(items) = doc
+        .get_mut("session_history")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        for item in items {
+            if item["cycle"].as_u64() == Some(u64::from(cycle)) && item["commit"].is_null() {
+                item["commit"] = serde_json::json!(commit);
+                fixed = true;
+            }
+        }
+    }
+    if fixed {
+        let text = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;
+        crate::confined::write_atomic(dir, &path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// The size of the journal now, recorded with each session save.
 pub fn journal_len(session: &Session) -> u64 {
     std::fs::symlink_metadata(session.journal_path()).map_or(0, |m| m.len())
