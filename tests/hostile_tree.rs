@@ -834,3 +834,79 @@ fn a_commit_whose_records_were_lost_to_a_kill_is_repaired_from_git() {
         serde_json::from_str(&std::fs::read_to_string(&context_path).unwrap()).unwrap();
     assert_eq!(context["session_history"][0]["commit"], commit.as_str());
 }
+
+#[test]
+fn an_edit_made_while_an_update_streams_is_kept_for_the_next_cycle() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use support::provider::{Piece, openai_stream};
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().to_path_buf();
+    let slow = Arc::new(AtomicBool::new(false));
+    let flag = slow.clone();
+    let provider = Provider::paced(Arc::new(move |_, _| {
+        let pause = if flag.load(Ordering::SeqCst) { 2500 } else { 0 };
+        vec![
+            Piece::Pause(Duration::from_millis(pause)),
+            Piece::Bytes(openai_stream(ANSWER, 40)),
+        ]
+    }));
+    let base = provider.v1();
+    let flags = ["--reasoner", "openai", "--base-url", base.as_str()];
+    let out = run(&ws, EXAMPLE_1, &flags);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let project = ws.join("taskman");
+    let file = project.join("design/architecture.md");
+    slow.store(true, Ordering::SeqCst);
+    let hits = provider.hits();
+    let feedback = {
+        let ws = ws.clone();
+        let base = base.clone();
+        std::thread::spawn(move || {
+            run(
+                &ws,
+                EXAMPLE_2,
+                &["--reasoner", "openai", "--base-url", base.as_str()],
+            )
+        })
+    };
+    let started = Instant::now();
+    while provider.hits() == hits {
+        assert!(started.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The person edits while the architect's update streams.
+    let mut edited = std::fs::read_to_string(&file).unwrap();
+    edited.push_str("\nWritten by hand while the update streamed.\n");
+    std::fs::write(&file, &edited).unwrap();
+    let out = feedback.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        edited,
+        "the edit was lost"
+    );
+    // The cycle's commit is the architect's text; the edit is left uncommitted ...
+    let repo = git2::Repository::open(&project).unwrap();
+    let head = repo.head().unwrap().peel_to_tree().unwrap();
+    let blob = head
+        .get_path(Path::new("design/architecture.md"))
+        .unwrap()
+        .to_object(&repo)
+        .unwrap()
+        .peel_to_blob()
+        .unwrap();
+    assert!(!text(blob.content()).contains("Written by hand"));
+    // ... and taken as a hand edit with the next feedback.
+    slow.store(false, Ordering::SeqCst);
+    let next = EXAMPLE_2.replace("\"design_cycle\": 1", "\"design_cycle\": 2");
+    let out = run(&ws, &next, &flags);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        commit_messages(&project)
+            .iter()
+            .any(|m| m.contains("Reviewer edit")),
+        "{:?}",
+        commit_messages(&project)
+    );
+}

@@ -162,6 +162,25 @@ struct Executor {
     events: Option<UnboundedSender<Event>>,
     emitted: Vec<(Packet, PathBuf)>,
     failure: Option<String>,
+    /// `design/` as it was when the last reasoner call started, to find what the person
+    /// edited while it streamed.
+    before_call: Option<Vec<(crate::design::Section, Option<String>)>>,
+    /// Edits made while a call streamed, put back once the cycle is written and committed.
+    edited_while_streaming: Vec<(PathBuf, String)>,
+}
+
+/// Each `design/*.md` as it is on disk (`None` when absent); `None` when one cannot be
+/// read (the hand-edit check reports that one).
+fn design_on_disk(project_dir: &Path) -> Option<Vec<(crate::design::Section, Option<String>)>> {
+    let dir = Layout::new(project_dir).design_dir();
+    crate::design::Section::ALL
+        .into_iter()
+        .map(|s| {
+            crate::design::write::read_design_file(&dir, s)
+                .ok()
+                .map(|text| (s, text))
+        })
+        .collect()
 }
 
 impl Executor {
@@ -196,6 +215,10 @@ impl Executor {
                 queue.push_back(Input::ContextReady { section, symbols });
             }
             Effect::CallReasoner { call: id, request } => {
+                // The first call of a step (a lint repair follows the update it repairs).
+                if self.before_call.is_none() {
+                    self.before_call = design_on_disk(&session.project_dir);
+                }
                 self.send(Event::CallStarted {
                     call: id,
                     purpose: request.purpose,
@@ -217,6 +240,23 @@ impl Executor {
                 )?;
             }
             Effect::WriteDocs { artifacts, written } => {
+                // A file the person changed while the call streamed is kept: the cycle is
+                // written (and committed) as the architect wrote it, then the edit is put
+                // back, uncommitted, to be taken as a hand edit with the next feedback.
+                if let (Some(before), Some(now)) = (
+                    self.before_call.take(),
+                    design_on_disk(&session.project_dir),
+                ) {
+                    let dir = Layout::new(&session.project_dir).design_dir();
+                    for ((section, was), (_, is)) in before.into_iter().zip(now) {
+                        if was != is
+                            && let Some(text) = is
+                        {
+                            self.edited_while_streaming
+                                .push((dir.join(section.file_name()), text));
+                        }
+                    }
+                }
                 let dir = Layout::new(&session.project_dir).design_dir();
                 let target = dir.clone();
                 let docs = artifacts.clone();
@@ -516,6 +556,10 @@ async fn drive(
     let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
     loop {
         while let Some(input) = queue.pop_front() {
+            // The person acted: what `design/` holds now is theirs to have written.
+            if matches!(input, Input::Act(_) | Input::ReviewerEdited { .. }) {
+                exec.before_call = None;
+            }
             // A hand edit that cannot be read refuses its feedback (see `edit_guard`).
             if let Err(refusal) = crate::volk::edit_guard::check(&architect.session, &input) {
                 if commands.is_none() {
@@ -588,6 +632,19 @@ async fn drive(
             }
             if save {
                 architect.session.save()?;
+            }
+            for (path, text) in std::mem::take(&mut exec.edited_while_streaming) {
+                let root = &architect.session.project_dir;
+                crate::confined::write_atomic(root, &path, text.as_bytes()).map_err(|source| {
+                    RuntimeError::Io {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+                exec.send(Event::Notice(format!(
+                    "[U:Ar] {} was edited while the update streamed: the edit is kept and is taken with the next feedback",
+                    path.display()
+                )));
             }
             exec.send(Event::Phase(architect.phase().clone()));
             exec.send(Event::Review(Box::new(architect.session.review.clone())));
@@ -797,6 +854,8 @@ pub async fn drive_headless(
         events: None,
         emitted: Vec::new(),
         failure: None,
+        before_call: None,
+        edited_while_streaming: Vec::new(),
     };
     match drive(&mut architect, &mut exec, first, None).await {
         Ok(()) => {}
@@ -880,6 +939,8 @@ pub fn start(
         events: Some(event_tx),
         emitted: Vec::new(),
         failure: None,
+        before_call: None,
+        edited_while_streaming: Vec::new(),
     };
     tokio::spawn(async move {
         exec.send(Event::Phase(architect.phase().clone()));
