@@ -910,3 +910,64 @@ fn an_edit_made_while_an_update_streams_is_kept_for_the_next_cycle() {
         commit_messages(&project)
     );
 }
+
+/// Terminal sequences a model might write: OSC 52 (clipboard), OSC 0 (title), CSI 2J
+/// (clear screen) and a bidi override.
+const SEQUENCES: &str = "\u{1b}]52;c;aGVsbG8=\u{7}\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}";
+
+fn assert_escaped(printed: &str, what: &str) {
+    assert!(
+        !printed.contains('\u{1b}'),
+        "{what}: raw ESC in {printed:?}"
+    );
+    assert!(
+        !printed.contains('\u{202e}'),
+        "{what}: raw bidi in {printed:?}"
+    );
+    assert!(!printed.contains('\u{7}'), "{what}: raw BEL in {printed:?}");
+}
+
+#[test]
+fn model_text_with_terminal_sequences_is_escaped_on_every_printer() {
+    // A plan whose goal, prompt and an unknown field quote the sequences.
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/plans/valid/chain.json"),
+    )
+    .unwrap();
+    let mut plan: serde_json::Value = serde_json::from_str(&source).unwrap();
+    plan["goal"] = serde_json::json!(format!("goal {SEQUENCES}"));
+    plan["stages"][0]["prompt"] = serde_json::json!(format!("prompt {SEQUENCES}"));
+    plan["stages"][1]["kind"] = serde_json::json!(format!("bogus{SEQUENCES}"));
+    let file = dir.path().join("plan.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
+    let f = file.to_str().unwrap();
+    for args in [vec!["plan", "show", f], vec!["plan", "check", f]] {
+        let out = volk(dir.path(), &args, "");
+        let what = args.join(" ");
+        assert_escaped(&text(&out.stdout), &what);
+        assert_escaped(&text(&out.stderr), &what);
+        assert!(
+            text(&out.stdout).contains("\\x1b")
+                || text(&out.stderr).contains("\\x1b")
+                || text(&out.stdout).contains('?')
+                || text(&out.stderr).contains('?'),
+            "{what}: the text is shown, masked"
+        );
+    }
+    // A reflection answer on `volk run` stderr.
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    let answer = format!("{ANSWER}\nNotes {SEQUENCES}\n");
+    let provider = Provider::repeating(&answer);
+    let base = provider.v1();
+    let flags = ["--reasoner", "openai", "--base-url", base.as_str()];
+    let out = run(ws, EXAMPLE_1, &flags);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ready = EXAMPLE_3.replace("\"design_cycle\": 2", "\"design_cycle\": 1");
+    let out = run(ws, &ready, &flags);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("reflection before finalizing"), "{stderr}");
+    assert_escaped(&stderr, "volk run stderr");
+    assert!(stderr.contains("\\x1b]52"), "{stderr}");
+}
