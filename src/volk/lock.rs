@@ -150,7 +150,7 @@ fn read_holder(file: &File) -> Option<Holder> {
 /// through a path that may have been swapped).
 fn recorded_holder(file: &File) -> Option<Holder> {
     let mut bytes = Vec::new();
-    (&*file).take(4096).read_to_end(&mut bytes).ok()?;
+    file.take(4096).read_to_end(&mut bytes).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let field = |name: &str| {
         text.lines()
