@@ -971,3 +971,25 @@ fn model_text_with_terminal_sequences_is_escaped_on_every_printer() {
     assert_escaped(&stderr, "volk run stderr");
     assert!(stderr.contains("\\x1b]52"), "{stderr}");
 }
+
+#[test]
+fn held_by_names_the_live_holder_not_a_forged_record() {
+    let w = World::new();
+    let held = volk::volk::lock::try_acquire(&w.project, "volk open")
+        .unwrap()
+        .unwrap();
+    // Someone rewrites the record in the lock file while it is held.
+    std::fs::write(
+        w.project.join(".volk/lock"),
+        "pid=1\nhost=elsewhere\ncommand=evil\n",
+    )
+    .unwrap();
+    let out = run(&w.ws, EXAMPLE_2, &[]);
+    let stderr = assert_refused(&out, &[".volk/lock", "locked by"], "held");
+    assert!(
+        stderr.contains(&format!("pid {}", std::process::id())),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("pid 1 "), "{stderr}");
+    drop(held);
+}
