@@ -38,7 +38,7 @@ pub struct Settings {
 impl Settings {
     /// Parses one `volk.toml`; the error names the file and the offending key.
     pub fn from_file(path: &Path) -> Result<Settings, BadInput> {
-        let bytes = std::fs::read(path)
+        let bytes = crate::confined::read_outside(path, crate::confined::Limit::CONFIG)
             .map_err(|e| BadInput::new(format!("{}: cannot read: {e}", path.display())))?;
         Settings::parse(path, &bytes)
     }
@@ -47,10 +47,48 @@ impl Settings {
     pub fn parse(path: &Path, bytes: &[u8]) -> Result<Settings, BadInput> {
         let text = std::str::from_utf8(bytes)
             .map_err(|e| BadInput::new(format!("{}: not UTF-8: {e}", path.display())))?;
-        toml::from_str(text).map_err(|e| {
+        let settings: Settings = toml::from_str(text).map_err(|e| {
             let message = e.message().to_string();
             BadInput::new(format!("{}: {message}", path.display()))
-        })
+        })?;
+        let ceiling = crate::volk::loop_args::Limits::CEILING;
+        let at = |key: &str| format!("{}: {key}", path.display());
+        use crate::volk::loop_args::under_ceiling;
+        under_ceiling(&at("max_tokens"), settings.max_tokens, ceiling.max_tokens)?;
+        under_ceiling(
+            &at("plan_repairs"),
+            settings.plan_repairs,
+            ceiling.plan_repairs,
+        )?;
+        under_ceiling(&at("max_cycles"), settings.max_cycles, ceiling.max_cycles)?;
+        Ok(settings)
+    }
+
+    /// Drops what an untrusted file may not set: anything that spends the user's
+    /// tokens (the model and every count or size). It keeps only the theme and the
+    /// timeouts (and `reasoner`/`base_url`, which are held back separately).
+    fn without_cost_keys(mut self, path: &Path) -> Settings {
+        let mut dropped = Vec::new();
+        if self.model.take().is_some() {
+            dropped.push("model");
+        }
+        if self.max_tokens.take().is_some() {
+            dropped.push("max_tokens");
+        }
+        if self.plan_repairs.take().is_some() {
+            dropped.push("plan_repairs");
+        }
+        if self.max_cycles.take().is_some() {
+            dropped.push("max_cycles");
+        }
+        if !dropped.is_empty() {
+            tracing::warn!(
+                file = %path.display(),
+                keys = %dropped.join(", "),
+                "cost keys of an untrusted volk.toml ignored (volk trust uses them)"
+            );
+        }
+        self
     }
 
     /// Fills every unset key of `self` from `fallback`.
@@ -78,14 +116,19 @@ impl Settings {
         let mut settings = Settings::default();
         for dir in dirs {
             let path = dir.join("volk.toml");
-            if path.is_file() {
-                let bytes = std::fs::read(&path)
+            if std::fs::symlink_metadata(&path).is_ok() {
+                // Never a FIFO or a device, never more than a config's limit.
+                let bytes = crate::confined::read_outside(&path, crate::confined::Limit::CONFIG)
                     .map_err(|e| BadInput::new(format!("{}: cannot read: {e}", path.display())))?;
                 let mut found = Settings::parse(&path, &bytes)?;
+                let trusted = crate::trust::is_trusted(&path, &bytes);
+                if !trusted {
+                    found = found.without_cost_keys(&path);
+                }
                 let asks = found.reasoner.is_some()
                     || found.base_url.is_some()
                     || found.context_root.is_some();
-                if asks && !crate::trust::is_trusted(&path, &bytes) {
+                if asks && !trusted {
                     // It would choose which of the person's code is read into prompts.
                     if let Some(root) = found.context_root.take() {
                         tracing::warn!(
@@ -118,6 +161,7 @@ impl Settings {
         if let Some(user) = user_config_file()
             && user.is_file()
         {
+            crate::trust::refuse_shared_config(&user)?;
             settings = settings.or(Settings::from_file(&user)?);
         }
         Ok(settings)
@@ -151,14 +195,41 @@ mod tests {
     fn earlier_directory_wins() {
         let a = tempfile::tempdir().unwrap();
         let b = tempfile::tempdir().unwrap();
-        std::fs::write(a.path().join("volk.toml"), "max_cycles = 3\n").unwrap();
+        std::fs::write(a.path().join("volk.toml"), "idle_timeout_secs = 3\n").unwrap();
         std::fs::write(
             b.path().join("volk.toml"),
-            "max_cycles = 7\ntheme = \"light\"\n",
+            "idle_timeout_secs = 7\ntheme = \"light\"\n",
         )
         .unwrap();
         let s = Settings::load(&[a.path(), b.path()]).unwrap();
-        assert_eq!(s.max_cycles, Some(3));
+        assert_eq!(s.idle_timeout_secs, Some(3));
         assert_eq!(s.theme.as_deref(), Some("light"));
+    }
+
+    #[test]
+    fn an_untrusted_file_sets_no_cost_key_and_every_count_has_a_ceiling() {
+        let a = tempfile::tempdir().unwrap();
+        std::fs::write(
+            a.path().join("volk.toml"),
+            "model = \"o1-pro\"\nplan_repairs = 4\nmax_tokens = 100000\nmax_cycles = 50\ntheme = \"light\"\nidle_timeout_secs = 9\n",
+        )
+        .unwrap();
+        let s = Settings::load(&[a.path()]).unwrap();
+        assert_eq!(
+            (s.model, s.plan_repairs, s.max_tokens, s.max_cycles),
+            (None, None, None, None)
+        );
+        assert_eq!(s.theme.as_deref(), Some("light"));
+        assert_eq!(s.idle_timeout_secs, Some(9));
+        // Over the ceiling is refused whoever wrote it, naming the file and key.
+        let path = a.path().join("volk.toml");
+        let err = Settings::parse(&path, b"plan_repairs = 40\n").unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("volk.toml: plan_repairs: 40 is over the ceiling of 5"),
+            "{err}"
+        );
+        let err = Settings::parse(&path, b"max_tokens = 4000000000\n").unwrap_err();
+        assert!(err.to_string().contains("max_tokens"), "{err}");
     }
 }

@@ -21,7 +21,29 @@ impl BadInput {
     }
 }
 
-/// True when any error in the chain is a [`BadInput`].
+/// The same packet is being processed by another volk right now: nothing is wrong with
+/// it, so it is not bad input. `main` exits with [`IN_PROGRESS_EXIT`] (75, `EX_TEMPFAIL`:
+/// try again later), which a pipeline can tell from a refusal.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InProgress(pub String);
+
+/// The exit status of [`InProgress`].
+pub const IN_PROGRESS_EXIT: u8 = 75;
+
+/// The exit status for an error that reached `main`: 75 in progress, 2 bad input, 1 else.
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.chain().any(|cause| cause.is::<InProgress>()) {
+        IN_PROGRESS_EXIT
+    } else if is_bad_input(error) {
+        2
+    } else {
+        1
+    }
+}
+
+/// True when any error in the chain is a [`BadInput`], or a planted link, device or
+/// oversized file under a project that [`crate::confined`] refused.
 pub fn is_bad_input(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| cause.is::<BadInput>())
+    error.chain().any(|cause| cause.is::<BadInput>()) || crate::confined::chain_has_refusal(error)
 }

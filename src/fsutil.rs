@@ -47,16 +47,22 @@ fn temp_dir_for(dir: &Path) -> std::path::PathBuf {
     for ancestor in dir.ancestors().take(3) {
         if ancestor.file_name().is_some_and(|n| n == ".volk") {
             let tmp = ancestor.join("tmp");
-            if tmp.is_dir() {
+            if is_real_dir(&tmp) {
                 return tmp;
             }
         }
         let tmp = ancestor.join(".volk").join("tmp");
-        if tmp.is_dir() {
+        if is_real_dir(&ancestor.join(".volk")) && is_real_dir(&tmp) {
             return tmp;
         }
     }
     dir.to_path_buf()
+}
+
+/// A directory that is not reached through a link of its own: a planted `.volk/tmp`
+/// link must not receive volk's temp files.
+fn is_real_dir(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
 }
 
 /// Creates `dir` (and its parents) and restricts it to its owner, because a design

@@ -7,6 +7,7 @@
 #[cfg(feature = "bus")]
 pub mod bus;
 pub mod config;
+pub mod confined;
 pub mod console;
 pub mod context;
 pub mod cxp;

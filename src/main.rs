@@ -92,11 +92,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            let code = if volk::error::is_bad_input(&error) {
-                2
-            } else {
-                1
-            };
+            let code = volk::error::exit_code(&error);
             // Messages quote packet fields: never let one drive the terminal.
             let line = format!("volk: {error:#}");
             let line = volk::reasoner::redact::scrub_text(&line);

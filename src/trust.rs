@@ -41,8 +41,46 @@ pub fn digest(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// Refuses a config directory or file that someone else can write: whoever can write
+/// the trust store (or the directory it is in) can trust any file for the user, and so
+/// choose where the key goes. The message gives the `chmod` that fixes it.
+pub fn refuse_shared(path: &Path) -> Result<(), BadInput> {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o022 != 0 {
+        return Err(BadInput::new(format!(
+            "{}: writable by others (mode {mode:04o}), so anyone could choose where your key goes; run `chmod go-w {}`",
+            path.display(),
+            path.display()
+        )));
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Err(BadInput::new(format!(
+            "{}: owned by uid {}, not by you (uid {me}); run `chown {me} {}`",
+            path.display(),
+            meta.uid(),
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// [`refuse_shared`] for a config file and the directory it is in.
+pub fn refuse_shared_config(file: &Path) -> Result<(), BadInput> {
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        refuse_shared(dir)?;
+    }
+    refuse_shared(file)
+}
+
 fn read_store(path: &Path) -> Result<Store, BadInput> {
-    match std::fs::read(path) {
+    refuse_shared_config(path)?;
+    match crate::confined::read_outside(path, crate::confined::Limit::CONFIG) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Store {
             version: STORE_VERSION,
             files: BTreeMap::new(),

@@ -20,6 +20,7 @@ mod guard;
 mod hook_fails_open;
 mod hook_install;
 mod hostile_text;
+mod hostile_tree;
 mod offline_drafter;
 mod parser_props;
 mod paste;

@@ -4,26 +4,28 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::design::{Artifacts, Section};
-use crate::fsutil::atomic_write;
 
 /// Writes each non-empty section to `design_dir/<name>.md` (temp file + rename) and
 /// removes the file of a section that became empty, so the directory always shows
 /// exactly the current cycle. Returns the paths written.
+///
+/// A `design` link, or a link, FIFO or directory in place of a file, is refused (with
+/// the path) and nothing is written through it.
 pub fn write_design_docs(design_dir: &Path, artifacts: &Artifacts) -> io::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(design_dir)?;
+    let root = project_root(design_dir);
+    crate::confined::create_dir_all(root, design_dir)
+        .map_err(|e| crate::confined::at(design_dir, e))?;
     let mut written = Vec::new();
     for section in Section::ALL {
         let path = design_dir.join(section.file_name());
         let text = artifacts.get(section);
+        let located = |e| crate::confined::at(&path, e);
         if text.is_empty() {
-            match std::fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
-            }
+            crate::confined::remove_file(root, &path).map_err(located)?;
             continue;
         }
-        atomic_write(&path, file_body(section, text).as_bytes())?;
+        crate::confined::write_atomic(root, &path, file_body(section, text).as_bytes())
+            .map_err(located)?;
         written.push(path);
     }
     Ok(written)
@@ -73,14 +75,33 @@ fn unfence(section: Section, text: &str) -> &str {
     }
 }
 
+/// The project a `design/` directory belongs to: the root its paths are confined to.
+pub fn project_root(design_dir: &Path) -> &Path {
+    match design_dir.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+/// Reads one artifact file of `design_dir` as written: only a regular file inside a real
+/// `design/` directory, at most [`crate::confined::Limit::DESIGN`] bytes, and UTF-8 (an
+/// error names the byte offset). `Ok(None)` when it does not exist.
+pub fn read_design_file(design_dir: &Path, section: Section) -> io::Result<Option<String>> {
+    let path = design_dir.join(section.file_name());
+    crate::confined::read_text(
+        project_root(design_dir),
+        &path,
+        crate::confined::Limit::DESIGN,
+    )
+    .map_err(|e| crate::confined::at(&path, e))
+}
+
 /// Reads back the artifacts of `design_dir` (missing files are empty sections).
 pub fn read_design_docs(design_dir: &Path) -> io::Result<Artifacts> {
     let mut artifacts = Artifacts::default();
     for section in Section::ALL {
-        match std::fs::read_to_string(design_dir.join(section.file_name())) {
-            Ok(text) => artifacts.set(section, unfence(section, text.trim_end()).to_string()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
+        if let Some(text) = read_design_file(design_dir, section)? {
+            artifacts.set(section, unfence(section, text.trim_end()).to_string());
         }
     }
     Ok(artifacts)

@@ -104,7 +104,7 @@ fn load(args: &SourceArgs) -> anyhow::Result<Loaded> {
         ("<stdin>".to_string(), bytes)
     } else {
         let name = args.file.display().to_string();
-        let bytes = std::fs::read(&args.file)
+        let bytes = crate::confined::read_outside(&args.file, crate::confined::Limit::DESIGN)
             .map_err(|e| BadInput::err(format!("{name}: cannot read: {e}")))?;
         (name, bytes)
     };
@@ -180,7 +180,8 @@ fn show(args: ShowArgs) -> anyhow::Result<ExitCode> {
     if let Some(plan) = &loaded.compiled.plan {
         let mut out = crate::console::stdout();
         for line in draw(plan) {
-            writeln!(out, "{line}")?;
+            // Stage names and prompts are the model's text.
+            writeln!(out, "{}", crate::volk::echo::escape_controls(&line))?;
         }
     }
     if !diags.is_empty() {

@@ -8,6 +8,7 @@ use codespan_reporting::term::{self, Config, termcolor};
 use std::ops::Range;
 
 use super::diagnostic::{Diagnostic, Severity};
+use crate::volk::echo::{escape_controls, mask_controls};
 
 /// What a checker's finding must tell to be drawn as a snippet. The plan compiler and
 /// the design compiler (`crate::design::lint`) both report through it, so `volk plan
@@ -106,6 +107,11 @@ pub fn render_human_styled<F: Finding>(
     diags: &[F],
     colour: Colour,
 ) -> String {
+    // The source and the findings quote text a model or a cloned repository wrote:
+    // masked (columns kept) so no escape sequence reaches the terminal.
+    let shown = mask_controls(source);
+    let source = shown.as_ref();
+    let name = &*escape_controls(name);
     let file = SimpleFile::new(name, source);
     let config = Config::default();
     let mut out = String::new();
@@ -114,7 +120,7 @@ pub fn render_human_styled<F: Finding>(
         let mut spans =
             std::iter::once(d.primary()).chain(d.secondary().into_iter().map(|(_, r)| r));
         if spans.any(|r| lines.longest_between(r.start, r.end) > MAX_SNIPPET_LINE) {
-            out.push_str(&format!("{name}: {}\n", d.one_line()));
+            out.push_str(&format!("{name}: {}\n", escape_controls(&d.one_line())));
             continue;
         }
         let report = to_report(d, source.len());
@@ -129,7 +135,9 @@ pub fn render_human_styled<F: Finding>(
         };
         // A snippet can only fail to render if a span lies outside the source; fall
         // back to the one-line form rather than lose the finding.
-        out.push_str(&rendered.unwrap_or_else(|| format!("{name}: {}\n", d.one_line())));
+        out.push_str(
+            &rendered.unwrap_or_else(|| format!("{name}: {}\n", escape_controls(&d.one_line()))),
+        );
     }
     if let Some(rest) = diags.get(SHOWN..)
         && !rest.is_empty()
@@ -188,19 +196,23 @@ fn to_report<F: Finding>(d: &F, len: usize) -> Report<()> {
     };
     let mut labels =
         vec![Label::primary((), clamp(d.primary())).with_message(format!("rule: {}", d.rule()))];
-    labels.extend(
-        d.secondary()
-            .into_iter()
-            .map(|(message, span)| Label::secondary((), clamp(span)).with_message(message)),
-    );
+    labels.extend(d.secondary().into_iter().map(|(message, span)| {
+        Label::secondary((), clamp(span)).with_message(mask_controls(&message))
+    }));
     base.with_code(d.code_id())
-        .with_message(d.message().to_string())
+        .with_message(mask_controls(d.message()).into_owned())
         .with_labels(labels)
-        .with_notes(d.notes())
+        .with_notes(
+            d.notes()
+                .iter()
+                .map(|n| mask_controls(n).into_owned())
+                .collect(),
+        )
 }
 
 /// `plan.json: 2 errors, 1 warning` or `plan.json: ok, 4 stages, 5 edges`.
 pub fn summary<F: Finding>(name: &str, diags: &[F], stages: Option<(usize, usize)>) -> String {
+    let name = &*escape_controls(name);
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags.len() - errors;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });

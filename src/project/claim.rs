@@ -18,10 +18,40 @@ use crate::fsutil::atomic_write;
 /// Highest suffix tried before giving up (a workspace with a thousand `taskman-N`).
 const MAX_SUFFIX: u32 = 1000;
 
-/// The claim record: which thread volk created this directory for.
+/// The claim record: which thread volk created this directory for, and the id of the
+/// creation record volk keeps for it in the workspace (a line of `.volk-claims.jsonl`).
+/// A `claim.json` alone proves nothing (a cloned repository can carry one); the
+/// creation record, outside every project, is what volk wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClaimRecord {
     pub thread_id: String,
+    #[serde(default)]
+    pub created: String,
+}
+
+/// The workspace's creation records, one line per directory volk made (appended under
+/// the workspace lock).
+fn creations_path(workspace: &Path) -> PathBuf {
+    workspace.join(".volk-claims.jsonl")
+}
+
+/// True when the workspace holds the creation record `created` for `thread_id`.
+fn created_here(workspace: &Path, created: &str, thread_id: &str) -> bool {
+    let plain = !created.is_empty()
+        && created.len() <= 64
+        && created.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    if !plain {
+        return false;
+    }
+    let path = creations_path(workspace);
+    let Ok(Some(text)) =
+        crate::confined::read_text(workspace, &path, crate::confined::Limit::LEDGER)
+    else {
+        return false;
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<ClaimRecord>(l).ok())
+        .any(|r| r.thread_id == thread_id && r.created == created)
 }
 
 /// The directory a thread ended up with.
@@ -45,21 +75,38 @@ pub fn claim_path(project_dir: &Path) -> PathBuf {
     project_dir.join(".volk").join("claim.json")
 }
 
-/// Which thread a directory belongs to, if volk made it (or it holds a volk session,
-/// for projects made before claim records existed). A symlink belongs to nobody.
+/// Which thread a directory belongs to: only one volk made, whose `claim.json` matches
+/// a creation record in the workspace and, once it has a session, the session's thread.
+/// A symlink, a directory with a forged `claim.json`, or one with only a session (a
+/// copied or cloned project) belongs to nobody.
 pub fn owner_of(dir: &Path) -> Option<String> {
     let meta = std::fs::symlink_metadata(dir).ok()?;
     if !meta.is_dir() {
         return None;
     }
-    if let Ok(text) = std::fs::read_to_string(claim_path(dir))
-        && let Ok(record) = serde_json::from_str::<ClaimRecord>(&text)
-    {
-        return Some(record.thread_id);
+    let workspace = dir.parent()?;
+    let limit = crate::confined::Limit::LEDGER;
+    let text = crate::confined::read_text(dir, &claim_path(dir), limit).ok()??;
+    let record = serde_json::from_str::<ClaimRecord>(&text).ok()?;
+    if !created_here(workspace, &record.created, &record.thread_id) {
+        return None;
     }
-    let text = std::fs::read_to_string(dir.join(".volk").join("session.json")).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value.get("thread_id")?.as_str().map(str::to_string)
+    let session = dir.join(".volk").join("session.json");
+    match crate::confined::read_text(dir, &session, crate::confined::Limit::SESSION) {
+        Ok(None) => Some(record.thread_id),
+        Ok(Some(text)) => {
+            // A session that names another thread is not this claim's; one that cannot be
+            // read is still the thread's (its load reports what is wrong with it).
+            let named = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .and_then(|v| v.get("thread_id")?.as_str().map(str::to_string));
+            match named {
+                Some(other) if other != record.thread_id => None,
+                _ => Some(record.thread_id),
+            }
+        }
+        Err(_) => Some(record.thread_id),
+    }
 }
 
 /// Finds the directory of `thread_id` in `workspace` (one level deep, no symlinks).
@@ -132,12 +179,17 @@ fn intent_path(workspace: &Path) -> PathBuf {
     workspace.join(".volk-claims.intent")
 }
 
+/// Writes the creation record in the workspace first, then the claim naming it.
 fn write_record(dir: &Path, thread_id: &str) -> io::Result<()> {
     let record = ClaimRecord {
         thread_id: thread_id.to_string(),
+        created: uuid::Uuid::new_v4().to_string(),
     };
     let text = serde_json::to_string(&record).map_err(io::Error::other)?;
-    atomic_write(&claim_path(dir), text.as_bytes())
+    if let Some(workspace) = dir.parent() {
+        crate::confined::append_line(workspace, &creations_path(workspace), &text)?;
+    }
+    crate::confined::write_atomic(dir, &claim_path(dir), text.as_bytes())
 }
 
 /// Completes the claim of a process killed mid-claim (we hold the workspace lock, so

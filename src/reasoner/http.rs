@@ -56,13 +56,23 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// `base_url` joined with `path` with exactly one slash between them.
+    /// `base_url` joined with `path` with exactly one slash between them; the path goes
+    /// before a query the base URL carries (`…/v1/chat/completions?api-version=…`).
     pub fn url(&self, path: &str) -> String {
-        format!(
+        let (base, query) = match self.base_url.split_once('?') {
+            Some((base, query)) => (base, Some(query)),
+            None => (self.base_url.as_str(), None),
+        };
+        let mut url = format!(
             "{}/{}",
-            self.base_url.trim_end_matches('/'),
+            base.trim_end_matches('/'),
             path.trim_start_matches('/')
-        )
+        );
+        if let Some(query) = query {
+            url.push('?');
+            url.push_str(query);
+        }
+        url
     }
 }
 
@@ -470,6 +480,8 @@ async fn read_error_body(response: reqwest::Response, limit: Instant) -> String 
             _ => break,
         }
     }
+    // Scrubbed whole before it is cut, so no part of a key survives at the cut.
+    let mut body = crate::reasoner::redact::scrub_bytes(&body).into_owned();
     body.truncate(ERROR_BODY_LIMIT);
     String::from_utf8_lossy(&body).into_owned()
 }
@@ -554,8 +566,10 @@ impl ProviderError {
     }
 }
 
-/// Collapses whitespace and cuts at `max` characters.
+/// Collapses whitespace and cuts at `max` characters, after scrubbing every registered
+/// key: a key cut in half at `max` would no longer be recognised.
 fn one_line(text: &str, max: usize) -> String {
+    let text = crate::reasoner::redact::scrub_text(text);
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if joined.chars().count() <= max {
         return joined;
@@ -639,6 +653,16 @@ mod tests {
     }
 
     #[test]
+    fn an_error_body_is_scrubbed_before_it_is_cut() {
+        let key = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        crate::reasoner::redact::register(key);
+        // The key straddles the 300-character cut.
+        let body = format!("{} {key} tail", "x".repeat(280));
+        let message = ProviderError::parse(&body).message;
+        assert!(!message.contains(&key[..12]), "{message}");
+    }
+
+    #[test]
     fn provider_error_dialects() {
         let openai = ProviderError::parse(
             r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#,
@@ -700,6 +724,12 @@ mod tests {
         assert_eq!(
             e.url("/chat/completions"),
             "http://127.0.0.1:1/v1/chat/completions"
+        );
+        let mut q = endpoint(false);
+        q.base_url = "http://127.0.0.1:1/v1/?api-key=abc".into();
+        assert_eq!(
+            q.url("chat/completions"),
+            "http://127.0.0.1:1/v1/chat/completions?api-key=abc"
         );
     }
 }

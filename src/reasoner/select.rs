@@ -222,6 +222,15 @@ pub fn endpoint(
         .or_else(|| settings.base_url.clone())
         .unwrap_or_else(|| preset.base_url.to_string());
     check_base_url(&base_url, preset)?;
+    // A key in the query (`?api-key=…`) is a key: every writer scrubs it from now on
+    // (session, journal, log, stderr).
+    if let Ok(url) = reqwest::Url::parse(&base_url) {
+        for (_, value) in url.query_pairs() {
+            if value.len() >= 4 {
+                crate::reasoner::redact::register(&value);
+            }
+        }
+    }
     let model = args
         .model
         .clone()

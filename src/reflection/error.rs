@@ -32,7 +32,9 @@ impl ReflectionError {
     /// false for failures of the machine (a lock or a write that did not work).
     pub fn is_user_error(&self) -> bool {
         match self {
-            ReflectionError::Io { action, .. } => *action == "read",
+            ReflectionError::Io { action, source, .. } => {
+                *action == "read" || crate::confined::is_refusal(source)
+            }
             _ => true,
         }
     }

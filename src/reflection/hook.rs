@@ -178,9 +178,19 @@ pub fn decide(input: &[u8], ctx: &HookContext) -> Result<Decision, String> {
             None => return Ok(Decision::Allow(Allow::NoConfig)),
         },
     };
+    // Absolute, so the marker and the root it must stay under are spelled alike.
+    let config_path = std::path::absolute(&config_path).unwrap_or(config_path);
     let marker = marker_path(&config_path, session);
     refuse_symlinks(&config_path)?;
 
+    // The marker lives under the config's directory; a link planted on the way (a
+    // cloned `.prd_plugin/local -> ~`) is refused, never followed.
+    let root = config_root(&config_path);
+    let marker_parent = marker.parent().unwrap_or(Path::new("."));
+    crate::confined::check(&root, marker_parent, crate::confined::Want::Dir)
+        .map_err(|e| format!("{}: cannot remove marker: {e}", marker.display()))?;
+    // The parents are real directories inside the project: removing the marker unlinks
+    // it, and a planted link there is removed as a link, never followed.
     match fs::remove_file(&marker) {
         Ok(()) => return Ok(Decision::Allow(Allow::Reflected)),
         Err(e) if e.kind() == ErrorKind::NotFound => {}
@@ -201,7 +211,7 @@ pub fn decide(input: &[u8], ctx: &HookContext) -> Result<Decision, String> {
     if questions.is_empty() {
         return Ok(Decision::Allow(Allow::NothingToAsk));
     }
-    write_marker(&marker, session, host, &questions)?;
+    write_marker(&root, &marker, session, host, &questions)?;
     Ok(Decision::Block {
         reason: reason(&questions),
     })
@@ -258,6 +268,15 @@ fn refuse_symlinks(config_path: &Path) -> Result<(), String> {
 }
 
 /// `<config dir>/local/reflection/`: ephemeral state next to the config it belongs to.
+/// The directory every path of the hook must stay in: the project around the config's
+/// `.prd_plugin/` (which may not exist yet when an installed hook asks the defaults).
+fn config_root(config_path: &Path) -> PathBuf {
+    match config_path.parent().and_then(Path::parent) {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 pub fn marker_dir(config_path: &Path) -> PathBuf {
     let base = match config_path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
@@ -289,6 +308,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 fn write_marker(
+    root: &Path,
     marker: &Path,
     session: &str,
     host: Host,
@@ -303,16 +323,9 @@ fn write_marker(
     }
     let dir = marker.parent().unwrap_or(Path::new("."));
     let fail = |e: std::io::Error| format!("{}: cannot write marker: {e}", marker.display());
-    fs::create_dir_all(dir).map_err(fail)?;
-    // Checked again now that the directories exist; the marker itself is renamed into
-    // place, which replaces a symbolic link instead of following it.
-    if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(format!(
-            "{}: is a symbolic link; the hook does not write through it",
-            dir.display()
-        ));
-    }
-    remove_stale_markers(dir);
+    // One component at a time, refusing a link on the way (`mkdir` never follows one).
+    crate::confined::create_dir_all(root, dir).map_err(fail)?;
+    remove_stale_markers(root, dir);
     let created = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -324,16 +337,16 @@ fn write_marker(
         created,
     })
     .map_err(|e| fail(std::io::Error::other(e)))?;
-    crate::fsutil::atomic_write(marker, &body).map_err(fail)
+    crate::confined::write_atomic(root, marker, &body).map_err(fail)
 }
 
 /// Markers of sessions that ended right after being asked would otherwise pile up.
-fn remove_stale_markers(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else {
+fn remove_stale_markers(root: &Path, dir: &Path) {
+    let Ok(entries) = crate::confined::read_dir(root, dir) else {
         return;
     };
     let now = SystemTime::now();
-    for entry in entries.flatten() {
+    for entry in entries {
         let old = entry
             .metadata()
             .and_then(|m| m.modified())
@@ -341,7 +354,7 @@ fn remove_stale_markers(dir: &Path) {
             .and_then(|t| now.duration_since(t).ok())
             .is_some_and(|age| age > STALE_MARKER_AGE);
         if old && entry.path().extension().is_some_and(|e| e == "pending") {
-            let _ = fs::remove_file(entry.path());
+            let _ = crate::confined::remove_file(root, &entry.path());
         }
     }
 }

@@ -286,11 +286,102 @@ impl ServerHandler for ReflectionServer {
     }
 }
 
+/// The longest line read from the client; a longer one is answered as a parse error.
+const MAX_LINE: usize = 8 * 1024 * 1024;
+
+/// The JSON-RPC reply to a line that is not JSON (the id cannot be known).
+const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}}"#;
+
 /// Serves the four tools on stdin/stdout until the client disconnects.
+///
+/// Lines from the client pass through a filter first: one that is not JSON (or is over
+/// [`MAX_LINE`]) is answered with JSON-RPC `-32700` instead of being dropped in silence.
+/// The server's replies and those answers reach stdout whole, one line each.
 pub async fn serve(store: ConfigStore) -> anyhow::Result<()> {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+    let (server_in, mut to_server) = tokio::io::duplex(64 * 1024);
+    let (from_server, server_out) = tokio::io::duplex(64 * 1024);
+    let (errors_tx, mut errors_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let filter = tokio::spawn(async move {
+        let mut stdin = BufReader::new(tokio::io::stdin());
+        loop {
+            let mut line = Vec::new();
+            let read = (&mut stdin)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut line)
+                .await;
+            match read {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if line.len() > MAX_LINE && !line.ends_with(b"\n") {
+                // Skip the rest of the oversized line.
+                let mut rest = Vec::new();
+                let _ = stdin.read_until(b'\n', &mut rest).await;
+                let _ = errors_tx.send(());
+                continue;
+            }
+            let body = line.trim_ascii();
+            if body.is_empty() {
+                continue;
+            }
+            if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err() {
+                let _ = errors_tx.send(());
+                continue;
+            }
+            if to_server.write_all(&line).await.is_err() {
+                break;
+            }
+            if !line.ends_with(b"\n") && to_server.write_all(b"\n").await.is_err() {
+                break;
+            }
+        }
+        let _ = to_server.shutdown().await;
+    });
+    let writer = tokio::spawn(async move {
+        let mut replies = BufReader::new(server_out).lines();
+        let mut stdout = tokio::io::stdout();
+        let mut errors_open = true;
+        loop {
+            let line = tokio::select! {
+                reply = replies.next_line() => match reply {
+                    Ok(Some(line)) => line,
+                    _ => break,
+                },
+                error = errors_rx.recv(), if errors_open => match error {
+                    Some(()) => PARSE_ERROR.to_string(),
+                    None => {
+                        errors_open = false;
+                        continue;
+                    }
+                },
+            };
+            let mut bytes = line.into_bytes();
+            bytes.push(b'\n');
+            if stdout.write_all(&bytes).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+        // Parse errors for lines sent after the server ended still get their answer.
+        while let Ok(()) = errors_rx.try_recv() {
+            let _ = stdout
+                .write_all(format!("{PARSE_ERROR}\n").as_bytes())
+                .await;
+        }
+        let _ = stdout.flush().await;
+    });
     let running = ReflectionServer::new(store)
-        .serve(rmcp::transport::stdio())
-        .await?;
-    running.waiting().await?;
-    Ok(())
+        .serve((server_in, from_server))
+        .await;
+    let result = match running {
+        Ok(running) => running
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(anyhow::Error::from),
+        Err(e) => Err(anyhow::Error::from(e)),
+    };
+    filter.abort();
+    let _ = writer.await;
+    result
 }

@@ -66,6 +66,16 @@ impl ConfigStore {
         &self.path
     }
 
+    /// The project a `.prd_plugin/config.json` sits in: what it is confined to, since a
+    /// cloned repository may have planted `.prd_plugin` or the file as a link or a
+    /// device. A `--config` elsewhere is the user's own path and has no such root.
+    fn project_root(&self) -> Option<&Path> {
+        let dir = self.path.parent()?;
+        (dir.file_name()? == PLUGIN_DIR)
+            .then(|| dir.parent())
+            .flatten()
+    }
+
     /// The lock file beside the config; it is never deleted, because deleting a lock
     /// file lets two processes lock two different files.
     pub fn lock_path(&self) -> PathBuf {
@@ -109,13 +119,19 @@ impl ConfigStore {
             }
         })?;
         text.push('\n');
-        let permissions = fs::metadata(&self.path).ok().map(|m| m.permissions());
+        let permissions = fs::symlink_metadata(&self.path)
+            .ok()
+            .map(|m| m.permissions());
         let io = |source| ReflectionError::Io {
             path: self.path.clone(),
             action: "write",
             source,
         };
-        crate::fsutil::atomic_write(&self.path, text.as_bytes()).map_err(io)?;
+        match self.project_root() {
+            Some(root) => crate::confined::write_atomic(root, &self.path, text.as_bytes()),
+            None => crate::fsutil::atomic_write(&self.path, text.as_bytes()),
+        }
+        .map_err(io)?;
         keep_permissions(&self.path, permissions).map_err(io)?;
         self.remove_stale_temp_files();
         Ok(result)
@@ -130,23 +146,34 @@ impl ConfigStore {
             action: "lock",
             source,
         };
-        if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            fs::create_dir_all(dir).map_err(io)?;
+        let file = match self.project_root() {
+            Some(root) => crate::confined::open_read_write(root, &lock_path, true),
+            None => {
+                if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    fs::create_dir_all(dir).map_err(io)?;
+                }
+                OpenOptions::new()
+                    .create(true)
+                    .truncate(false)
+                    .write(true)
+                    .open(&lock_path)
+            }
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io)?;
+        .map_err(io)?;
         file.lock().map_err(io)?;
         Ok(file)
     }
 
     /// The whole file as a JSON object; an absent file is an empty object.
     fn read_document(&self) -> Result<Map<String, Value>, ReflectionError> {
-        let bytes = match fs::read(&self.path) {
-            Ok(bytes) => bytes,
+        let limit = crate::confined::Limit::CONFIG;
+        let read = match self.project_root() {
+            Some(root) => crate::confined::read(root, &self.path, limit),
+            None => crate::confined::read_outside(&self.path, limit).map(Some),
+        };
+        let bytes = match read {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(Map::new()),
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Map::new()),
             Err(source) => {
                 return Err(ReflectionError::Io {
@@ -189,11 +216,16 @@ impl ConfigStore {
         let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) else {
             return;
         };
+        if fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            return;
+        }
         let Ok(entries) = fs::read_dir(dir) else {
             return;
         };
         for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX)
+                && entry.file_type().is_ok_and(|t| t.is_file())
+            {
                 let _ = fs::remove_file(entry.path());
             }
         }

@@ -145,7 +145,7 @@ pub fn design(args: DesignArgs) -> anyhow::Result<ExitCode> {
     };
     let mut options = options(&settings, design.context(&settings));
     options.reflection_config = Some(design.reflection_config(&cwd));
-    options.lint_repairs = design.lint_repairs;
+    options.lint_repairs = design.lint_repairs()?;
     workbench(launched, start, reasoner, theme, options)
 }
 

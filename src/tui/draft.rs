@@ -73,20 +73,35 @@ pub fn save(path: &Path, draft: &Draft) -> Result<(), DraftError> {
         path: path.display().to_string(),
         source: std::io::Error::other(e),
     })?;
-    crate::fsutil::atomic_write(path, &bytes).map_err(|source| DraftError::Save {
-        path: path.display().to_string(),
-        source,
+    crate::confined::write_atomic(volk_root(path), path, &bytes).map_err(|source| {
+        DraftError::Save {
+            path: path.display().to_string(),
+            source,
+        }
     })
+}
+
+/// The project a draft at `PROJECT/.volk/draft.json` belongs to: the root its path is
+/// confined to (no link on the way is followed).
+fn volk_root(path: &Path) -> &Path {
+    path.parent()
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// Reads a saved draft; a missing file is an empty draft.
 pub fn load(path: &Path) -> Result<Draft, DraftError> {
-    match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| DraftError::Load {
+    let limit = crate::confined::Limit {
+        bytes: MAX_DRAFT_BYTES,
+        what: "a draft",
+    };
+    match crate::confined::read(volk_root(path), path, limit) {
+        Ok(Some(bytes)) => serde_json::from_slice(&bytes).map_err(|e| DraftError::Load {
             path: path.display().to_string(),
             message: e.to_string(),
         }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Draft::default()),
+        Ok(None) => Ok(Draft::default()),
         Err(e) => Err(DraftError::Load {
             path: path.display().to_string(),
             message: e.to_string(),
@@ -103,7 +118,17 @@ pub const MAX_DRAFT_BYTES: u64 = 4 * 1024 * 1024;
 /// never deleted) and the workbench starts with an empty draft and the returned notice.
 /// With `may_move` false (a read-only workbench) the file is left where it is.
 pub fn load_or_set_aside(path: &Path, may_move: bool) -> (Draft, Option<String>) {
-    let problem = match std::fs::metadata(path) {
+    let problem = match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            // A planted link or FIFO: never read, never moved (it is not the person's).
+            return (
+                Draft::default(),
+                Some(format!(
+                    "draft not restored: {}: not a regular file",
+                    path.display()
+                )),
+            );
+        }
         Ok(meta) if meta.len() > MAX_DRAFT_BYTES => {
             format!(
                 "{} bytes, over the {MAX_DRAFT_BYTES}-byte limit",

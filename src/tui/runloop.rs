@@ -123,8 +123,15 @@ where
                         .join(section.file_name());
                     match crate::tui::editor::hand_over(&path, line) {
                         Ok(status) if status.success() => {
-                            let text = std::fs::read_to_string(&path).unwrap_or_default();
-                            app.edited_by_hand(section, text.trim_end());
+                            let design = app.info.project_dir.join("design");
+                            match crate::design::write::read_design_file(&design, section) {
+                                Ok(text) => {
+                                    let text = text.unwrap_or_default();
+                                    app.edited_by_hand(section, text.trim_end());
+                                }
+                                // Left as written; the feedback will be refused until fixed.
+                                Err(e) => app.notice = Some(e.to_string()),
+                            }
                         }
                         Ok(status) => {
                             app.notice = Some(format!("the editor exited with {status}"));

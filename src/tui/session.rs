@@ -221,11 +221,23 @@ pub async fn connect(
 fn take_lock(dir: &std::path::Path, command: &str) -> anyhow::Result<Result<ThreadLock, String>> {
     match lock::try_acquire(dir, command)? {
         Ok(lock) => {
-            crate::volk::recover::sweep(dir)
-                .map_err(|e| anyhow::anyhow!("{}: cannot clear temp files: {e}", dir.display()))?;
-            if let Ok(Some(session)) = Session::load(dir) {
-                crate::volk::recover::trim_journal(&session)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", session.journal_path().display()))?;
+            crate::volk::recover::sweep(dir).map_err(|e| {
+                crate::confined::report(
+                    format!("{}: cannot clear temp files: {e}", dir.display()),
+                    &e,
+                )
+            })?;
+            if let Ok(Some(mut session)) = Session::load(dir) {
+                crate::volk::recover::trim_journal(&session).map_err(|e| {
+                    crate::confined::report(
+                        format!("{}: {e}", session.journal_path().display()),
+                        &e,
+                    )
+                })?;
+                // A kill right after a commit: the commit is in git, its records are not.
+                if crate::volk::recover::repair_commits(&mut session).unwrap_or(false) {
+                    session.save()?;
+                }
             }
             Ok(Ok(lock))
         }

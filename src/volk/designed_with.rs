@@ -48,14 +48,19 @@ struct Recorded {
 /// reasoner its journal shows calling (`reasoner_metrics` entries).
 pub fn read(project_dir: &Path) -> Option<DesignedWith> {
     let volk = project_dir.join(".volk");
-    let recorded = std::fs::read(volk.join("session.json"))
-        .ok()
+    let read = |name: &str, limit| {
+        crate::confined::read(project_dir, &volk.join(name), limit)
+            .ok()
+            .flatten()
+    };
+    let recorded = read("session.json", crate::confined::Limit::SESSION)
         .and_then(|b| serde_json::from_slice::<Recorded>(&b).ok())
         .and_then(|r| r.reasoner);
     if recorded.is_some() {
         return recorded;
     }
-    let journal = std::fs::read_to_string(volk.join("journal.jsonl")).ok()?;
+    let journal = read("journal.jsonl", crate::confined::Limit::JOURNAL)?;
+    let journal = String::from_utf8_lossy(&journal);
     journal
         .lines()
         .rev()

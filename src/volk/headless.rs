@@ -16,7 +16,7 @@ use crate::reasoner::SharedReasoner;
 use crate::volk::echo::escape_controls;
 use crate::volk::ledger::{Decision, Key, Ledger, produced_since};
 use crate::volk::lock::{self, LockError};
-use crate::volk::machine::{Action, Input};
+use crate::volk::machine::{Action, Architect, Input, Mode};
 use crate::volk::recover;
 use crate::volk::runtime::{
     HeadlessOutcome, RunOptions, drive_headless, prepare_in, project_slug, resume_input,
@@ -83,20 +83,43 @@ pub async fn handle(
     };
 
     let _lock = lock::acquire(&dir, request.lock_wait, "volk run").map_err(|e| match e {
+        // This very packet started and its process still holds the thread: it is being
+        // processed, not refused.
+        LockError::Held { .. }
+            if Ledger::load(&dir)
+                .is_ok_and(|l| matches!(l.decide(&key), Decision::Resume(_))) =>
+        {
+            anyhow::Error::new(crate::error::InProgress(format!(
+                "{e}; this packet is being processed by it (waited {} s, --lock-wait); nothing was done here, send it again once it finishes (exit 75)",
+                request.lock_wait.as_secs()
+            )))
+        }
         LockError::Held { .. } => BadInput::err(format!(
             "{e}; gave up after {} s (--lock-wait)",
             request.lock_wait.as_secs()
         )),
         other => anyhow::Error::new(other),
     })?;
-    recover::sweep(&dir)
-        .map_err(|e| anyhow::anyhow!("{}: cannot clear temp files: {e}", dir.display()))?;
+    recover::sweep(&dir).map_err(|e| {
+        crate::confined::report(
+            format!("{}: cannot clear temp files: {e}", dir.display()),
+            &e,
+        )
+    })?;
 
     let mut ledger = Ledger::load(&dir).map_err(|e| BadInput::err(e.to_string()))?;
-    let existing = load_session(&dir)?;
-    if let Some(session) = &existing {
-        recover::trim_journal(session)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", session.journal_path().display()))?;
+    let mut existing = load_session(&dir)?;
+    if let Some(session) = &mut existing {
+        recover::trim_journal(session).map_err(|e| {
+            crate::confined::report(format!("{}: {e}", session.journal_path().display()), &e)
+        })?;
+        // A kill right after a commit: the commit is in git, its records are not.
+        let journal = session.journal_path();
+        if recover::repair_commits(session)
+            .map_err(|e| crate::confined::report(format!("{}: {e}", journal.display()), &e))?
+        {
+            session.save().map_err(anyhow::Error::new)?;
+        }
     }
     let decision = ledger.decide(&key);
     let resuming = match decision {
@@ -170,6 +193,19 @@ pub async fn handle(
     if !resuming || packet.header.trace_id.is_some() {
         session.trace_id = trace_id;
     }
+    // The phase and cycle checks run on a copy before the ledger records anything, so
+    // a packet refused here (one cycle early, READY while reflecting) leaves no trace
+    // and the right packet, sent later, is taken.
+    if !resuming
+        && let Some(input) = &first
+        && let Err(refusal) = crate::volk::edit_guard::check(&session, input).and_then(|()| {
+            Architect::new(session.clone(), Mode::Headless)
+                .handle(input.clone())
+                .map(drop)
+        })
+    {
+        return Err(BadInput::err(format!("{source}: {refusal}")));
+    }
     if !resuming {
         ledger.start(&key, session.outbox_seq);
         ledger.save(&dir).map_err(anyhow::Error::new)?;
@@ -222,11 +258,31 @@ fn session_error(e: crate::volk::runtime::RuntimeError) -> anyhow::Error {
     }
 }
 
-/// The outbound packet stored at `relative` (in the outbox), as the outcome.
+/// The outbound packet stored at `relative` (in the outbox), as the outcome. A ledger
+/// entry naming anything but a regular file in `.volk/outbox/` is refused: the ledger
+/// is a file in the project, so it may have been forged.
 fn replay(project_dir: &Path, relative: &Path) -> anyhow::Result<HeadlessOutcome> {
     let path = project_dir.join(relative);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read the outbound packet: {e}", path.display()))?;
+    let outbox = Session::dir(project_dir).join("outbox");
+    let in_outbox = relative.is_relative()
+        && path.parent() == Some(outbox.as_path())
+        && relative
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !in_outbox {
+        return Err(BadInput::err(format!(
+            "{}: outbound: {} is not a packet in .volk/outbox/; the ledger was altered",
+            crate::volk::ledger::Ledger::path(project_dir).display(),
+            escape_controls(&relative.display().to_string())
+        )));
+    }
+    let limit = crate::confined::Limit::PACKET;
+    let text = crate::confined::read_text(project_dir, &path, limit)
+        .and_then(|t| t.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound)))
+        .map_err(|e| {
+            let line = format!("{}: cannot read the outbound packet: {e}", path.display());
+            crate::confined::report(line, &e)
+        })?;
     let packet: Packet = serde_json::from_str(&text)
         .map_err(|e| anyhow::anyhow!("{}: not a packet: {e}", path.display()))?;
     Ok(HeadlessOutcome {
@@ -263,7 +319,7 @@ impl Setup {
             reflection_config: Some(design.reflection_config(cwd)),
             max_tokens: settings.max_tokens,
             plan_repairs: settings.plan_repairs,
-            lint_repairs: design.lint_repairs,
+            lint_repairs: design.lint_repairs().map_err(anyhow::Error::new)?,
         };
         let max_cycles = design.max_cycles(&settings).map_err(anyhow::Error::new)?;
         std::fs::create_dir_all(&workspace).map_err(|e| {

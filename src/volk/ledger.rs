@@ -14,7 +14,6 @@ use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 use crate::cxp::Packet;
-use crate::fsutil::atomic_write;
 use crate::volk::session::Session;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -141,12 +140,12 @@ impl Ledger {
 
     pub fn load(project_dir: &Path) -> Result<Ledger, LedgerError> {
         let path = Self::path(project_dir);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| LedgerError::Corrupt {
+        match crate::confined::read_text(project_dir, &path, crate::confined::Limit::LEDGER) {
+            Ok(Some(text)) => serde_json::from_str(&text).map_err(|e| LedgerError::Corrupt {
                 path,
                 message: e.to_string(),
             }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Ledger::default()),
+            Ok(None) => Ok(Ledger::default()),
             Err(source) => Err(LedgerError::Io { path, source }),
         }
     }
@@ -157,7 +156,8 @@ impl Ledger {
             path: path.clone(),
             message: e.to_string(),
         })?;
-        atomic_write(&path, text.as_bytes()).map_err(|source| LedgerError::Io { path, source })
+        crate::confined::write_atomic(project_dir, &path, text.as_bytes())
+            .map_err(|source| LedgerError::Io { path, source })
     }
 
     /// What to do with a packet known by `key`.
@@ -218,9 +218,9 @@ impl Ledger {
 /// The newest outbox packet numbered above `after`, relative to the project directory.
 pub fn produced_since(project_dir: &Path, after: u32) -> Option<PathBuf> {
     let outbox = Session::dir(project_dir).join("outbox");
-    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir(&outbox)
+    let mut found: Vec<(u32, PathBuf)> = crate::confined::read_dir(project_dir, &outbox)
         .ok()?
-        .flatten()
+        .into_iter()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
             let seq: u32 = name.split('-').next()?.parse().ok()?;

@@ -6,7 +6,7 @@
 //! and host, for the message a second process prints; it is never deleted, because
 //! deleting a lock file lets two processes lock two different files.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -89,21 +89,13 @@ pub fn try_acquire(
         path: path.clone(),
         source,
     };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .map_err(io)?;
+    // A planted `.volk/lock` link must not be truncated through.
+    let mut file = crate::confined::open_read_write(project_dir, &path, true).map_err(io)?;
     match file.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {
             return Ok(Err(LockError::Held {
-                holder: read_holder(&path),
+                holder: read_holder(&file),
                 path,
             }));
         }
@@ -125,10 +117,10 @@ pub fn try_acquire(
 /// nothing).
 pub fn current_holder(project_dir: &Path) -> Option<Holder> {
     let path = lock_path(project_dir);
-    let file = OpenOptions::new().read(true).write(true).open(&path).ok()?;
+    let file = crate::confined::open_read_write(project_dir, &path, false).ok()?;
     match file.try_lock() {
         Ok(()) => None, // released when `file` drops
-        Err(_) => read_holder(&path).or(Some(Holder {
+        Err(_) => read_holder(&file).or(Some(Holder {
             pid: 0,
             host: host_name(),
             command: "another volk process".into(),
@@ -136,19 +128,67 @@ pub fn current_holder(project_dir: &Path) -> Option<Holder> {
     }
 }
 
-fn read_holder(path: &Path) -> Option<Holder> {
-    let mut text = String::new();
-    File::open(path).ok()?.read_to_string(&mut text).ok()?;
+/// Who holds the lock on `file`: the process the kernel names in `/proc/locks` when it
+/// can be found there (the record in the file may be a stale or forged one), with the
+/// command the file records when that record is the live holder's.
+fn read_holder(file: &File) -> Option<Holder> {
+    let recorded = recorded_holder(file);
+    let Some(live) = live_holder_pid(file) else {
+        return recorded;
+    };
+    match recorded {
+        Some(r) if r.pid == live => Some(r),
+        _ => Some(Holder {
+            pid: live,
+            host: host_name(),
+            command: process_name(live).unwrap_or_else(|| "volk".into()),
+        }),
+    }
+}
+
+/// The holder record written in the lock file (read from the open file, never
+/// through a path that may have been swapped).
+fn recorded_holder(file: &File) -> Option<Holder> {
+    let mut bytes = Vec::new();
+    file.take(4096).read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     let field = |name: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
-            .map(str::to_string)
+            .map(|v| crate::volk::echo::escape_controls(v).into_owned())
     };
     Some(Holder {
         pid: field("pid")?.parse().ok()?,
         host: field("host").unwrap_or_default(),
         command: field("command").unwrap_or_else(|| "volk".into()),
     })
+}
+
+/// The pid holding a `FLOCK` on `file`, from `/proc/locks` (Linux), matched by inode.
+fn live_holder_pid(file: &File) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt as _;
+    let inode = file.metadata().ok()?.ino();
+    let mut text = String::new();
+    File::open("/proc/locks")
+        .ok()?
+        .take(4 * 1024 * 1024)
+        .read_to_string(&mut text)
+        .ok()?;
+    text.lines().find_map(|line| {
+        // "1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF"
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let at = fields.iter().position(|f| *f == "FLOCK")?;
+        let pid: u32 = fields.get(at + 3)?.parse().ok()?;
+        let id = fields.get(at + 4)?;
+        let ino: u64 = id.rsplit(':').next()?.parse().ok()?;
+        (ino == inode && pid != std::process::id()).then_some(pid)
+    })
+}
+
+/// A process's command name, for a holder the lock file does not describe.
+fn process_name(pid: u32) -> Option<String> {
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
+    Some(crate::volk::echo::escape_controls(comm.trim()).into_owned())
 }
 
 /// This machine's name, for the holder record.

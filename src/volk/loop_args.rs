@@ -31,6 +31,31 @@ impl Limits {
         max_cycles: 99,
         lint_repairs: 1,
     };
+
+    /// The most any flag, variable or trusted `volk.toml` may ask for: each of these
+    /// spends the user's tokens, so a typo or a hostile file cannot run up the bill.
+    /// A larger value is refused where it is read, and clamped again where it is used.
+    pub const CEILING: Limits = Limits {
+        max_tokens: 128_000,
+        plan_repairs: 5,
+        max_cycles: 200,
+        lint_repairs: 5,
+    };
+}
+
+/// `value` unless it is above `ceiling`: then one line naming `name` (the flag or the
+/// file and key) and the ceiling.
+pub fn under_ceiling(
+    name: &str,
+    value: Option<u32>,
+    ceiling: u32,
+) -> Result<Option<u32>, BadInput> {
+    match value {
+        Some(v) if v > ceiling => Err(BadInput::new(format!(
+            "{name}: {v} is over the ceiling of {ceiling}"
+        ))),
+        other => Ok(other),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -67,11 +92,23 @@ impl LoopArgs {
 
     /// The cycle limit of a new thread; zero is refused, whatever sets it.
     pub fn max_cycles(&self, settings: &Settings) -> Result<Option<u32>, BadInput> {
+        let ceiling = Limits::CEILING.max_cycles;
+        under_ceiling("--max-cycles", self.max_cycles, ceiling)?;
+        under_ceiling("volk.toml: max_cycles", settings.max_cycles, ceiling)?;
         match (self.max_cycles, settings.max_cycles) {
             (Some(0), _) => Err(BadInput::new("--max-cycles: must be at least 1")),
             (None, Some(0)) => Err(BadInput::new("volk.toml: max_cycles: must be at least 1")),
             (flag, setting) => Ok(flag.or(setting)),
         }
+    }
+
+    /// `--lint-repairs`, refused above its ceiling.
+    pub fn lint_repairs(&self) -> Result<Option<u32>, BadInput> {
+        under_ceiling(
+            "--lint-repairs",
+            self.lint_repairs,
+            Limits::CEILING.lint_repairs,
+        )
     }
 
     pub fn context(&self, settings: &Settings) -> ContextRoot {

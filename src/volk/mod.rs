@@ -6,6 +6,7 @@ pub mod cli;
 pub mod conventions;
 pub mod designed_with;
 pub mod echo;
+pub mod edit_guard;
 pub mod headless;
 pub mod intake;
 pub mod journal;

@@ -9,7 +9,6 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use crate::cxp::Verdict;
-use crate::fsutil::atomic_write;
 
 /// A change to `context.json`, returned by the state machine as an effect.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,8 +46,9 @@ pub fn apply(
     implement_packet: &str,
 ) -> Result<(), ProgressError> {
     let path = project_dir.join("context.json");
-    let mut doc: Map<String, Value> = match std::fs::read_to_string(&path) {
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
+    let limit = crate::confined::Limit::LEDGER;
+    let mut doc: Map<String, Value> = match crate::confined::read_text(project_dir, &path, limit) {
+        Ok(Some(text)) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(map)) => map,
             Ok(_) => {
                 return Err(ProgressError::Corrupt {
@@ -63,7 +63,7 @@ pub fn apply(
                 });
             }
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Map::new(),
+        Ok(None) => Map::new(),
         Err(source) => return Err(ProgressError::Io { path, source }),
     };
     let at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -107,7 +107,8 @@ pub fn apply(
     doc.entry("deferred_work")
         .or_insert_with(|| Value::Array(Vec::new()));
     let text = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_default();
-    atomic_write(&path, text.as_bytes()).map_err(|source| ProgressError::Io { path, source })
+    crate::confined::write_atomic(project_dir, &path, text.as_bytes())
+        .map_err(|source| ProgressError::Io { path, source })
 }
 
 #[cfg(test)]

@@ -19,10 +19,10 @@ fn commit_marker(project_dir: &Path) -> PathBuf {
 fn git_locks(project_dir: &Path) -> Vec<PathBuf> {
     let git = project_dir.join(".git");
     let mut locks = vec![git.join("index.lock"), git.join("HEAD.lock")];
-    if let Ok(entries) = std::fs::read_dir(git.join("refs").join("heads")) {
+    if let Ok(entries) = crate::confined::read_dir(project_dir, &git.join("refs").join("heads")) {
         locks.extend(
             entries
-                .flatten()
+                .into_iter()
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|e| e == "lock")),
         );
@@ -31,21 +31,35 @@ fn git_locks(project_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Clears what a dead volk left in `project_dir`. Call it holding the thread lock.
+///
+/// Only what volk made is removed: regular files named `.volk-tmp-*` (the temp files of
+/// [`crate::fsutil::atomic_write`]) and real directories named `git-init-*` (the
+/// staging of [`crate::project::git::init`]; `remove_dir_all` does not follow links
+/// inside). A planted `.volk` or `.volk/tmp` link is refused before anything is read
+/// or removed, and a link inside `tmp` is left alone.
 pub fn sweep(project_dir: &Path) -> io::Result<()> {
+    use crate::confined::{self, Want};
     let volk = Session::dir(project_dir);
     let tmp = volk.join("tmp");
-    if let Ok(entries) = std::fs::read_dir(&tmp) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let _ = if path.is_dir() {
-                std::fs::remove_dir_all(&path)
-            } else {
-                std::fs::remove_file(&path)
-            };
-        }
+    let volk_exists = confined::check(project_dir, &volk, Want::Dir)
+        .map_err(|e| confined::at(&volk, e))?
+        .is_some();
+    if volk_exists {
+        confined::create_dir_all(project_dir, &tmp).map_err(|e| confined::at(&tmp, e))?;
     }
-    if volk.is_dir() {
-        std::fs::create_dir_all(&tmp)?;
+    for entry in confined::read_dir(project_dir, &tmp).map_err(|e| confined::at(&tmp, e))? {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        let _ = if kind.is_file() && name.starts_with(".volk-tmp-") {
+            std::fs::remove_file(&path)
+        } else if kind.is_dir() && name.starts_with("git-init-") {
+            std::fs::remove_dir_all(&path)
+        } else {
+            Ok(())
+        };
     }
     // Temp files of older versions were made beside their target.
     for dir in [
@@ -54,25 +68,29 @@ pub fn sweep(project_dir: &Path) -> io::Result<()> {
         volk.clone(),
         volk.join("outbox"),
     ] {
-        if let Ok(entries) = std::fs::read_dir(&dir) {
-            for entry in entries.flatten() {
-                if entry
-                    .file_name()
-                    .to_string_lossy()
-                    .starts_with(".volk-tmp-")
-                {
-                    let _ = std::fs::remove_file(entry.path());
-                }
+        let Ok(entries) = confined::read_dir(project_dir, &dir) else {
+            continue;
+        };
+        for entry in entries {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".volk-tmp-")
+                && entry.file_type().is_ok_and(|t| t.is_file())
+            {
+                let _ = std::fs::remove_file(entry.path());
             }
         }
     }
     let marker = commit_marker(project_dir);
-    if marker.exists() {
+    if confined::check(project_dir, &marker, Want::File)
+        .map_err(|e| confined::at(&marker, e))?
+        .is_some()
+    {
         for lock in git_locks(project_dir) {
-            match std::fs::remove_file(&lock) {
+            match confined::remove_file(project_dir, &lock) {
                 Ok(()) => tracing::warn!("removed {} left by a killed commit", lock.display()),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
+                Err(e) => return Err(confined::at(&lock, e)),
             }
         }
         std::fs::remove_file(&marker)?;
@@ -87,7 +105,7 @@ pub fn trim_journal(session: &Session) -> io::Result<()> {
         return Ok(());
     };
     let path = session.journal_path();
-    let file = match std::fs::OpenOptions::new().write(true).open(&path) {
+    let file = match crate::confined::open_read_write(&session.project_dir, &path, false) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e),
@@ -98,9 +116,114 @@ pub fn trim_journal(session: &Session) -> io::Result<()> {
     Ok(())
 }
 
+/// Repairs what a process killed right after a commit did not record: a cycle whose
+/// commit is in git (`Design cycle N: …`) but not in the session gets it back, the
+/// journal gets its missing `committed` line, and `context.json` its commit for that
+/// cycle. Call it holding the thread lock, after [`trim_journal`]. Returns whether the
+/// session changed (the caller saves it).
+pub fn repair_commits(session: &mut Session) -> io::Result<bool> {
+    let dir = session.project_dir.clone();
+    let Ok(repo) = git2::Repository::open(&dir) else {
+        return Ok(false);
+    };
+    let mut in_git = std::collections::HashMap::new();
+    if let Ok(mut walk) = repo.revwalk()
+        && walk.push_head().is_ok()
+    {
+        for id in walk.flatten().take(10_000) {
+            let Ok(commit) = repo.find_commit(id) else {
+                continue;
+            };
+            let cycle = commit
+                .summary()
+                .ok()
+                .flatten()
+                .and_then(|s| s.strip_prefix("Design cycle "))
+                .and_then(|s| s.split(':').next())
+                .and_then(|n| n.trim().parse::<u32>().ok());
+            if let Some(cycle) = cycle {
+                // The newest commit of a cycle wins (a redone step replaced HEAD).
+                let short: String = id.to_string().chars().take(7).collect();
+                in_git.entry(cycle).or_insert(short);
+            }
+        }
+    }
+    let journal_path = session.journal_path();
+    let limit = crate::confined::Limit::JOURNAL;
+    let journal = crate::confined::read_text(&dir, &journal_path, limit)?.unwrap_or_default();
+    let journaled: std::collections::HashSet<u32> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["event"] == "committed")
+        .filter_map(|v| {
+            v["detail"]["cycle"]
+                .as_u64()
+                .and_then(|c| u32::try_from(c).ok())
+        })
+        .collect();
+    let mut changed = false;
+    let (trace_id, thread_id) = (session.trace_id.clone(), session.thread_id.clone());
+    for record in &mut session.history {
+        let Some(short) = in_git.get(&record.cycle) else {
+            continue;
+        };
+        if record.commit.is_none() {
+            record.commit = Some(short.clone());
+            changed = true;
+        }
+        let commit = record.commit.clone().unwrap_or_default();
+        if !journaled.contains(&record.cycle) {
+            let entry = crate::volk::journal::JournalEntry {
+                time: String::new(),
+                trace_id: trace_id.clone(),
+                thread_id: thread_id.clone(),
+                cycle: record.cycle,
+                event: crate::volk::journal::JournalEvent::Committed,
+                detail: serde_json::json!({ "commit": commit, "cycle": record.cycle, "repaired": true }),
+            }
+            .stamped();
+            let line = serde_json::to_string(&entry).map_err(io::Error::other)?;
+            crate::confined::append_line(&dir, &journal_path, &line)?;
+            changed = true;
+        }
+        repair_context_commit(&dir, record.cycle, &commit)?;
+    }
+    Ok(changed)
+}
+
+/// Sets the `commit` of `cycle`'s `session_history` entry in `context.json` where it is
+/// `null`; everything else in the file is kept as it is.
+fn repair_context_commit(dir: &Path, cycle: u32, commit: &str) -> io::Result<()> {
+    let path = crate::project::Layout::new(dir).context_json();
+    let limit = crate::confined::Limit::LEDGER;
+    let Some(text) = crate::confined::read_text(dir, &path, limit)? else {
+        return Ok(());
+    };
+    let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(());
+    };
+    let mut fixed = false;
+    if let Some(items) = doc
+        .get_mut("session_history")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        for item in items {
+            if item["cycle"].as_u64() == Some(u64::from(cycle)) && item["commit"].is_null() {
+                item["commit"] = serde_json::json!(commit);
+                fixed = true;
+            }
+        }
+    }
+    if fixed {
+        let text = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;
+        crate::confined::write_atomic(dir, &path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// The size of the journal now, recorded with each session save.
 pub fn journal_len(session: &Session) -> u64 {
-    std::fs::metadata(session.journal_path()).map_or(0, |m| m.len())
+    std::fs::symlink_metadata(session.journal_path()).map_or(0, |m| m.len())
 }
 
 /// The last saved session of `project_dir`, marked failed where a retry can redo the
@@ -167,12 +290,14 @@ pub fn commit_step(
     }
     let marker = commit_marker(project_dir);
     let record = format!("pid={}\n", std::process::id());
-    std::fs::write(&marker, record).map_err(|source| GitTrouble::Io {
-        path: marker.clone(),
-        source,
+    crate::confined::write_atomic(project_dir, &marker, record.as_bytes()).map_err(|source| {
+        GitTrouble::Io {
+            path: marker.clone(),
+            source,
+        }
     })?;
     let result = crate::project::git::commit_once(project_dir, message);
-    let _ = std::fs::remove_file(&marker);
+    let _ = crate::confined::remove_file(project_dir, &marker);
     result.map(Some).map_err(|e| {
         // Opened again only on failure, to tell a broken repository from a failed commit.
         let broken = match git2::Repository::open(project_dir) {

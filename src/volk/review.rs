@@ -383,9 +383,10 @@ pub fn detect_hand_edit(
     let mut edited = session.artifacts.clone();
     let mut any = false;
     for s in Section::ALL {
-        let raw = match std::fs::read_to_string(dir.join(s.file_name())) {
-            Ok(text) => text.trim_end().to_string(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        // Only a regular UTF-8 file inside a real `design/` (see `volk::edit_guard`).
+        let raw = match crate::design::write::read_design_file(&dir, s) {
+            Ok(Some(text)) => text.trim_end().to_string(),
+            Ok(None) => String::new(),
             Err(_) => return None,
         };
         if raw != written.get(s) {

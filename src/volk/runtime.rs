@@ -15,7 +15,6 @@ use crate::BadInput;
 use crate::cxp::{Inbound, Packet, Scope};
 use crate::design::write::write_design_docs;
 use crate::design::{Artifacts, Section};
-use crate::fsutil::{append_line, atomic_write};
 use crate::project::Layout;
 pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
@@ -163,6 +162,25 @@ struct Executor {
     events: Option<UnboundedSender<Event>>,
     emitted: Vec<(Packet, PathBuf)>,
     failure: Option<String>,
+    /// `design/` as it was when the last reasoner call started, to find what the person
+    /// edited while it streamed.
+    before_call: Option<Vec<(crate::design::Section, Option<String>)>>,
+    /// Edits made while a call streamed, put back once the cycle is written and committed.
+    edited_while_streaming: Vec<(PathBuf, String)>,
+}
+
+/// Each `design/*.md` as it is on disk (`None` when absent); `None` when one cannot be
+/// read (the hand-edit check reports that one).
+fn design_on_disk(project_dir: &Path) -> Option<Vec<(crate::design::Section, Option<String>)>> {
+    let dir = Layout::new(project_dir).design_dir();
+    crate::design::Section::ALL
+        .into_iter()
+        .map(|s| {
+            crate::design::write::read_design_file(&dir, s)
+                .ok()
+                .map(|text| (s, text))
+        })
+        .collect()
 }
 
 impl Executor {
@@ -197,6 +215,10 @@ impl Executor {
                 queue.push_back(Input::ContextReady { section, symbols });
             }
             Effect::CallReasoner { call: id, request } => {
+                // The first call of a step (a lint repair follows the update it repairs).
+                if self.before_call.is_none() {
+                    self.before_call = design_on_disk(&session.project_dir);
+                }
                 self.send(Event::CallStarted {
                     call: id,
                     purpose: request.purpose,
@@ -218,6 +240,23 @@ impl Executor {
                 )?;
             }
             Effect::WriteDocs { artifacts, written } => {
+                // A file the person changed while the call streamed is kept: the cycle is
+                // written (and committed) as the architect wrote it, then the edit is put
+                // back, uncommitted, to be taken as a hand edit with the next feedback.
+                if let (Some(before), Some(now)) = (
+                    self.before_call.take(),
+                    design_on_disk(&session.project_dir),
+                ) {
+                    let dir = Layout::new(&session.project_dir).design_dir();
+                    for ((section, was), (_, is)) in before.into_iter().zip(now) {
+                        if was != is
+                            && let Some(text) = is
+                        {
+                            self.edited_while_streaming
+                                .push((dir.join(section.file_name()), text));
+                        }
+                    }
+                }
                 let dir = Layout::new(&session.project_dir).design_dir();
                 let target = dir.clone();
                 let docs = artifacts.clone();
@@ -285,6 +324,8 @@ impl Executor {
                         questions.len()
                     ));
                     for line in answers.lines() {
+                        // The model's words: no escape sequence reaches the terminal.
+                        let line = crate::volk::echo::escape_controls(line);
                         crate::console::note(&format!("[U:Ar]   {line}"));
                     }
                 }
@@ -292,13 +333,13 @@ impl Executor {
             }
             Effect::WriteReflection { markdown } => {
                 let path = Layout::new(&session.project_dir).reflection();
-                atomic_write(&path, markdown.as_bytes())
+                crate::confined::write_atomic(&session.project_dir, &path, markdown.as_bytes())
                     .map_err(|source| RuntimeError::Io { path, source })?;
             }
             Effect::ShowPlan(check) => self.send(Event::Plan(check)),
             Effect::WritePlan { json } => {
                 let path = Layout::new(&session.project_dir).execution_plan();
-                atomic_write(&path, json.as_bytes())
+                crate::confined::write_atomic(&session.project_dir, &path, json.as_bytes())
                     .map_err(|source| RuntimeError::Io { path, source })?;
             }
             Effect::Emit(packet) => {
@@ -309,13 +350,15 @@ impl Executor {
                 ));
                 // Written once under its number: a step redone after a crash keeps the
                 // packet that may already have been read.
-                if !path.exists() {
-                    atomic_write(&path, packet.to_json_pretty().as_bytes()).map_err(|source| {
-                        RuntimeError::Io {
+                if std::fs::symlink_metadata(&path).is_err() {
+                    let root = &session.project_dir;
+                    let bytes = packet.to_json_pretty();
+                    crate::confined::write_atomic(root, &path, bytes.as_bytes()).map_err(
+                        |source| RuntimeError::Io {
                             path: path.clone(),
                             source,
-                        }
-                    })?;
+                        },
+                    )?;
                 }
                 self.send(Event::PacketWritten {
                     path: path.clone(),
@@ -327,7 +370,8 @@ impl Executor {
                 let entry = entry.stamped();
                 let path = session.journal_path();
                 let line = serde_json::to_string(&entry).unwrap_or_default();
-                append_line(&path, &line).map_err(|source| RuntimeError::Io { path, source })?;
+                crate::confined::append_line(&session.project_dir, &path, &line)
+                    .map_err(|source| RuntimeError::Io { path, source })?;
                 self.send(Event::Journal(
                     serde_json::to_value(&entry).unwrap_or_default(),
                 ));
@@ -335,7 +379,7 @@ impl Executor {
             Effect::Log(line) | Effect::Warn(line) => self.say(&line),
             Effect::Notice(notice) => {
                 if self.options.echo_stderr {
-                    crate::console::note(&notice.to_string());
+                    crate::console::note(&crate::volk::echo::escape_controls(&notice.to_string()));
                 }
                 self.send(Event::Noticed(notice));
             }
@@ -373,7 +417,8 @@ impl Executor {
             }),
         }
         .stamped();
-        let _ = append_line(
+        let _ = crate::confined::append_line(
+            &session.project_dir,
             &session.journal_path(),
             &serde_json::to_string(&entry).unwrap_or_default(),
         );
@@ -516,6 +561,18 @@ async fn drive(
     let mut call: Option<BoxFuture<'static, CallOutcome>> = None;
     loop {
         while let Some(input) = queue.pop_front() {
+            // The person acted: what `design/` holds now is theirs to have written.
+            if matches!(input, Input::Act(_) | Input::ReviewerEdited { .. }) {
+                exec.before_call = None;
+            }
+            // A hand edit that cannot be read refuses its feedback (see `edit_guard`).
+            if let Err(refusal) = crate::volk::edit_guard::check(&architect.session, &input) {
+                if commands.is_none() {
+                    return Err(refusal.into());
+                }
+                exec.send(Event::Notice(format!("[U:Ar] {refusal}")));
+                continue;
+            }
             // Hand edits in `design/` are taken in (and committed) before the feedback.
             if let Some(artifacts) =
                 crate::volk::review::detect_hand_edit(&architect.session, &input)
@@ -580,6 +637,19 @@ async fn drive(
             }
             if save {
                 architect.session.save()?;
+            }
+            for (path, text) in std::mem::take(&mut exec.edited_while_streaming) {
+                let root = &architect.session.project_dir;
+                crate::confined::write_atomic(root, &path, text.as_bytes()).map_err(|source| {
+                    RuntimeError::Io {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+                exec.send(Event::Notice(format!(
+                    "[U:Ar] {} was edited while the update streamed: the edit is kept and is taken with the next feedback",
+                    path.display()
+                )));
             }
             exec.send(Event::Phase(architect.phase().clone()));
             exec.send(Event::Review(Box::new(architect.session.review.clone())));
@@ -798,21 +868,22 @@ pub async fn drive_headless(
     source_name: &str,
 ) -> anyhow::Result<HeadlessOutcome> {
     if let Some(limit) = max_cycles {
-        session.max_cycles = limit.max(1);
+        session.max_cycles = limit.clamp(1, Limits::CEILING.max_cycles);
     }
     let project_dir = session.project_dir.clone();
-    let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
-    let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
+    let (tokens, repairs, lint_repairs) = bounded_limits(&options);
     session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Headless)
         .with_limits(tokens, repairs)
-        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
+        .with_lint_repairs(lint_repairs);
     let mut exec = Executor {
         reasoner,
         options,
         events: None,
         emitted: Vec::new(),
         failure: None,
+        before_call: None,
+        edited_while_streaming: Vec::new(),
     };
     match drive(&mut architect, &mut exec, first, None).await {
         Ok(()) => {}
@@ -828,6 +899,25 @@ pub async fn drive_headless(
         emitted: exec.emitted,
         project_dir,
     })
+}
+
+/// The token and repair limits of a loop, each held to its ceiling whoever set it.
+fn bounded_limits(options: &RunOptions) -> (u32, u32, u32) {
+    let (default, ceiling) = (Limits::DEFAULT, Limits::CEILING);
+    (
+        options
+            .max_tokens
+            .unwrap_or(default.max_tokens)
+            .min(ceiling.max_tokens),
+        options
+            .plan_repairs
+            .unwrap_or(default.plan_repairs)
+            .min(ceiling.plan_repairs),
+        options
+            .lint_repairs
+            .unwrap_or(default.lint_repairs)
+            .min(ceiling.lint_repairs),
+    )
 }
 
 /// A cloneable way to send the person's actions to a running session and to ask
@@ -865,12 +955,11 @@ pub fn start(
     let first = resume_input(&mut session);
     let (command_tx, command_rx) = unbounded_channel();
     let (event_tx, event_rx) = unbounded_channel();
-    let repairs = options.plan_repairs.unwrap_or(Limits::DEFAULT.plan_repairs);
-    let tokens = options.max_tokens.unwrap_or(Limits::DEFAULT.max_tokens);
+    let (tokens, repairs, lint_repairs) = bounded_limits(&options);
     session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Interactive)
         .with_limits(tokens, repairs)
-        .with_lint_repairs(options.lint_repairs.unwrap_or(Limits::DEFAULT.lint_repairs));
+        .with_lint_repairs(lint_repairs);
     let queries = Queries::new(project_dir, event_tx.clone());
     let mut exec = Executor {
         reasoner,
@@ -878,6 +967,8 @@ pub fn start(
         events: Some(event_tx),
         emitted: Vec::new(),
         failure: None,
+        before_call: None,
+        edited_while_streaming: Vec::new(),
     };
     tokio::spawn(async move {
         exec.send(Event::Phase(architect.phase().clone()));

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::cxp::{Feedback, Scope};
 use crate::design::Artifacts;
-use crate::fsutil::{atomic_write, create_private_dir};
 use crate::project::Layout;
 use crate::project::slug::slugify;
 use crate::volk::brief::{Brief, Purpose};
@@ -288,9 +287,11 @@ impl Session {
     /// Writes the session atomically.
     pub fn save(&self) -> Result<(), SessionError> {
         let dir = Self::dir(&self.project_dir);
-        create_private_dir(&dir).map_err(|source| SessionError::Io {
-            path: dir.clone(),
-            source,
+        crate::confined::create_private_dir(&self.project_dir, &dir).map_err(|source| {
+            SessionError::Io {
+                path: dir.clone(),
+                source,
+            }
         })?;
         let path = Self::path(&self.project_dir);
         self.journal_bytes
@@ -299,15 +300,17 @@ impl Session {
             path: path.clone(),
             message: e.to_string(),
         })?;
-        atomic_write(&path, text.as_bytes()).map_err(|source| SessionError::Io { path, source })
+        crate::confined::write_atomic(&self.project_dir, &path, text.as_bytes())
+            .map_err(|source| SessionError::Io { path, source })
     }
 
     /// Loads the session of a project directory; `Ok(None)` when there is none.
     pub fn load(project_dir: &Path) -> Result<Option<Session>, SessionError> {
         let path = Self::path(project_dir);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let limit = crate::confined::Limit::SESSION;
+        let bytes = match crate::confined::read(project_dir, &path, limit) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
             Err(source) => return Err(SessionError::Io { path, source }),
         };
         let text = String::from_utf8(bytes).map_err(|e| SessionError::Corrupt {

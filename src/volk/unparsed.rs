@@ -3,8 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::fsutil::{atomic_write, create_private_dir};
-
 /// Where an unusable answer of `cycle` goes, relative to the project directory. The
 /// name carries a hash of the text, so two different answers never overwrite each
 /// other and the state machine can name the file before it is written.
@@ -19,9 +17,9 @@ pub fn relative_path(cycle: u32, text: &str) -> String {
 pub fn keep(project_dir: &Path, relative: &str, text: &str) -> std::io::Result<PathBuf> {
     let path = project_dir.join(relative);
     if let Some(dir) = path.parent() {
-        create_private_dir(dir)?;
+        crate::confined::create_private_dir(project_dir, dir)?;
     }
-    atomic_write(&path, text.as_bytes())?;
+    crate::confined::write_atomic(project_dir, &path, text.as_bytes())?;
     Ok(path)
 }
 

@@ -55,7 +55,7 @@ impl DesignOnDisk {
 fn has_artifacts(dir: &Path) -> bool {
     Section::ALL
         .iter()
-        .any(|s| dir.join(s.file_name()).is_file())
+        .any(|s| std::fs::symlink_metadata(dir.join(s.file_name())).is_ok())
 }
 
 /// The design directory for `path`: `path/design/`, or `path` itself when it holds
@@ -104,12 +104,21 @@ fn design_dir(path: Option<&Path>) -> anyhow::Result<PathBuf> {
 /// file's own.
 pub fn read_design(path: Option<&Path>) -> anyhow::Result<DesignOnDisk> {
     let dir = design_dir(path)?;
+    // Inside `PROJECT/design/` neither the directory nor a file may be a link (a cloned
+    // project may have planted one); a directory named on the command line is the
+    // user's own, so only its files are checked.
+    let root = if dir.file_name().is_some_and(|n| n == "design") {
+        crate::design::write::project_root(&dir).to_path_buf()
+    } else {
+        dir.clone()
+    };
     let mut artifacts = Artifacts::default();
     let mut missing = Vec::new();
     for section in Section::ALL {
         let file = dir.join(section.file_name());
-        match std::fs::read(&file) {
-            Ok(bytes) => {
+        match crate::confined::read(&root, &file, crate::confined::Limit::DESIGN) {
+            Ok(None) => missing.push(section),
+            Ok(Some(bytes)) => {
                 let text = String::from_utf8(bytes).map_err(|e| {
                     BadInput::err(format!(
                         "{}: not UTF-8 text (byte {})",
@@ -119,7 +128,6 @@ pub fn read_design(path: Option<&Path>) -> anyhow::Result<DesignOnDisk> {
                 })?;
                 artifacts.set(section, text);
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing.push(section),
             Err(e) => {
                 return Err(BadInput::err(format!(
                     "{}: cannot read: {e}",

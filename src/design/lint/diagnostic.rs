@@ -21,6 +21,7 @@ rule_codes! {
     ModuleWithoutFile = "D020", Error, "every API module has a file in the file tree";
     FileWithoutApi = "D021", Warning, "every source file in the tree has an entry in the API spec";
     ModuleWithoutTest = "D022", Warning, "every source module has a test file in the tree";
+    PathOutsideProject = "D023", Error, "every file tree path stays inside the project (no absolute path, no `~`, no `..` above the root)";
     ClassNotInApi = "D030", Error, "every class in the diagram is defined in the API spec";
     ClassNotInDiagram = "D031", Warning, "every API class appears in the class diagram";
     DiagramContradictsApi = "D032", Warning, "diagram members and relationships agree with the API spec";

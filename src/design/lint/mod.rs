@@ -63,4 +63,35 @@ mod tests {
         assert!(!linted.has_errors(), "{notes:#?}");
         assert!(linted.diagnostics.is_empty(), "{notes:#?}");
     }
+
+    #[test]
+    fn file_tree_paths_outside_the_project_are_d023() {
+        for (tree, shown) in [
+            ("/etc/cron.d/job\n", "`/etc/cron.d/job` is absolute"),
+            ("~/.bashrc\n", "`~/.bashrc` starts with `~`"),
+            ("src/\n└── ../../x.txt\n", "`../../x.txt` climbs out"),
+        ] {
+            let artifacts = Artifacts {
+                file_tree: tree.into(),
+                ..Artifacts::default()
+            };
+            let d023: Vec<_> = lint(&artifacts)
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.code == diagnostic::Code::PathOutsideProject)
+                .collect();
+            assert_eq!(d023.len(), 1, "{tree}");
+            assert!(d023[0].message.contains(shown), "{}", d023[0].message);
+        }
+        let inside = Artifacts {
+            file_tree: "src/\n└── a/../b.py\n".into(),
+            ..Artifacts::default()
+        };
+        assert!(
+            !lint(&inside)
+                .diagnostics
+                .iter()
+                .any(|d| d.code == diagnostic::Code::PathOutsideProject)
+        );
+    }
 }

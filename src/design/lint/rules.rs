@@ -55,6 +55,7 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
         out,
     );
     if present.contains(&Section::FileTree) {
+        outside_paths(artifacts, model, out);
         let tree = TreeFacts::new(model);
         if present.contains(&Section::ApiSpec) {
             modules(model, &tree, out);
@@ -307,6 +308,51 @@ impl<'a> TreeFacts<'a> {
             .filter(|(_, (_, role))| **role == Role::Source)
             .map(|(i, (entry, _))| (entry, self.parts.get(i)))
     }
+}
+
+/// A file tree path the coding agent would create outside the project: written absolute
+/// (`/etc/…`), from a home directory (`~/…`), or climbing above the root with `..`.
+/// The name is checked as written, since the tree reader drops a leading slash.
+fn outside_paths(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnostic>) {
+    let text = artifacts.get(Section::FileTree);
+    for entry in &model.tree.entries {
+        let written = text.get(entry.span.clone()).unwrap_or("");
+        let why = if written.starts_with('/') || written.starts_with('\\') {
+            Some("is absolute")
+        } else if written.starts_with('~') {
+            Some("starts with `~` (a home directory)")
+        } else if climbs_out(&entry.path) {
+            Some("climbs out of the project with `..`")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            out.push(Diagnostic::new(
+                Code::PathOutsideProject,
+                Section::FileTree,
+                entry.span.clone(),
+                format!("path `{written}` {why}; file tree paths are relative to the project root"),
+            ));
+        }
+    }
+}
+
+/// True when `..` components take `path` above its root at some point.
+fn climbs_out(path: &str) -> bool {
+    let mut depth = 0i64;
+    for part in path.split('/') {
+        match part {
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+            "" | "." => {}
+            _ => depth += 1,
+        }
+    }
+    false
 }
 
 fn modules(model: &DesignModel, tree: &TreeFacts, out: &mut Vec<Diagnostic>) {

@@ -96,6 +96,22 @@ pub fn trace(artifacts: &Artifacts, query: &str, file_of: impl Fn(Section) -> St
         None if is_module => TraceKind::Module,
         None => TraceKind::Name,
     };
+    // The tree entries of the module, in file order: each line takes those that start
+    // on it by advancing one cursor, so the tree is walked once (it used to be walked
+    // once per line, quadratic in the design's size).
+    let mut tree_hits: Vec<usize> = if kind == TraceKind::Module {
+        model
+            .tree
+            .entries
+            .iter()
+            .filter(|e| same_module(&components(&e.path), &parts))
+            .map(|e| e.span.start)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    tree_hits.sort_unstable();
+    let mut cursor = 0;
     let mut occurrences = Vec::new();
     for (section, text) in artifacts.iter() {
         let file = file_of(section);
@@ -106,17 +122,16 @@ pub fn trace(artifacts: &Artifacts, query: &str, file_of: impl Fn(Section) -> St
                     .filter(|at| Some(at.id) == id)
                     .map(|at| at.span.start)
                     .collect(),
-                TraceKind::Module if section == Section::FileTree => model
-                    .tree
-                    .entries
-                    .iter()
-                    .filter(|e| {
-                        e.span.start >= line.start
-                            && e.span.start <= line.start + line.text.len()
-                            && same_module(&components(&e.path), &parts)
-                    })
-                    .map(|e| e.span.start - line.start)
-                    .collect(),
+                TraceKind::Module if section == Section::FileTree => {
+                    while tree_hits.get(cursor).is_some_and(|&at| at < line.start) {
+                        cursor += 1;
+                    }
+                    tree_hits[cursor..]
+                        .iter()
+                        .take_while(|&&at| at <= line.start + line.text.len())
+                        .map(|&at| at - line.start)
+                        .collect()
+                }
                 TraceKind::Module => tokens(line.text)
                     .filter(|(_, t)| {
                         (looks_like_module(t) || *t == query) && same_module(&components(t), &parts)
@@ -177,6 +192,39 @@ mod tests {
                 (Section::ApiSpec, 3)
             ]
         );
+    }
+
+    #[test]
+    fn tracing_a_module_is_linear_in_the_design_size() {
+        let design = |n: usize| {
+            let mut tree = String::from("src/\n");
+            let mut api = String::new();
+            for i in 0..n {
+                tree.push_str(&format!("├── m{i}.py\n"));
+                if i % 10 == 0 {
+                    api.push_str(&format!("Module: src/m{i}.py\n  run{i}() -> int\n"));
+                }
+            }
+            Artifacts {
+                file_tree: tree,
+                api_spec: api,
+                ..Artifacts::default()
+            }
+        };
+        let time = |a: &Artifacts| {
+            let started = std::time::Instant::now();
+            let found = trace(a, "src/m5.py", name);
+            assert_eq!(found.kind, TraceKind::Module);
+            assert!(!found.occurrences.is_empty());
+            started.elapsed()
+        };
+        let (small, large) = (design(10_000), design(100_000));
+        let _ = time(&small);
+        let (t10, t100) = (time(&small), time(&large));
+        let ratio = t100.as_secs_f64() / t10.as_secs_f64();
+        eprintln!("trace MODULE: {t10:?} at 10k lines, {t100:?} at 100k lines, ratio {ratio:.1}");
+        // Linear is 10; quadratic would be 100.
+        assert!(ratio < 30.0, "ratio {ratio:.1}");
     }
 
     #[test]
