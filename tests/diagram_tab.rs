@@ -220,7 +220,10 @@ fn a_diagram_bomb_shows_its_source_with_why() {
         shot.contains("not drawn: 100 classes × 9900 relationships is over the layout"),
         "{shot}"
     );
-    assert!(shot.contains("classDiagram") && shot.contains("C0 --> C1"), "{shot}");
+    assert!(
+        shot.contains("classDiagram") && shot.contains("C0 --> C1"),
+        "{shot}"
+    );
     // `v` does not pretend: it says why again.
     app.on_key(ch('v'));
     let again = screen(&mut app);
@@ -292,7 +295,8 @@ fn two_edges_into_one_class_are_told_apart_in_tmux() {
         eprintln!("SKIPPED two_edges_into_one_class_are_told_apart_in_tmux: tmux is not installed");
         return;
     }
-    let diagram = "classDiagram\n  Api --> Store : writes\n  Cli ..> Store : reads\n  Api <|-- Cli\n";
+    let diagram =
+        "classDiagram\n  Api --> Store : writes\n  Cli ..> Store : reads\n  Api <|-- Cli\n";
     let server = Provider::start(std::sync::Arc::new(move |_, _| {
         openai_stream(&design_with(diagram), 64)
     }));
@@ -305,7 +309,10 @@ fn two_edges_into_one_class_are_told_apart_in_tmux() {
     // Store's box: the row with its name, and its top border above.
     let name_row = rows
         .iter()
-        .position(|r| r.iter().collect::<String>().contains("│ Store │") || r.iter().collect::<String>().contains(" Store "))
+        .position(|r| {
+            r.iter().collect::<String>().contains("│ Store │")
+                || r.iter().collect::<String>().contains(" Store ")
+        })
         .unwrap_or_else(|| panic!("no Store box:\n{shot}"));
     let top = name_row - 1;
     // Two heads on the row above Store's top border, each at its own column, each
@@ -324,7 +331,10 @@ fn two_edges_into_one_class_are_told_apart_in_tmux() {
             matches!(rows[top - 2][x], '│' | '┆' | '┐' | '┌' | '└' | '┘'),
             "a head at column {x} with no line of its own above:\n{shot}"
         );
-        assert_eq!(rows[top][x], '┴', "each line ends on Store's border:\n{shot}");
+        assert_eq!(
+            rows[top][x], '┴',
+            "each line ends on Store's border:\n{shot}"
+        );
     }
     // The association is solid, the dependency dashed.
     assert!(shot.contains('┆') && shot.contains('│'), "{shot}");
@@ -341,7 +351,9 @@ fn two_edges_into_one_class_are_told_apart_in_tmux() {
 /// why, a key is answered within 1 s, and SIGTERM restores the terminal within 1 s.
 fn bomb_in_tmux(n: usize, per: usize) {
     let answer = design_with(&dense(n, per));
-    let server = Provider::start(std::sync::Arc::new(move |_, _| openai_stream(&answer, 8192)));
+    let server = Provider::start(std::sync::Arc::new(move |_, _| {
+        openai_stream(&answer, 8192)
+    }));
     let dir = tempfile::tempdir().unwrap();
     let tmux = design_in_tmux(dir.path(), &server, &format!("volk-bomb-{n}"));
     let pid = read_pid(&dir.path().join("volk.pid"));
@@ -382,7 +394,9 @@ fn bomb_in_tmux(n: usize, per: usize) {
 #[test]
 fn a_100_class_bomb_is_answered_and_ends_on_sigterm_in_tmux() {
     if !tmux_available() {
-        eprintln!("SKIPPED a_100_class_bomb_is_answered_and_ends_on_sigterm_in_tmux: tmux is not installed");
+        eprintln!(
+            "SKIPPED a_100_class_bomb_is_answered_and_ends_on_sigterm_in_tmux: tmux is not installed"
+        );
         return;
     }
     bomb_in_tmux(100, 99);
@@ -391,7 +405,9 @@ fn a_100_class_bomb_is_answered_and_ends_on_sigterm_in_tmux() {
 #[test]
 fn a_200_class_bomb_is_answered_and_ends_on_sigterm_in_tmux() {
     if !tmux_available() {
-        eprintln!("SKIPPED a_200_class_bomb_is_answered_and_ends_on_sigterm_in_tmux: tmux is not installed");
+        eprintln!(
+            "SKIPPED a_200_class_bomb_is_answered_and_ends_on_sigterm_in_tmux: tmux is not installed"
+        );
         return;
     }
     bomb_in_tmux(200, 40);

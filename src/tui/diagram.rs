@@ -756,7 +756,11 @@ mod tests {
         let mut pane = DiagramPane::default();
         let started = Instant::now();
         let got = settle(&mut pane, &lines(&t));
-        assert!(started.elapsed() < TIME_BUDGET + GRACE, "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < TIME_BUDGET + GRACE,
+            "{:?}",
+            started.elapsed()
+        );
         let Refreshed::Arrived(Some(why)) = got else {
             panic!("{got:?}");
         };

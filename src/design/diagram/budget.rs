@@ -1,6 +1,6 @@
 //! What a layout may cost. A class diagram comes from the model or a cloned
 //! repository, so its size is not ours to choose: a dense one would keep the layout
-//! busy for minutes. The size is judged before any work starts, and the time is
+//! busy for minutes. The size is judged before the layout starts, and the time is
 //! checked inside every loop of the work, so a layout either finishes within its
 //! budget or gives up with the reason.
 

@@ -1088,7 +1088,8 @@ pub(crate) mod tests {
                         {
                             return Err(format!(
                                 "{:?} runs through a turn, end or head of {:?} at ({x}, {y})",
-                                diagram.relations[e.relation], diagram.relations[d.edges[j].relation]
+                                diagram.relations[e.relation],
+                                diagram.relations[d.edges[j].relation]
                             ));
                         }
                     }
@@ -1262,9 +1263,18 @@ pub(crate) mod tests {
         ports.sort_unstable();
         ports.dedup();
         assert_eq!(ports.len(), 3, "{ports:?}");
-        let heads: Vec<Cell> = d.edges.iter().flat_map(|e| e.heads()).map(|h| h.1).collect();
+        let heads: Vec<Cell> = d
+            .edges
+            .iter()
+            .flat_map(|e| e.heads())
+            .map(|h| h.1)
+            .collect();
         assert_eq!(heads.len(), 3);
-        assert!(heads.iter().all(|h| heads.iter().filter(|o| *o == h).count() == 1));
+        assert!(
+            heads
+                .iter()
+                .all(|h| heads.iter().filter(|o| *o == h).count() == 1)
+        );
     }
 
     #[test]
@@ -1312,7 +1322,10 @@ pub(crate) mod tests {
             let diagram = parse(&text);
             let refused = layout_within(&diagram, &Budget::standard()).unwrap_err();
             let took = started.elapsed();
-            assert!(took < super::super::budget::TIME_BUDGET, "{n} classes: {took:?}");
+            assert!(
+                took < super::super::budget::TIME_BUDGET,
+                "{n} classes: {took:?}"
+            );
             assert_eq!(
                 refused,
                 Refusal::TooLarge {
@@ -1321,7 +1334,10 @@ pub(crate) mod tests {
                     limit: super::super::budget::MAX_SIZE,
                 }
             );
-            assert!(refused.to_string().contains("over the layout limit"), "{refused}");
+            assert!(
+                refused.to_string().contains("over the layout limit"),
+                "{refused}"
+            );
         }
         // Under the size limit, the clock: a budget of no time gives up, with why.
         let diagram = parse(&dense(60, 3));

@@ -86,8 +86,9 @@ pub fn route(
     let mut blocked: Vec<Vec<bool>> = vec![vec![false; width]; layers];
     for (b, &l) in boxes.iter().zip(levels) {
         let row = &mut blocked[l];
-        for x in b.rect.x.saturating_sub(1)..(b.rect.right() + 1).min(width) {
-            row[x] = true;
+        let (lo, hi) = (b.rect.x.saturating_sub(1), (b.rect.right() + 1).min(width));
+        if let Some(cells) = row.get_mut(lo..hi) {
+            cells.fill(true);
         }
     }
     let mut lanes: Vec<Vec<usize>> = Vec::with_capacity(nets.len());
@@ -276,6 +277,9 @@ fn free_column(row: &mut Vec<bool>, wanted: usize) -> usize {
     x
 }
 
+/// (edge, track) for each edge given a track in a gap, and the edges cut there.
+type Assigned = (Vec<(usize, usize)>, Vec<usize>);
+
 /// One edge in one gap: the column it comes in at the top and leaves at the bottom.
 #[derive(Debug, Clone, Copy)]
 struct Pin {
@@ -287,7 +291,7 @@ struct Pin {
 /// Tracks for the edges of one gap: (edge, track) for each edge that turns in the
 /// gap, and the edges to cut. An edge entering at the column where another leaves
 /// turns above it; edges share a row only with a blank cell between their runs.
-fn assign(pins: &[Pin], budget: &Budget) -> Result<(Vec<(usize, usize)>, Vec<usize>), Refusal> {
+fn assign(pins: &[Pin], budget: &Budget) -> Result<Assigned, Refusal> {
     let turning: Vec<Pin> = pins.iter().copied().filter(|p| p.top != p.bottom).collect();
     let n = turning.len();
     // below[a]: the edges that must turn below edge a.

@@ -10,8 +10,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 
 use crate::design::Section;
-use crate::tui::app::{App, Focus};
 use crate::design::diagram::Refusal;
+use crate::tui::app::{App, Focus};
 use crate::tui::diagram::{DiagramMode, Drawing, Fault, Refreshed, Scroll};
 use crate::tui::keymap::{Binding, Chord, Group, Handled};
 use crate::tui::tab::Tab;
