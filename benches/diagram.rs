@@ -10,7 +10,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use volk::design::diagram::layout;
+use volk::design::diagram::{Budget, layout, layout_within};
 use volk::design::model::mermaid::parse;
 use volk::tui::diagram::{DiagramStyles, paint};
 
@@ -30,6 +30,17 @@ fn diagram(n: usize) -> String {
         }
     }
     t.push_str("```\n");
+    t
+}
+
+/// `n` classes, each with an association to the `per` classes after it.
+fn dense(n: usize, per: usize) -> String {
+    let mut t = String::from("classDiagram\n");
+    for i in 0..n {
+        for k in 1..=per {
+            let _ = writeln!(t, "  C{i} --> C{} : r{k}", (i + k) % n);
+        }
+    }
     t
 }
 
@@ -58,6 +69,26 @@ fn bench(c: &mut Criterion) {
         }
     }
     c.bench_function("layout_200_classes", |b| b.iter(|| layout(black_box(&d))));
+    // At the size limit (classes × relationships = 120,000) in three shapes: how
+    // long a layout the workbench admits may take, and whether it keeps to the
+    // 200 ms budget.
+    for (n, per) in [(100, 12), (346, 1), (40, 75)] {
+        let dense = parse(&dense(n, per));
+        let size = dense.classes.len() * dense.relations.len();
+        let started = std::time::Instant::now();
+        let before = cpu_ticks();
+        let outcome = layout_within(&dense, &Budget::standard());
+        let wall = started.elapsed();
+        let cpu = before.zip(cpu_ticks()).map(|(a, b)| (b - a) * 10);
+        eprintln!(
+            "at the limit: {n} classes × {} relationships ({size}): {wall:?} wall, {cpu:?} ms CPU, {}",
+            dense.relations.len(),
+            match outcome {
+                Ok(l) => format!("drawn {}x{}", l.width, l.height),
+                Err(why) => format!("refused: {why}"),
+            }
+        );
+    }
     let area = Rect::new(0, 0, 100, 30);
     let mut buf = Buffer::empty(area);
     let styles = DiagramStyles::default();

@@ -6,7 +6,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
-use std::time::Duration;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use support::provider::{Provider, openai_stream};
 use support::screen::info;
 use support::tmux::{Tmux, demo_command, tmux_available};
 
@@ -20,8 +22,17 @@ use volk::tui::test_keys::{ch, key};
 use volk::tui::theme::Theme;
 use volk::volk::brief::{Brief, Purpose};
 
+/// The frame once the diagram's layout (on its own thread) has answered.
 fn screen(app: &mut App) -> String {
-    support::screen::screen(app, 100, 30)
+    let start = std::time::Instant::now();
+    let mut shot = support::screen::screen(app, 100, 30);
+    // The layout runs on its own thread: draw until it is in.
+    while app.diagram.is_pending() {
+        assert!(start.elapsed() < Duration::from_secs(10), "no drawing");
+        std::thread::sleep(Duration::from_millis(2));
+        shot = support::screen::screen(app, 100, 30);
+    }
+    shot
 }
 
 /// Cycle 1 of the offline drafter's design under review, with `diagram` in place of
@@ -184,4 +195,217 @@ fn demo_draws_the_class_diagram_in_tmux() {
     tmux.keys(&["q"]);
     let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
     assert!(end.contains("VOLK-EXITED-0"), "{end}");
+}
+
+/// `n` classes, each related to `per` others by a labelled association.
+fn dense(n: usize, per: usize) -> String {
+    let mut t = String::from("classDiagram\n");
+    for i in 0..n {
+        for k in 1..=per {
+            t.push_str(&format!("  C{i} --> C{} : link {i} {k}\n", (i + k) % n));
+        }
+    }
+    t
+}
+
+#[test]
+fn a_diagram_bomb_shows_its_source_with_why() {
+    let mut app = reviewing(Some(&dense(100, 99)));
+    app.on_key(ch('5'));
+    let shot = screen(&mut app);
+    assert!(
+        shot.contains("not drawn: 100 classes × 9900 relationships is over the layout"),
+        "{shot}"
+    );
+    assert!(
+        shot.contains("classDiagram") && shot.contains("C0 --> C1"),
+        "{shot}"
+    );
+    // `v` does not pretend: it says why again.
+    app.on_key(ch('v'));
+    let again = screen(&mut app);
+    assert!(again.contains("classDiagram"), "{again}");
+    assert!(again.contains("class diagram not drawn"), "{again}");
+}
+
+/// A design whose class diagram is `diagram`, as the architect would answer.
+fn design_with(diagram: &str) -> String {
+    format!(
+        "ARCHITECTURE:\nA CLI over a SQLite store.\n\nREQUIREMENTS:\nFUNCTIONAL:\n1. FR-01: Add tasks.\n\nFILE_TREE:\nsrc/\n  cli.py\n\nAPI_SPEC:\nadd(name: str) -> int\n\nCLASS_DIAGRAM:\n{diagram}"
+    )
+}
+
+/// `volk design` in tmux against a provider answering `answer`, its pid written to
+/// `dir/volk.pid`.
+fn design_in_tmux(dir: &Path, server: &Provider, session: &str) -> Tmux {
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let scope = dir.join("tasks.md");
+    std::fs::write(&scope, "# A task CLI\n1. Add tasks\n").unwrap();
+    let tmux = Tmux {
+        socket: dir.join("tmux.sock"),
+        session: session.into(),
+    };
+    tmux.start(160, 40, "env PS1='$ ' sh");
+    let command = format!(
+        "env HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 \
+         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
+         sh -c 'echo $$ > {pid}; exec {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai --model scripted --base-url {url}'; \
+         echo VOLK-EXITED-$?",
+        home = home.display(),
+        config = dir.join("config").display(),
+        log = dir.join("volk.log").display(),
+        pid = dir.join("volk.pid").display(),
+        volk = env!("CARGO_BIN_EXE_volk"),
+        scope = scope.display(),
+        ws = dir.join("ws").display(),
+        url = server.v1(),
+    );
+    tmux.literal(&command);
+    tmux.keys(&["Enter"]);
+    tmux
+}
+
+fn read_pid(path: &Path) -> String {
+    let start = Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && !text.trim().is_empty()
+        {
+            return text.trim().to_string();
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "no pid file");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits for `what` on screen, and says how long it took.
+fn timed(tmux: &Tmux, what: &str, timeout: Duration) -> (Duration, String) {
+    let start = Instant::now();
+    let screen = tmux.wait_for(what, timeout);
+    (start.elapsed(), screen)
+}
+
+#[test]
+fn two_edges_into_one_class_are_told_apart_in_tmux() {
+    if !tmux_available() {
+        eprintln!("SKIPPED two_edges_into_one_class_are_told_apart_in_tmux: tmux is not installed");
+        return;
+    }
+    let diagram =
+        "classDiagram\n  Api --> Store : writes\n  Cli ..> Store : reads\n  Api <|-- Cli\n";
+    let server = Provider::start(std::sync::Arc::new(move |_, _| {
+        openai_stream(&design_with(diagram), 64)
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = design_in_tmux(dir.path(), &server, "volk-two-edges");
+    tmux.wait_for("your review", Duration::from_secs(60));
+    tmux.keys(&["5"]);
+    let shot = tmux.wait_for(" classes · ", Duration::from_secs(15));
+    let rows: Vec<Vec<char>> = shot.lines().map(|l| l.chars().collect()).collect();
+    // Store's box: the row with its name, and its top border above.
+    let name_row = rows
+        .iter()
+        .position(|r| {
+            r.iter().collect::<String>().contains("│ Store │")
+                || r.iter().collect::<String>().contains(" Store ")
+        })
+        .unwrap_or_else(|| panic!("no Store box:\n{shot}"));
+    let top = name_row - 1;
+    // Two heads on the row above Store's top border, each at its own column, each
+    // on the end of its own line (solid for the association, dashed for the
+    // dependency).
+    let heads: Vec<usize> = rows[top - 1]
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c == 'v')
+        .map(|(x, _)| x)
+        .collect();
+    assert_eq!(heads.len(), 2, "{shot}");
+    assert!(heads[1] - heads[0] >= 2, "{shot}");
+    for &x in &heads {
+        assert!(
+            matches!(rows[top - 2][x], '│' | '┆' | '┐' | '┌' | '└' | '┘'),
+            "a head at column {x} with no line of its own above:\n{shot}"
+        );
+        assert_eq!(
+            rows[top][x], '┴',
+            "each line ends on Store's border:\n{shot}"
+        );
+    }
+    // The association is solid, the dependency dashed.
+    assert!(shot.contains('┆') && shot.contains('│'), "{shot}");
+    assert!(shot.contains("writes") && shot.contains("reads"), "{shot}");
+    tmux.keys(&["q"]);
+    std::thread::sleep(Duration::from_millis(300));
+    if tmux.screen().contains("Quit?") {
+        tmux.keys(&["y"]);
+    }
+    tmux.wait_for("VOLK-EXITED-0", Duration::from_secs(20));
+}
+
+/// A diagram bomb on the real binary: the tab answers at once with the source and
+/// why, a key is answered within 1 s, and SIGTERM restores the terminal within 1 s.
+fn bomb_in_tmux(n: usize, per: usize) {
+    let answer = design_with(&dense(n, per));
+    let server = Provider::start(std::sync::Arc::new(move |_, _| {
+        openai_stream(&answer, 8192)
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = design_in_tmux(dir.path(), &server, &format!("volk-bomb-{n}"));
+    let pid = read_pid(&dir.path().join("volk.pid"));
+    tmux.wait_for("your review", Duration::from_secs(120));
+    tmux.keys(&["5"]);
+    let (shown, shot) = timed(
+        &tmux,
+        &format!(
+            "not drawn: {n} classes × {} relationships is over the layout limit",
+            n * per
+        ),
+        Duration::from_secs(5),
+    );
+    assert!(shot.contains("classDiagram"), "{shot}");
+    // A key answered: the cursor moves down the source.
+    tmux.keys(&["G"]);
+    let last = format!("C{} --> C{}", n - 1, (n - 1 + per) % n);
+    let (answered, _) = timed(&tmux, &last, Duration::from_secs(5));
+    let started = Instant::now();
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    // (The typed command line shows `VOLK-EXITED-$?`: wait for the status itself.)
+    tmux.wait_for("VOLK-EXITED-143", Duration::from_secs(10));
+    let exited = started.elapsed();
+    assert_eq!(tmux.flag("alternate_on"), "0", "back on the main screen");
+    eprintln!(
+        "diagram bomb {n} classes × {} relationships: source and notice {shown:?} after `5`, `G` answered in {answered:?}, SIGTERM to exit {exited:?}",
+        n * per
+    );
+    assert!(shown < Duration::from_secs(1), "{shown:?}");
+    assert!(answered < Duration::from_secs(1), "{answered:?}");
+    assert!(exited < Duration::from_secs(1), "{exited:?}");
+}
+
+#[test]
+fn a_100_class_bomb_is_answered_and_ends_on_sigterm_in_tmux() {
+    if !tmux_available() {
+        eprintln!(
+            "SKIPPED a_100_class_bomb_is_answered_and_ends_on_sigterm_in_tmux: tmux is not installed"
+        );
+        return;
+    }
+    bomb_in_tmux(100, 99);
+}
+
+#[test]
+fn a_200_class_bomb_is_answered_and_ends_on_sigterm_in_tmux() {
+    if !tmux_available() {
+        eprintln!(
+            "SKIPPED a_200_class_bomb_is_answered_and_ends_on_sigterm_in_tmux: tmux is not installed"
+        );
+        return;
+    }
+    bomb_in_tmux(200, 40);
 }

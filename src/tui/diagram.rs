@@ -4,7 +4,8 @@
 //! association and dependency), labelled. Only the window the screen shows is
 //! painted, so scrolling a 200-class drawing costs what the window costs.
 
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -12,9 +13,11 @@ use ratatui::style::{Modifier, Style};
 use ratatui::widgets::Widget;
 use unicode_width::UnicodeWidthChar;
 
+use crate::design::diagram::budget::TIME_BUDGET;
 use crate::design::diagram::layout::{
-    BoxLine, Cell, DiagramLayout, HeadShape, Stroke, Toward, layout,
+    BoxLine, Cell, DiagramLayout, HeadShape, Stroke, Toward, layout_within,
 };
+use crate::design::diagram::{Budget, Refusal};
 use crate::design::lint::diagnostic::Code;
 use crate::design::model::mermaid::parse;
 use crate::plan::diagnostic::LineIndex;
@@ -133,7 +136,13 @@ impl Strokes {
     }
 
     fn glyph(&self, i: usize) -> Option<char> {
-        let (solid, dashed) = (self.solid[i], self.dashed[i]);
+        let (solid, mut dashed) = (self.solid[i], self.dashed[i]);
+        // Where a dashed line crosses a solid one the solid one is drawn whole and
+        // the dashed one passes under it, so neither reads as the other. (On a box
+        // outline the dashed line joins the border like any other.)
+        if solid != 0 && !self.outline[i] {
+            dashed = 0;
+        }
         let all = solid | dashed;
         if all == 0 {
             return None;
@@ -196,8 +205,10 @@ pub fn paint(
     };
     let mut strokes = Strokes::new(origin, w, h);
     for e in &layout.edges {
-        for leg in e.points.windows(2) {
-            strokes.line(leg[0], leg[1], e.stroke, false);
+        for line in e.lines() {
+            for leg in line.windows(2) {
+                strokes.line(leg[0], leg[1], e.stroke, false);
+            }
         }
     }
     for b in &layout.boxes {
@@ -282,7 +293,7 @@ pub fn paint(
                 1,
             );
         }
-        if let Some(l) = &e.label {
+        for l in e.label.iter().chain(e.tags()) {
             put(l.x, l.y, &l.text, styles.label, usize::MAX);
         }
     }
@@ -392,12 +403,22 @@ impl Fault {
 /// A class diagram read once for the tab: its drawing and its fault.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Drawing {
+    /// Empty when the layout was refused.
     pub layout: DiagramLayout,
     pub fault: Option<Fault>,
+    /// Why there is no drawing: the diagram is over the size limit, or its layout
+    /// over the time budget.
+    pub refused: Option<Refusal>,
 }
 
 impl Drawing {
+    /// The drawing of `text` with no limit.
     pub fn of(text: &str) -> Drawing {
+        Drawing::within(text, &Budget::unlimited())
+    }
+
+    /// The drawing of `text`, or the reason it is not drawn within `budget`.
+    pub fn within(text: &str, budget: &Budget) -> Drawing {
         let diagram = parse(text);
         let fault = diagram.error.as_ref().map(|e| {
             let (line, column) = LineIndex::new(text).locate(e.span.start);
@@ -407,11 +428,40 @@ impl Drawing {
                 message: e.message.clone(),
             }
         });
+        let (layout, refused) = match layout_within(&diagram, budget) {
+            Ok(layout) => (layout, None),
+            Err(why) => (DiagramLayout::default(), Some(why)),
+        };
         Drawing {
-            layout: layout(&diagram),
+            layout,
             fault,
+            refused,
         }
     }
+}
+
+/// A layout running on its own thread, for the text with this hash.
+#[derive(Debug)]
+struct Job {
+    hash: u64,
+    started: Instant,
+    result: mpsc::Receiver<Drawing>,
+}
+
+/// Past the budget, how long the tab still waits for a layout that has not given
+/// up by itself (ascii-dag's placement cannot be interrupted; the size limit keeps
+/// it short) before it shows the source anyway.
+const GRACE: Duration = Duration::from_millis(300);
+
+/// What [`DiagramPane::refresh`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refreshed {
+    /// The drawing shown is the drawing of the text.
+    Current,
+    /// A layout is running: ask for another frame.
+    Pending,
+    /// A drawing arrived this time; with the reason when it was refused.
+    Arrived(Option<Refusal>),
 }
 
 /// What the tab shows.
@@ -436,8 +486,9 @@ pub enum Scroll {
 }
 
 /// The Class diagram tab's own state: the reader's choice of drawing or source, the
-/// two scroll positions, and the drawing of the text shown, read again only when the
-/// text changes ([`DiagramPane::refresh`], before a frame is drawn).
+/// two scroll positions, and the drawing of the text shown. The layout runs on its
+/// own thread under [`Budget::standard`], started again only when the text changes
+/// ([`DiagramPane::refresh`], before a frame is drawn); the frame never waits for it.
 #[derive(Debug, Default)]
 pub struct DiagramPane {
     /// `None` until the reader toggles: then a diagram that parses is drawn and one
@@ -446,6 +497,7 @@ pub struct DiagramPane {
     /// The diagram cell at the top-left of the window.
     pub origin: Cell,
     drawn: Option<(u64, Arc<Drawing>)>,
+    job: Option<Job>,
 }
 
 fn lines_hash(lines: &[String]) -> u64 {
@@ -459,14 +511,75 @@ fn lines_hash(lines: &[String]) -> u64 {
 }
 
 impl DiagramPane {
-    /// Reads the diagram again if `lines` are not the lines last read.
-    pub fn refresh(&mut self, lines: &[String]) {
+    /// Takes a finished layout in, and starts one for `lines` if they are not the
+    /// lines drawn and none is running. One layout runs at a time: while the
+    /// architect streams, the latest text is laid out when the running one ends.
+    pub fn refresh(&mut self, lines: &[String]) -> Refreshed {
+        let mut arrived = None;
+        if let Some(job) = &self.job {
+            let done = match job.result.try_recv() {
+                Ok(d) => Some(d),
+                Err(mpsc::TryRecvError::Empty) if job.started.elapsed() > TIME_BUDGET + GRACE => {
+                    Some(Drawing {
+                        layout: DiagramLayout::default(),
+                        fault: None,
+                        refused: Some(Refusal::TooSlow(TIME_BUDGET)),
+                    })
+                }
+                Err(mpsc::TryRecvError::Empty) => None,
+                // The thread died (out of memory, a panic): say so, as too slow.
+                Err(mpsc::TryRecvError::Disconnected) => Some(Drawing {
+                    layout: DiagramLayout::default(),
+                    fault: None,
+                    refused: Some(Refusal::TooSlow(TIME_BUDGET)),
+                }),
+            };
+            if let Some(d) = done {
+                arrived = Some(d.refused.clone());
+                self.drawn = Some((job.hash, Arc::new(d)));
+                self.job = None;
+            }
+        }
         let hash = lines_hash(lines);
         if self.drawn.as_ref().is_some_and(|(h, _)| *h == hash) {
-            return;
+            return match arrived {
+                Some(why) => Refreshed::Arrived(why),
+                None => Refreshed::Current,
+            };
         }
-        let d = Drawing::of(&lines.join("\n"));
-        self.drawn = Some((hash, Arc::new(d)));
+        if self.job.is_none() {
+            let (tx, rx) = mpsc::channel();
+            let text = lines.join("\n");
+            let budget = Budget::standard();
+            let spawned = std::thread::Builder::new()
+                .name("volk-diagram".into())
+                .spawn(move || {
+                    let _ = tx.send(Drawing::within(&text, &budget));
+                });
+            if spawned.is_err() {
+                // No thread to be had: the source, and why.
+                self.drawn = Some((
+                    hash,
+                    Arc::new(Drawing {
+                        layout: DiagramLayout::default(),
+                        fault: None,
+                        refused: Some(Refusal::TooSlow(TIME_BUDGET)),
+                    }),
+                ));
+                return Refreshed::Arrived(Some(Refusal::TooSlow(TIME_BUDGET)));
+            }
+            self.job = Some(Job {
+                hash,
+                started: Instant::now(),
+                result: rx,
+            });
+        }
+        Refreshed::Pending
+    }
+
+    /// A layout is running.
+    pub fn is_pending(&self) -> bool {
+        self.job.is_some()
     }
 
     /// The drawing of the lines last refreshed.
@@ -484,6 +597,9 @@ impl DiagramPane {
     }
 
     pub fn mode(&self, d: &Drawing) -> DiagramMode {
+        if d.refused.is_some() {
+            return DiagramMode::Source;
+        }
         self.choice.unwrap_or(if d.fault.is_some() {
             DiagramMode::Source
         } else {
@@ -552,6 +668,7 @@ impl DiagramPane {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::design::diagram::layout::layout;
     use std::fmt::Write as _;
 
     fn draw(mermaid: &str) -> String {
@@ -606,6 +723,59 @@ mod tests {
         ));
     }
 
+    /// With no tracks at all every edge that turns is cut: stubs tagged alike.
+    #[test]
+    fn every_kind_with_its_tracks_run_out() {
+        let diagram = parse(
+            "classDiagram\n  Shape <|-- Circle : inheritance\n  Drawable <|.. Circle : realization\n  Circle *-- Point : composition\n  Canvas o-- Shape : aggregation\n  Canvas --> Drawable : association\n  Canvas ..> Point : dependency\n  Point -- Vector : link\n  Vector .. Canvas : dashed\n",
+        );
+        let d = layout_within(&diagram, &Budget::unlimited().with_tracks(0)).unwrap();
+        let text = to_text(&d);
+        assert!(text.contains("#1 "), "{text}");
+        insta::assert_snapshot!(text);
+    }
+
+    /// A dashed line crossing a solid one passes under it.
+    #[test]
+    fn a_dashed_line_passes_under_a_solid_one() {
+        let mut s = Strokes::new((0, 0), 3, 3);
+        s.line((0, 1), (2, 1), Stroke::Solid, false);
+        s.line((1, 0), (1, 2), Stroke::Dashed, false);
+        assert_eq!(s.glyph(4), Some('─'));
+        assert_eq!(s.glyph(1), Some('┆'));
+    }
+
+    #[test]
+    fn a_diagram_over_the_limit_is_refused_and_stays_on_its_source() {
+        let mut t = String::from("classDiagram\n");
+        for i in 0..100 {
+            for j in (0..100).filter(|&j| j != i) {
+                let _ = writeln!(t, "  C{i} --> C{j} : r{i}x{j}");
+            }
+        }
+        let mut pane = DiagramPane::default();
+        let started = Instant::now();
+        let got = settle(&mut pane, &lines(&t));
+        assert!(
+            started.elapsed() < TIME_BUDGET + GRACE,
+            "{:?}",
+            started.elapsed()
+        );
+        let Refreshed::Arrived(Some(why)) = got else {
+            panic!("{got:?}");
+        };
+        assert!(
+            why.to_string()
+                .starts_with("100 classes × 9900 relationships is over the layout limit"),
+            "{why}"
+        );
+        let d = pane.drawing().unwrap();
+        assert_eq!(pane.mode(&d), DiagramMode::Source);
+        pane.choose(DiagramMode::Drawing);
+        assert_eq!(pane.mode(&d), DiagramMode::Source);
+        assert_eq!(pane.refresh(&lines(&t)), Refreshed::Current);
+    }
+
     #[test]
     fn thirty_classes() {
         insta::assert_snapshot!(draw(&many(30)));
@@ -658,13 +828,27 @@ mod tests {
         text.lines().map(str::to_string).collect()
     }
 
+    /// Refreshes until the layout thread has answered.
+    fn settle(pane: &mut DiagramPane, lines: &[String]) -> Refreshed {
+        let start = Instant::now();
+        loop {
+            match pane.refresh(lines) {
+                Refreshed::Pending => {
+                    assert!(start.elapsed() < Duration::from_secs(10), "no drawing");
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                done => return done,
+            }
+        }
+    }
+
     const BROKEN: &str = "```mermaid\nclassDiagram\n  Store <|-- Cache\n  class Store {\n    m: dict = {}\n  }\n```\n";
 
     #[test]
     fn a_diagram_that_does_not_parse_starts_on_its_source() {
         let palette = crate::tui::theme::Theme::dark().palette;
         let mut pane = DiagramPane::default();
-        pane.refresh(&lines(BROKEN));
+        settle(&mut pane, &lines(BROKEN));
         let d = pane.drawing().unwrap();
         let f = d.fault.clone().unwrap();
         assert_eq!((f.line, f.column), (5, 15));
@@ -686,7 +870,7 @@ mod tests {
         pane.toggle(&d);
         assert_eq!(pane.mode(&d), DiagramMode::Source);
         // A diagram that parses starts drawn.
-        pane.refresh(&lines("classDiagram\n  A <|-- B\n"));
+        settle(&mut pane, &lines("classDiagram\n  A <|-- B\n"));
         let ok = pane.drawing().unwrap();
         assert_eq!(DiagramPane::default().mode(&ok), DiagramMode::Drawing);
     }
@@ -695,12 +879,12 @@ mod tests {
     fn the_drawing_is_read_again_only_when_the_text_changes() {
         let mut pane = DiagramPane::default();
         assert!(pane.drawing().is_none());
-        pane.refresh(&lines("classDiagram\n  A <|-- B\n"));
+        settle(&mut pane, &lines("classDiagram\n  A <|-- B\n"));
         let a = pane.drawing().unwrap();
-        pane.refresh(&lines("classDiagram\n  A <|-- B\n"));
+        settle(&mut pane, &lines("classDiagram\n  A <|-- B\n"));
         let b = pane.drawing().unwrap();
         assert!(Arc::ptr_eq(&a, &b));
-        pane.refresh(&lines("classDiagram\n  A <|-- C\n"));
+        settle(&mut pane, &lines("classDiagram\n  A <|-- C\n"));
         let c = pane.drawing().unwrap();
         assert!(!Arc::ptr_eq(&a, &c));
         assert_eq!(c.layout.boxes[1].name, "C");
@@ -709,7 +893,7 @@ mod tests {
     #[test]
     fn scrolling_keeps_the_window_on_the_drawing() {
         let mut pane = DiagramPane::default();
-        pane.refresh(&lines(&many(30)));
+        settle(&mut pane, &lines(&many(30)));
         let d = pane.drawing().unwrap();
         let (w, h) = (d.layout.width, d.layout.height);
         assert!(w > 40 && h > 12, "{w}x{h}");

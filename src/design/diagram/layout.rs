@@ -1,24 +1,28 @@
 //! Where the class diagram's boxes and arrows go on a character grid.
 //!
-//! The layered (Sugiyama) layout itself, layering, crossing reduction, coordinate
-//! assignment and orthogonal edge routing, comes from `ascii-dag`, which places
-//! boxes of a declared size and routes edges between them in terminal cells. This
-//! module decides what goes into it and reads its answer back as owned geometry:
+//! The layered (Sugiyama) placement, layering, crossing reduction and coordinate
+//! assignment, comes from `ascii-dag`, which places boxes of a declared size in
+//! terminal cells. This module decides what goes into it and reads its answer back
+//! as owned geometry:
 //!
 //! - which way each relationship points in the layers (parent, whole and source on
 //!   top, as UML and Mermaid draw them), with cycles broken here so that every edge
 //!   can ask for its own port on each box, and so its own arrowhead;
 //! - the size and text of each class box (annotations, name, attributes, methods);
-//! - every route as an axis-aligned polyline from a cell on one box's border to a
-//!   cell on the other's, the heads at its ends, its stroke, its label placed where
-//!   it covers no box, head or other label.
+//! - every route, from [`super::tracks`]: an axis-aligned polyline from a cell on one
+//!   box's border to a cell on the other's that shares no cell run with any other
+//!   route, or, where the tracks ran out, a stub on each box tagged alike; the heads
+//!   at its ends, its stroke, its label placed where it covers no box, head or other
+//!   label.
 
 use std::collections::HashMap;
 
-use ascii_dag::ir::{EdgePath, FlowAxis, LayoutEdge};
+use ascii_dag::ir::NodeKind;
 use ascii_dag::{CustomNode, Graph, PortBound, PortPolicy, PortSide};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+use super::budget::{Budget, Refusal};
+use super::tracks::{self, Net, Routed};
 use crate::design::model::mermaid::{ClassDiagram, DiagramClass, Head, MemberKind, RelationKind};
 
 /// Longest text (class name, member, label) drawn, in cells; longer text ends in `…`.
@@ -211,6 +215,25 @@ impl Label {
     }
 }
 
+/// How a relationship's line goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Path {
+    /// Axis-aligned polyline: the first cell is on `start`'s box border, the last on
+    /// `end`'s, each pair of neighbours shares a row or a column. No other edge runs
+    /// along any of its cells; another may only cross it.
+    Line(Vec<Cell>),
+    /// The tracks ran out: a stub out of each box (`start` from the start box's
+    /// border, `end` to the end box's), each with a tag, `#n` and the class at the
+    /// other end, so the two ends can be matched.
+    Cut {
+        start: Vec<Cell>,
+        end: Vec<Cell>,
+        /// At the start, naming the end class (and the relationship's label, if it
+        /// has one); at the end, naming the start class.
+        tags: [Label; 2],
+    },
+}
+
 /// One relationship between two different classes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EdgeRoute {
@@ -218,28 +241,56 @@ pub struct EdgeRoute {
     pub relation: usize,
     pub kind: RelationKind,
     pub stroke: Stroke,
-    /// Axis-aligned polyline: the first cell is on `start`'s box border, the last on
-    /// `end`'s, each pair of neighbours shares a row or a column.
-    pub points: Vec<Cell>,
+    pub path: Path,
     pub start: EdgeEnd,
     pub end: EdgeEnd,
     pub label: Option<Label>,
 }
 
 impl EdgeRoute {
+    /// The polylines drawn: one for a line, the two stubs of a cut edge.
+    pub fn lines(&self) -> impl Iterator<Item = &[Cell]> + '_ {
+        let (a, b): (&[Cell], &[Cell]) = match &self.path {
+            Path::Line(points) => (points, &[]),
+            Path::Cut { start, end, .. } => (start, end),
+        };
+        [a, b].into_iter().filter(|l| !l.is_empty())
+    }
+
+    /// The tags of a cut edge (none for a line).
+    pub fn tags(&self) -> impl Iterator<Item = &Label> + '_ {
+        match &self.path {
+            Path::Line(_) => None,
+            Path::Cut { tags, .. } => Some(tags.iter()),
+        }
+        .into_iter()
+        .flatten()
+    }
+
+    /// The first cell of the drawing, on the start box's border, and the last, on
+    /// the end box's.
+    pub fn ends(&self) -> Option<(Cell, Cell)> {
+        let (first, last) = match &self.path {
+            Path::Line(points) => (points, points),
+            Path::Cut { start, end, .. } => (start, end),
+        };
+        Some((*first.first()?, *last.last()?))
+    }
+
     /// The heads to draw: shape, the cell just outside the box, the way it points.
     pub fn heads(&self) -> impl Iterator<Item = (HeadShape, Cell, Toward)> + '_ {
-        let n = self.points.len();
-        let start = self.start.head.zip(
-            (n >= 2)
-                .then(|| step(self.points[0], self.points[1]))
-                .flatten(),
-        );
-        let end = self.end.head.zip(
-            (n >= 2)
-                .then(|| step(self.points[n - 1], self.points[n - 2]))
-                .flatten(),
-        );
+        let (first, last): (&[Cell], &[Cell]) = match &self.path {
+            Path::Line(points) => (points, points),
+            Path::Cut { start, end, .. } => (start, end),
+        };
+        let start = self.start.head.zip(match first {
+            [a, b, ..] => step(*a, *b),
+            _ => None,
+        });
+        let end = self.end.head.zip(match last {
+            [.., b, a] => step(*a, *b),
+            _ => None,
+        });
         start
             .into_iter()
             .chain(end)
@@ -427,10 +478,19 @@ fn back_edges(classes: usize, edges: &[Oriented]) -> Vec<bool> {
     back
 }
 
-/// The drawing of `diagram`: boxes that never overlap, and a route for every
-/// relationship between two classes. Works on whatever the parser recognised, so a
-/// diagram with a syntax fault still draws what it has.
+/// The drawing of `diagram`, with no limit on its size or time (tests, benchmarks).
 pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
+    layout_within(diagram, &Budget::unlimited()).unwrap_or_default()
+}
+
+/// The drawing of `diagram`: boxes that never overlap, and each relationship
+/// between two classes routed on its own ports, lanes and tracks, or cut and tagged
+/// alike at both ends where the tracks run out. Works on whatever the parser
+/// recognised, so a diagram with a syntax fault still draws what it has. Refused,
+/// with the reason, when the diagram is over `budget`'s size or the work over its
+/// time.
+pub fn layout_within(diagram: &ClassDiagram, budget: &Budget) -> Result<DiagramLayout, Refusal> {
+    budget.admit(diagram.classes.len(), diagram.relations.len())?;
     let boxes: Vec<ClassBox> = diagram
         .classes
         .iter()
@@ -438,7 +498,7 @@ pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
         .map(|(i, c)| ClassBox::new(i, c))
         .collect();
     if boxes.is_empty() {
-        return DiagramLayout::default();
+        return Ok(DiagramLayout::default());
     }
     let index: HashMap<&str, usize> = diagram
         .classes
@@ -460,6 +520,7 @@ pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
             oriented.push(orient(r, left, right, rel.kind, rel.head));
         }
     }
+    budget.check()?;
     let back = back_edges(boxes.len(), &oriented);
     let labels: Vec<Option<String>> = oriented
         .iter()
@@ -489,6 +550,8 @@ pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
         b.rect.width = b.rect.width.max(2 * out.max(into) + 3);
     }
 
+    // ascii-dag places the boxes in layers (and a dummy per layer an edge passes);
+    // its routes are not used: the tracks below give each edge its own.
     let mut graph = Graph::new();
     graph.set_port_policy(PortPolicy::Spread(PortBound::Face));
     for (b, class) in boxes.iter().zip(&diagram.classes) {
@@ -504,31 +567,97 @@ pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
         );
     }
     for (i, &(from, to)) in ends.iter().enumerate() {
-        // Declared sides give every end its own cell on the box, so two
-        // relationships leaving one class keep their own heads.
         let _ = graph
             .add_edge(from, to, labels[i].as_deref())
             .from_port(PortSide::Downstream)
             .to_port(PortSide::Upstream);
     }
     let ir = graph.compute_layout();
+    budget.check()?;
 
+    let mut levels = vec![0usize; boxes.len()];
+    let mut dummies: HashMap<(usize, usize), usize> = HashMap::new();
     for node in ir.nodes() {
-        if let Some(b) = boxes.get_mut(node.id) {
-            b.rect.x = node.x;
-            b.rect.y = node.y;
+        match (node.kind, node.edge_index) {
+            (NodeKind::Dummy, Some(edge)) => {
+                dummies.insert((edge, node.level), node.center_x);
+            }
+            (NodeKind::Dummy, None) => {}
+            _ => {
+                if let Some(b) = boxes.get_mut(node.id) {
+                    b.rect.x = node.x;
+                    b.rect.y = node.y;
+                    levels[node.id] = node.level;
+                }
+            }
         }
     }
-    let mut edges: Vec<EdgeRoute> = ir
-        .edges()
+    let nets: Vec<Net> = ends
         .iter()
-        .filter_map(|e| {
-            let o = oriented.get(e.edge_index)?;
-            let label = labels[e.edge_index].clone();
-            read_route(e, o, &boxes, diagram.relations[o.relation].kind, label)
+        .enumerate()
+        .map(|(i, &(from, to))| Net {
+            from,
+            to,
+            lanes: (levels[from] + 1..levels[to].max(levels[from] + 1))
+                .map(|level| dummies.get(&(i, level)).copied())
+                .collect(),
         })
         .collect();
-    edges.sort_by_key(|e| e.relation);
+    let routed = tracks::route(&mut boxes, &levels, &nets, budget)?;
+
+    let mut cuts = 0;
+    let edges: Vec<EdgeRoute> = oriented
+        .iter()
+        .zip(&ends)
+        .zip(routed)
+        .zip(labels)
+        .map(|(((o, &(from, to)), routed), label)| {
+            let end = |class: usize| EdgeEnd {
+                class,
+                head: if class == o.upper {
+                    o.upper_head
+                } else {
+                    o.lower_head
+                },
+            };
+            let mut path = match routed {
+                Routed::Line(points) => Path::Line(points),
+                Routed::Cut { upper, lower } => {
+                    cuts += 1;
+                    let tag = |other: usize| Label {
+                        text: fit(&format!("#{cuts} {}", diagram.classes[other].name)),
+                        x: 0,
+                        y: 0,
+                    };
+                    Path::Cut {
+                        tags: [tag(to), tag(from)],
+                        start: upper,
+                        end: lower,
+                    }
+                }
+            };
+            let kind = diagram.relations[o.relation].kind;
+            // A cut edge's label goes with the tag at its start.
+            let label = match &mut path {
+                Path::Cut { tags, .. } => {
+                    if let Some(text) = label {
+                        tags[0].text = fit(&format!("{} · {text}", tags[0].text));
+                    }
+                    None
+                }
+                Path::Line(_) => label,
+            };
+            EdgeRoute {
+                relation: o.relation,
+                kind,
+                stroke: stroke(kind),
+                path,
+                start: end(from),
+                end: end(to),
+                label: label.map(|text| Label { text, x: 0, y: 0 }),
+            }
+        })
+        .collect();
 
     let mut drawing = DiagramLayout {
         width: 0,
@@ -537,59 +666,10 @@ pub fn layout(diagram: &ClassDiagram) -> DiagramLayout {
         edges,
         loops: Vec::new(),
     };
-    drawing.open_gaps();
-    place_labels(&mut drawing, &self_relations, diagram);
     drawing.fit_grid();
-    drawing
-}
-
-/// One route of ascii-dag's answer as an [`EdgeRoute`] between the boxes.
-fn read_route(
-    e: &LayoutEdge<'_>,
-    o: &Oriented,
-    boxes: &[ClassBox],
-    kind: RelationKind,
-    label: Option<String>,
-) -> Option<EdgeRoute> {
-    let mut points = route(e);
-    let (&first, &last) = (points.first()?, points.last()?);
-    // The graph has no cycle, so ascii-dag reverses no edge: the route runs from the
-    // edge's source to its target. It starts at the bottom of the source's level,
-    // below a box shorter than its neighbours: run the line up to the box.
-    let (source, target) = (boxes.get(e.from_id)?, boxes.get(e.to_id)?);
-    if !source.rect.on_border(first) {
-        points.insert(0, touch(&source.rect, first));
-    }
-    if !target.rect.on_border(last) {
-        points.push(touch(&target.rect, last));
-    }
-    let upper = EdgeEnd {
-        class: o.upper,
-        head: o.upper_head,
-    };
-    let lower = EdgeEnd {
-        class: o.lower,
-        head: o.lower_head,
-    };
-    let (start, end) = if e.from_id == o.upper {
-        (upper, lower)
-    } else {
-        (lower, upper)
-    };
-    Some(EdgeRoute {
-        relation: o.relation,
-        kind,
-        stroke: stroke(kind),
-        points: straighten(points),
-        start,
-        end,
-        label: label.map(|text| Label {
-            text,
-            // ascii-dag leaves a column for an opening quote; the label has none.
-            x: e.label_x + 1,
-            y: e.label_y,
-        }),
-    })
+    place_labels(&mut drawing, &self_relations, diagram, budget)?;
+    drawing.fit_grid();
+    Ok(drawing)
 }
 
 impl DiagramLayout {
@@ -605,15 +685,17 @@ impl DiagramLayout {
             take(b.rect);
         }
         for e in &self.edges {
-            for &(x, y) in &e.points {
-                take(Rect {
-                    x,
-                    y,
-                    width: 1,
-                    height: 1,
-                });
+            for line in e.lines() {
+                for &(x, y) in line {
+                    take(Rect {
+                        x,
+                        y,
+                        width: 1,
+                        height: 1,
+                    });
+                }
             }
-            if let Some(l) = &e.label {
+            for l in e.label.iter().chain(e.tags()) {
                 take(l.rect());
             }
         }
@@ -624,83 +706,137 @@ impl DiagramLayout {
         self.height = height;
     }
 
-    /// Adds a blank row at the top and at the bottom of every gap between two
-    /// layers. ascii-dag may turn a line on the first row under a box or the last
-    /// row over one, which is where heads go; after this no line turns there, so a
-    /// head sits on its own line's straight end and no other line crosses it.
-    fn open_gaps(&mut self) {
-        let mut bands: Vec<(usize, usize)> = self
-            .boxes
-            .iter()
-            .map(|b| (b.rect.y, b.rect.bottom()))
-            .collect();
-        bands.sort_unstable();
-        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(bands.len());
-        for (start, end) in bands {
-            match merged.last_mut() {
-                Some(last) if start <= last.1 => last.1 = last.1.max(end),
-                _ => merged.push((start, end)),
-            }
-        }
-        let last = merged.len().saturating_sub(1);
-        let row = |y: usize| {
-            // The last band starting at or above `y`.
-            let i = merged.partition_point(|b| b.0 <= y);
-            let Some(i) = i.checked_sub(1) else {
-                return y;
-            };
-            let in_band = y < merged[i].1;
-            y + 2 * i + usize::from(!in_band && i < last)
-        };
-        for b in &mut self.boxes {
-            b.rect.y = row(b.rect.y);
-        }
-        for e in &mut self.edges {
-            for p in &mut e.points {
-                p.1 = row(p.1);
-            }
-            if let Some(l) = &mut e.label {
-                l.y = row(l.y);
-            }
-        }
-    }
-
     /// The box of class `class`.
     pub fn class_box(&self, class: usize) -> Option<&ClassBox> {
         self.boxes.get(class)
     }
 }
 
-/// Moves each edge label off boxes, heads and the labels placed before it (trying
-/// the rows around the place ascii-dag chose), and puts each self-relationship's
-/// `↺` beside its box.
-fn place_labels(d: &mut DiagramLayout, self_relations: &[(usize, usize)], diagram: &ClassDiagram) {
-    let mut taken: Vec<Rect> = d.boxes.iter().map(|b| b.rect).collect();
-    for e in &d.edges {
-        for (_, (x, y), _) in e.heads() {
-            // With a blank cell either side, so a label never reads as the head's.
-            taken.push(Rect {
-                x: x.saturating_sub(1),
-                y,
-                width: 3,
-                height: 1,
-            });
+/// Which cells are spoken for while labels are placed: boxes, heads and labels
+/// (nothing may go on them), and lines (best left clear).
+struct Occupancy {
+    width: usize,
+    cells: Vec<u8>,
+}
+
+const TAKEN: u8 = 1;
+const LINE: u8 = 2;
+
+impl Occupancy {
+    fn new(width: usize, height: usize) -> Occupancy {
+        Occupancy {
+            width,
+            cells: vec![0; width * height],
         }
     }
-    let free = |taken: &[Rect], r: &Rect| !taken.iter().any(|t| t.overlaps(r));
-    let legs: Vec<Vec<Rect>> = d.edges.iter().map(|e| legs(&e.points)).collect();
-    for (i, e) in d.edges.iter_mut().enumerate() {
-        let Some(label) = &mut e.label else {
-            continue;
-        };
-        let (x, y) = (label.x, label.y);
-        let mut candidates = Vec::new();
-        for k in 0..6 {
-            candidates.push(Some((x, y + k)));
-            candidates.push(y.checked_sub(k + 1).map(|up| (x, up)));
-            candidates.push(Some((x + k + 1, y)));
-            candidates.push(x.checked_sub(k + 1).map(|left| (left, y)));
+
+    fn mark(&mut self, r: &Rect, what: u8) {
+        for y in r.y..r.bottom() {
+            for x in r.x..r.right().min(self.width) {
+                if let Some(c) = self.cells.get_mut(y * self.width + x) {
+                    *c |= what;
+                }
+            }
         }
+    }
+
+    /// No cell of `r` is any of `what` (cells off the grid are free).
+    fn free(&self, r: &Rect, what: u8) -> bool {
+        (r.y..r.bottom()).all(|y| {
+            (r.x..r.right()).all(|x| {
+                x >= self.width
+                    || self
+                        .cells
+                        .get(y * self.width + x)
+                        .is_none_or(|c| c & what == 0)
+            })
+        })
+    }
+}
+
+/// Where a label of `width` cells might go beside `legs`, nearest first: to the
+/// right of a vertical leg with a blank cell between, to its left, above or below a
+/// horizontal one.
+fn spots(legs: &[Rect], width: usize) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for r in legs {
+        if r.width == 1 {
+            for y in r.y..r.bottom() {
+                out.push((r.x + 2, y));
+                if let Some(x) = r.x.checked_sub(width + 1) {
+                    out.push((x, y));
+                }
+            }
+        } else {
+            for x in r.x..r.right() {
+                out.push((x, r.y + 1));
+                if let Some(y) = r.y.checked_sub(1) {
+                    out.push((x, y));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Where a cut edge's tag might go: beside the stub's outer cell `(x, y)`, then on
+/// the rows further from the box (`down` for a stub under its box).
+fn tag_spots((x, y): Cell, down: bool, width: usize) -> Vec<Cell> {
+    let mut out = Vec::new();
+    for k in 0..4 {
+        let Some(row) = (if down { Some(y + k) } else { y.checked_sub(k) }) else {
+            break;
+        };
+        out.push((x + 2, row));
+        if let Some(left) = x.checked_sub(width + 1) {
+            out.push((left, row));
+        }
+    }
+    out
+}
+
+/// Puts each edge label and each cut edge's two tags beside its own line, off
+/// boxes, heads and other labels (and off every line where there is room), and each
+/// self-relationship's `↺` beside its box.
+fn place_labels(
+    d: &mut DiagramLayout,
+    self_relations: &[(usize, usize)],
+    diagram: &ClassDiagram,
+    budget: &Budget,
+) -> Result<(), Refusal> {
+    let longest = d
+        .edges
+        .iter()
+        .flat_map(|e| e.label.iter().chain(e.tags()))
+        .map(|l| l.text.width())
+        .max()
+        .unwrap_or(0)
+        .max(MAX_TEXT);
+    let grid_width = d.width + longest + 4;
+    let grid_height = d.height + 2;
+    let mut grid = Occupancy::new(grid_width, grid_height);
+    for b in &d.boxes {
+        grid.mark(&b.rect, TAKEN);
+    }
+    for e in &d.edges {
+        for r in e.lines().flat_map(legs) {
+            grid.mark(&r, LINE);
+        }
+        for (_, (x, y), _) in e.heads() {
+            // With a blank cell either side, so a label never reads as the head's.
+            grid.mark(
+                &Rect {
+                    x: x.saturating_sub(1),
+                    y,
+                    width: 3,
+                    height: 1,
+                },
+                TAKEN,
+            );
+        }
+    }
+    let drawing_width = d.width;
+    let place = |grid: &mut Occupancy, label: &mut Label, found: Vec<Cell>, legs: &[Rect]| {
         let width = label.text.width().max(1);
         let at = |(x, y): Cell| Rect {
             x,
@@ -708,26 +844,64 @@ fn place_labels(d: &mut DiagramLayout, self_relations: &[(usize, usize)], diagra
             width,
             height: 1,
         };
-        // Best off every other line too; else off boxes, heads and labels only.
-        let clear_of_lines = |r: &Rect| legs.iter().enumerate().all(|(j, l)| j == i || free(l, r));
-        let spot = candidates
+        // Best with a blank cell either side, so no other line reads as its own.
+        let padded = |c: Cell| {
+            let r = at(c);
+            Rect {
+                x: r.x.saturating_sub(1),
+                width: r.width + 2,
+                ..r
+            }
+        };
+        let spot = found
             .iter()
-            .flatten()
-            .find(|&&c| free(&taken, &at(c)) && clear_of_lines(&at(c)))
-            .or_else(|| candidates.iter().flatten().find(|&&c| free(&taken, &at(c))));
-        if let Some(&(x, y)) = spot {
-            label.x = x;
-            label.y = y;
-        }
+            .find(|&&c| grid.free(&padded(c), LINE) && grid.free(&at(c), TAKEN))
+            .or_else(|| found.iter().find(|&&c| grid.free(&at(c), TAKEN)))
+            .copied()
+            .unwrap_or_else(|| {
+                // Right of the whole drawing, on the line's first row.
+                let y = legs.first().map_or(0, |r| r.y);
+                let x = (drawing_width + 1..)
+                    .find(|&x| grid.free(&at((x, y)), TAKEN))
+                    .unwrap_or(drawing_width + 1);
+                (x, y)
+            });
+        (label.x, label.y) = spot;
         // A blank cell either side, so two labels never read as one.
         let r = label.rect();
-        taken.push(Rect {
-            x: r.x.saturating_sub(1),
-            width: r.width + 2,
-            ..r
-        });
+        grid.mark(
+            &Rect {
+                x: r.x.saturating_sub(1),
+                width: r.width + 2,
+                ..r
+            },
+            TAKEN,
+        );
+    };
+    for e in &mut d.edges {
+        budget.check()?;
+        match &mut e.path {
+            Path::Line(points) => {
+                let legs = legs(points);
+                if let Some(label) = &mut e.label {
+                    let found = spots(&legs, label.text.width().max(1));
+                    place(&mut grid, label, found, &legs);
+                }
+            }
+            Path::Cut { start, end, tags } => {
+                // The stubs run out of the box: start[1] and end[0] are the outer
+                // cells; a stub under its box has its outer cell below the border.
+                for (tag, stub, outer) in [(0, &*start, 1), (1, &*end, 0)] {
+                    let Some(&cell) = stub.get(outer) else {
+                        continue;
+                    };
+                    let border = stub[1 - outer];
+                    let found = tag_spots(cell, cell.1 > border.1, tags[tag].text.width());
+                    place(&mut grid, &mut tags[tag], found, &legs(stub));
+                }
+            }
+        }
     }
-    taken.extend(legs.into_iter().flatten());
     for &(relation, class) in self_relations {
         let Some(b) = d.boxes.get(class) else {
             continue;
@@ -742,26 +916,27 @@ fn place_labels(d: &mut DiagramLayout, self_relations: &[(usize, usize)], diagra
         // Beside the box, on one of its rows; else under it.
         let beside = (rect.y..rect.bottom()).map(|y| (rect.right(), y));
         let under = (rect.bottom()..rect.bottom() + 4).map(|y| (rect.x, y));
-        let at = beside.chain(under).find(|&(x, y)| {
-            free(
-                &taken,
-                &Rect {
-                    x,
-                    y,
-                    width,
-                    height: 1,
-                },
-            )
-        });
+        let cell = |(x, y): Cell| Rect {
+            x,
+            y,
+            width,
+            height: 1,
+        };
+        let at = beside
+            .clone()
+            .chain(under.clone())
+            .find(|&c| grid.free(&cell(c), TAKEN | LINE))
+            .or_else(|| beside.chain(under).find(|&c| grid.free(&cell(c), TAKEN)));
         let (x, y) = at.unwrap_or((rect.right(), rect.y));
         let mark = Label { text, x, y };
-        taken.push(mark.rect());
+        grid.mark(&mark.rect(), TAKEN);
         d.loops.push(SelfLoop {
             relation,
             class,
             mark,
         });
     }
+    Ok(())
 }
 
 /// The cells of each leg of a polyline, as one-cell-wide rectangles.
@@ -778,115 +953,6 @@ fn legs(points: &[Cell]) -> Vec<Rect> {
             }
         })
         .collect()
-}
-
-/// The route of one edge as an axis-aligned polyline from its source's border cell
-/// to its target's, read from the path ascii-dag chose.
-fn route(e: &LayoutEdge<'_>) -> Vec<Cell> {
-    let across = matches!(e.flow_axis, FlowAxis::X);
-    // (flow, cross) coordinates and back.
-    let fc = |(x, y): Cell| if across { (x, y) } else { (y, x) };
-    let xy = |flow: usize, cross: usize| if across { (flow, cross) } else { (cross, flow) };
-    let from = (e.from_x, e.from_y);
-    let to = (e.to_x, e.to_y);
-    let (from_f, from_c) = fc(from);
-    let (to_f, to_c) = fc(to);
-    let mut points = vec![from];
-    match &e.path {
-        EdgePath::Corner { bend_at } => {
-            points.push(xy(*bend_at, from_c));
-            points.push(xy(*bend_at, to_c));
-        }
-        EdgePath::SideChannel {
-            channel_at,
-            span_start,
-            span_end,
-        } => {
-            points.push(xy(*span_start, from_c));
-            points.push(xy(*span_start, *channel_at));
-            points.push(xy(*span_end, *channel_at));
-            points.push(xy(*span_end, to_c));
-        }
-        EdgePath::MultiSegment {
-            waypoints,
-            start_offset,
-        } => {
-            // Each turn is one line past the previous point along the flow.
-            let down = to_f >= from_f;
-            let (mut pf, mut pc) = (from_f, from_c);
-            let mut first = true;
-            let last = waypoints.len();
-            for (i, &next) in waypoints.iter().chain(std::iter::once(&to)).enumerate() {
-                let (nf, nc) = fc(next);
-                if pc != nc {
-                    let by = 1 + if first { *start_offset } else { 0 };
-                    let bend = if down {
-                        pf.saturating_add(by)
-                    } else {
-                        pf.saturating_sub(by)
-                    };
-                    points.push(xy(bend, pc));
-                    points.push(xy(bend, nc));
-                }
-                if i < last {
-                    points.push(next);
-                }
-                (pf, pc) = (nf, nc);
-                first = false;
-            }
-        }
-        EdgePath::Orthogonal { bends } => points.extend(bends.iter().copied()),
-        _ => {}
-    }
-    points.push(to);
-    straighten(points)
-}
-
-/// The outline cell of `r` straight across from `cell` (nearest corner when there
-/// is none).
-fn touch(r: &Rect, (x, y): Cell) -> Cell {
-    let cx = x.clamp(r.x, r.right() - 1);
-    let cy = y.clamp(r.y, r.bottom() - 1);
-    if cx == x && cy != y {
-        (x, cy)
-    } else if cy == y && cx != x {
-        (cx, y)
-    } else {
-        (cx, cy)
-    }
-}
-
-/// Drops repeated and collinear points and puts an elbow between two points that
-/// share neither row nor column, so every leg is horizontal or vertical.
-fn straighten(points: Vec<Cell>) -> Vec<Cell> {
-    let mut legs: Vec<Cell> = Vec::with_capacity(points.len());
-    for p in points {
-        if let Some(&prev) = legs.last() {
-            if prev == p {
-                continue;
-            }
-            if prev.0 != p.0 && prev.1 != p.1 {
-                let mid = prev.1.min(p.1) + prev.1.abs_diff(p.1) / 2;
-                legs.push((prev.0, mid));
-                legs.push((p.0, mid));
-            }
-        }
-        legs.push(p);
-    }
-    legs.dedup();
-    let mut out: Vec<Cell> = Vec::with_capacity(legs.len());
-    for p in legs {
-        if out.len() >= 2 {
-            let a = out[out.len() - 2];
-            let b = out[out.len() - 1];
-            let collinear = (a.0 == b.0 && b.0 == p.0) || (a.1 == b.1 && b.1 == p.1);
-            if collinear {
-                out.pop();
-            }
-        }
-        out.push(p);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -925,7 +991,9 @@ pub(crate) mod tests {
         }
         for e in &d.edges {
             let rel = &diagram.relations[e.relation];
-            let (first, last) = (e.points[0], e.points[e.points.len() - 1]);
+            let Some((first, last)) = e.ends() else {
+                return Err(format!("{rel:?}: no cells"));
+            };
             let (s, t) = (&d.boxes[e.start.class], &d.boxes[e.end.class]);
             if !s.rect.on_border(first) || !t.rect.on_border(last) {
                 return Err(format!("{rel:?}: ends {first:?} {last:?} off {s:?} {t:?}"));
@@ -934,12 +1002,14 @@ pub(crate) mod tests {
             if !names.contains(&rel.left.as_str()) || !names.contains(&rel.right.as_str()) {
                 return Err(format!("{rel:?} routed between {names:?}"));
             }
-            for leg in e.points.windows(2) {
-                if leg[0].0 != leg[1].0 && leg[0].1 != leg[1].1 {
-                    return Err(format!("{rel:?}: diagonal leg {leg:?}"));
+            for line in e.lines() {
+                for leg in line.windows(2) {
+                    if leg[0].0 != leg[1].0 && leg[0].1 != leg[1].1 {
+                        return Err(format!("{rel:?}: diagonal leg {leg:?}"));
+                    }
                 }
             }
-            for r in legs(&e.points) {
+            for r in e.lines().flat_map(legs) {
                 for b in &d.boxes {
                     let inner = Rect {
                         x: b.rect.x + 1,
@@ -957,14 +1027,77 @@ pub(crate) mod tests {
                     return Err(format!("{rel:?}: head at {cell:?} inside a box"));
                 }
             }
-            if let Some(l) = &e.label
-                && let Some(b) = d.boxes.iter().find(|b| b.rect.overlaps(&l.rect()))
-            {
-                return Err(format!("label {l:?} on {}", b.name));
+            for l in e.label.iter().chain(e.tags()) {
+                if let Some(b) = d.boxes.iter().find(|b| b.rect.overlaps(&l.rect())) {
+                    return Err(format!("label {l:?} on {}", b.name));
+                }
+            }
+            if let Path::Cut { tags, .. } = &e.path {
+                let mark = |l: &Label| l.text.split(' ').next().map(str::to_string);
+                if mark(&tags[0]) != mark(&tags[1]) || !tags[0].text.starts_with('#') {
+                    return Err(format!("{rel:?}: tags {tags:?} do not match"));
+                }
+            }
+        }
+        // Every cell run of a line belongs to one edge: along a row (or a column)
+        // no two edges meet in a cell, so a line can be followed, and a dashed
+        // line never runs over a solid one. Edges may only cross, one across the
+        // other, away from either's turns and ends.
+        let mut along: HashMap<(Cell, bool), usize> = HashMap::new();
+        for (i, e) in d.edges.iter().enumerate() {
+            for r in e.lines().flat_map(legs) {
+                let across = r.height == 1 && r.width > 1;
+                for y in r.y..r.bottom() {
+                    for x in r.x..r.right() {
+                        if let Some(&j) = along.get(&((x, y), across))
+                            && j != i
+                        {
+                            let other = &d.edges[j];
+                            let what = if other.stroke == e.stroke {
+                                "share"
+                            } else {
+                                "dashed over solid at"
+                            };
+                            return Err(format!(
+                                "{:?} and {:?} {what} cell ({x}, {y})",
+                                diagram.relations[e.relation], diagram.relations[other.relation]
+                            ));
+                        }
+                        along.insert(((x, y), across), i);
+                    }
+                }
+            }
+        }
+        let mut turns: HashMap<Cell, usize> = HashMap::new();
+        for (i, e) in d.edges.iter().enumerate() {
+            for line in e.lines() {
+                for &p in line {
+                    turns.insert(p, i);
+                }
+            }
+            for (_, cell, _) in e.heads() {
+                turns.insert(cell, i);
+            }
+        }
+        for (i, e) in d.edges.iter().enumerate() {
+            for r in e.lines().flat_map(legs) {
+                for y in r.y..r.bottom() {
+                    for x in r.x..r.right() {
+                        if let Some(&j) = turns.get(&(x, y))
+                            && j != i
+                        {
+                            return Err(format!(
+                                "{:?} runs through a turn, end or head of {:?} at ({x}, {y})",
+                                diagram.relations[e.relation],
+                                diagram.relations[d.edges[j].relation]
+                            ));
+                        }
+                    }
+                }
             }
         }
         for e in &d.edges {
-            for &(x, y) in &e.points {
+            for &(x, y) in e.lines().flatten() {
                 if x >= d.width || y >= d.height {
                     return Err(format!("({x}, {y}) outside {}x{}", d.width, d.height));
                 }
@@ -1110,12 +1243,119 @@ pub(crate) mod tests {
             .prop_map(|lines| format!("classDiagram\n{}\n", lines.join("\n")))
     }
 
+    #[test]
+    fn two_edges_into_one_class_keep_their_own_ports_and_heads() {
+        let diagram = parse(
+            "classDiagram\n  Api --> Store : writes\n  Cli --> Store : reads\n  Job ..> Store\n",
+        );
+        let d = layout(&diagram);
+        check(&diagram, &d).unwrap();
+        let store = d.boxes.iter().position(|b| b.name == "Store").unwrap();
+        let mut ports: Vec<Cell> = d
+            .edges
+            .iter()
+            .filter(|e| e.end.class == store || e.start.class == store)
+            .map(|e| {
+                let (a, b) = e.ends().unwrap();
+                if e.end.class == store { b } else { a }
+            })
+            .collect();
+        ports.sort_unstable();
+        ports.dedup();
+        assert_eq!(ports.len(), 3, "{ports:?}");
+        let heads: Vec<Cell> = d
+            .edges
+            .iter()
+            .flat_map(|e| e.heads())
+            .map(|h| h.1)
+            .collect();
+        assert_eq!(heads.len(), 3);
+        assert!(
+            heads
+                .iter()
+                .all(|h| heads.iter().filter(|o| *o == h).count() == 1)
+        );
+    }
+
+    #[test]
+    fn where_the_tracks_run_out_both_ends_are_tagged_alike() {
+        let text = "classDiagram\n  A --> B : one\n  A --> C\n  A ..> D\n  B --> D\n  C <|-- D\n";
+        let diagram = parse(text);
+        let d = layout_within(&diagram, &Budget::unlimited().with_tracks(0)).unwrap();
+        check(&diagram, &d).unwrap();
+        let cut: Vec<&EdgeRoute> = d
+            .edges
+            .iter()
+            .filter(|e| matches!(e.path, Path::Cut { .. }))
+            .collect();
+        assert!(!cut.is_empty());
+        for e in cut {
+            let tags: Vec<&str> = e.tags().map(|t| t.text.as_str()).collect();
+            let (start, end) = (&d.boxes[e.start.class].name, &d.boxes[e.end.class].name);
+            let n = tags[0].split(' ').next().unwrap();
+            assert!(tags[0].starts_with(&format!("{n} {end}")), "{tags:?}");
+            assert_eq!(tags[1], format!("{n} {start}"));
+        }
+        // With tracks to spare nothing is cut.
+        let d = layout(&diagram);
+        assert!(d.edges.iter().all(|e| matches!(e.path, Path::Line(_))));
+    }
+
+    /// `n` classes, each related to `per` others, labelled.
+    fn dense(n: usize, per: usize) -> String {
+        let mut t = String::from("classDiagram\n");
+        for i in 0..n {
+            for k in 1..=per {
+                t.push_str(&format!("  C{i} --> C{} : link {i} {k}\n", (i + k) % n));
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn diagram_bombs_are_refused_within_the_budget() {
+        // 100 classes linked every way (9,900 labelled relationships), and 200
+        // densely linked ones: refused on their size, at once.
+        for (n, per) in [(100, 99), (200, 40)] {
+            let text = dense(n, per);
+            let started = std::time::Instant::now();
+            let diagram = parse(&text);
+            let refused = layout_within(&diagram, &Budget::standard()).unwrap_err();
+            let took = started.elapsed();
+            assert!(
+                took < super::super::budget::TIME_BUDGET,
+                "{n} classes: {took:?}"
+            );
+            assert_eq!(
+                refused,
+                Refusal::TooLarge {
+                    classes: n,
+                    relations: n * per,
+                    limit: super::super::budget::MAX_SIZE,
+                }
+            );
+            assert!(
+                refused.to_string().contains("over the layout limit"),
+                "{refused}"
+            );
+        }
+        // Under the size limit, the clock: a budget of no time gives up, with why.
+        let diagram = parse(&dense(60, 3));
+        let started = std::time::Instant::now();
+        let budget = Budget::new(usize::MAX, Some(std::time::Duration::ZERO));
+        assert_eq!(
+            layout_within(&diagram, &budget),
+            Err(Refusal::TooSlow(std::time::Duration::ZERO))
+        );
+        assert!(started.elapsed() < super::super::budget::TIME_BUDGET);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
         #[test]
-        fn any_diagram_is_drawn_apart_and_connected(text in diagram_text()) {
+        fn any_diagram_is_drawn_apart_and_connected(text in diagram_text(), tracks in prop_oneof![3 => Just(40usize), 1 => 0usize..4]) {
             let diagram = parse(&text);
-            let d = layout(&diagram);
+            let d = layout_within(&diagram, &Budget::unlimited().with_tracks(tracks)).unwrap();
             if let Err(e) = check(&diagram, &d) {
                 return Err(TestCaseError::fail(format!("{e}\n{text}")));
             }

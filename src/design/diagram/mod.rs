@@ -2,8 +2,12 @@
 //! character grid. Pure: the workbench paints what `layout` returns, tests check it
 //! without a terminal.
 
+pub mod budget;
 pub mod layout;
+mod tracks;
 
+pub use budget::{Budget, Refusal};
 pub use layout::{
-    ClassBox, DiagramLayout, EdgeEnd, EdgeRoute, HeadShape, Label, Rect, SelfLoop, Stroke, layout,
+    ClassBox, DiagramLayout, EdgeEnd, EdgeRoute, HeadShape, Label, Path, Rect, SelfLoop, Stroke,
+    layout, layout_within,
 };

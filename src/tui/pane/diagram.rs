@@ -10,8 +10,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 
 use crate::design::Section;
+use crate::design::diagram::Refusal;
 use crate::tui::app::{App, Focus};
-use crate::tui::diagram::{DiagramMode, Drawing, Fault, Scroll};
+use crate::tui::diagram::{DiagramMode, Drawing, Fault, Refreshed, Scroll};
 use crate::tui::keymap::{Binding, Chord, Group, Handled};
 use crate::tui::tab::Tab;
 use crate::tui::widgets::panel;
@@ -25,7 +26,8 @@ pub fn on_diagram_tab(app: &App) -> bool {
     app.tab == Tab::Artifact(Section::ClassDiagram) && (app.old_cycle.is_some() || !app.raw.shown())
 }
 
-/// What the tab shows of `d`: the reader's choice; else, while the architect writes
+/// What the tab shows of `d`: the source when the layout was refused; else the
+/// reader's choice; else, while the architect writes
 /// the diagram (or a new cycle streams and the tab still shows the last one under its
 /// banner), its source; else the drawing of a diagram that parses and the source of
 /// one that does not.
@@ -33,6 +35,9 @@ fn shown(app: &App, d: &Drawing) -> DiagramMode {
     let writing = app.old_cycle.is_none()
         && (app.streaming_section() == Some(Section::ClassDiagram)
             || app.backdrop_of(Section::ClassDiagram).is_some());
+    if d.refused.is_some() {
+        return DiagramMode::Source;
+    }
     match app.diagram.chosen() {
         Some(mode) => mode,
         None if writing => DiagramMode::Source,
@@ -93,14 +98,34 @@ pub const BINDINGS: &[Binding] = &[
     .when(drawing_shown),
 ];
 
-/// Reads the shown diagram again if its text changed.
+/// Lays the shown diagram out again if its text changed (on its own thread: until
+/// the drawing arrives the frames keep coming, and the tab shows the source), and
+/// says why when the layout was refused.
 pub fn refresh(app: &mut App) {
     if !on_diagram_tab(app) {
         return;
     }
     let mut pane = std::mem::take(&mut app.diagram);
-    pane.refresh(app.current_doc().lines());
+    let refreshed = pane.refresh(app.current_doc().lines());
     app.diagram = pane;
+    match refreshed {
+        Refreshed::Pending => app.redraw_soon = true,
+        Refreshed::Arrived(Some(why)) => app.notice = Some(refused_notice(&why)),
+        Refreshed::Arrived(None) | Refreshed::Current => {}
+    }
+}
+
+fn refused_notice(why: &Refusal) -> String {
+    format!("class diagram not drawn, shown as source: {why}")
+}
+
+/// Why the class diagram whose source the viewer shows was not drawn, if it was
+/// refused (for the viewer's title).
+pub fn source_refusal(app: &App) -> Option<Refusal> {
+    if !on_diagram_tab(app) {
+        return None;
+    }
+    app.diagram.drawing()?.refused.clone()
 }
 
 /// The window the drawing gets, from the last frame's viewer area.
@@ -119,6 +144,12 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         return Handled::Ignored;
     };
     let mode = shown(app, &d);
+    if key.code == KeyCode::Char('v')
+        && let Some(why) = &d.refused
+    {
+        app.notice = Some(refused_notice(why));
+        return Handled::Consumed;
+    }
     if key.code == KeyCode::Char('v') {
         app.diagram.choose(match mode {
             DiagramMode::Drawing => DiagramMode::Source,

@@ -170,10 +170,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             ),
             Style::default().fg(p.error).add_modifier(Modifier::BOLD),
         ),
-        None => (
-            title,
-            Style::default().fg(p.title).add_modifier(Modifier::BOLD),
-        ),
+        None => match crate::tui::pane::diagram::source_refusal(app) {
+            Some(why) => (
+                format!(" {} · not drawn: {why} ", tab.title()),
+                Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+            ),
+            None => (
+                title,
+                Style::default().fg(p.title).add_modifier(Modifier::BOLD),
+            ),
+        },
     };
     let fault_line = fault.as_ref().map(|f| f.line);
     let position = if len == 0 {
