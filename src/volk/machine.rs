@@ -234,6 +234,15 @@ pub enum Refusal {
     /// A close, settle or unsettle mark that names nothing (the message names the field).
     #[error("{0}")]
     Review(String),
+    /// READY while an edit conflict is left in the design (`payload.force` overrides).
+    #[error(
+        "design/{file}:{line}: D050 an unresolved edit conflict is left ({count} in all); resolve it, or send READY with payload.force: true"
+    )]
+    Conflict {
+        file: String,
+        line: usize,
+        count: usize,
+    },
     /// Going back to the review after the cycle limit forced finalization.
     #[error("cycle {cycle} was the last of {max}: the design can only be finalized")]
     LastCycle { cycle: u32, max: u32 },
@@ -334,7 +343,9 @@ impl Architect {
                     return Ok(fx);
                 }
                 self.in_flight = None;
-                self.fail(message, retryable, &mut fx);
+                if retryable || !self.repair_failed(&message, &mut fx) {
+                    self.fail(message, retryable, &mut fx);
+                }
             }
             Input::Act(action) => self.act(action, &mut fx)?,
             Input::ReflectionLoaded(loaded) => self.reflection_loaded(loaded, &mut fx),
@@ -741,31 +752,41 @@ impl Architect {
         for line in reading.notices {
             self.log(fx, line);
         }
+        for dropped in &reading.dropped {
+            let restored = review::hold_dropped(
+                &mut self.session.review,
+                &shown,
+                dropped.section,
+                &dropped.block.search,
+            );
+            fx.push(Effect::Warn(format!(
+                "[U:Ar] settled {} in {}: the architect's block touching it was dropped",
+                restored.item, restored.artifact
+            )));
+        }
         match reading.next {
             Next::Ask(brief) => {
                 self.call(Purpose::Update, *brief, fx);
                 None
             }
             Next::Done { artifacts, .. } => Some(artifacts),
-            // No marker at all: failed below like any unreadable answer.
-            Next::Unreadable => Some(Artifacts::default()),
         }
     }
 
     fn design_written(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
         // The architect's account of the cycle, however its sections came (whole or
-        // as edit blocks): the list is a part of the answer of its own.
+        // as edit blocks): the list is a part of the answer of its own, and every
+        // answer of the cycle adds to it.
         let changes = crate::design::parser::sections(text)
             .changes()
             .map(str::to_string);
+        review::hold_changes(&mut self.session.review, changes);
         let update = matches!(&self.session.pending, Some(p) if p.purpose == Purpose::Update);
-        let mut artifacts = if update {
+        let artifacts = if update {
+            // Any update answer is readable: one with no section changes nothing more.
             match self.read_update(cycle, text, fx) {
                 Some(artifacts) => artifacts,
-                None => {
-                    review::hold_changes(&mut self.session.review, changes);
-                    return;
-                }
+                None => return,
             }
         } else {
             let artifacts = parse(text);
@@ -780,46 +801,94 @@ impl Architect {
             }
             artifacts
         };
-        if artifacts.is_empty() {
-            let kept = crate::volk::unparsed::relative_path(cycle, text);
-            fx.push(Effect::KeepAnswer {
-                path: kept.clone(),
-                text: text.to_string(),
-            });
-            self.journal(
-                fx,
-                JournalEvent::AnswerUnparsed,
-                json!({ "bytes": text.len(), "saved": kept }),
-            );
-            // The retry of this call reformats the answer; if a reformatted answer
-            // still has no markers, the retry after it designs again.
-            let next = match self.session.pending.as_mut() {
-                Some(pending) if pending.brief.reformat.is_none() => {
-                    pending.brief.reformat = Some(text.to_string());
-                    "a retry asks the model only to put it under the markers"
-                }
-                Some(pending) => {
-                    pending.brief.reformat = None;
-                    "a retry asks for the design again"
-                }
-                None => "",
-            };
-            self.fail(
-                format!(
-                    "the reasoner's answer ({} bytes) has none of the five section markers; it is saved in {kept}; {next}",
-                    text.len()
-                ),
-                true,
-                fx,
-            );
+        if artifacts.is_empty() && !update {
+            self.unparsed(cycle, text, fx);
             return;
         }
         if self.lint_repair(cycle, &artifacts, fx) {
-            review::hold_changes(&mut self.session.review, changes);
             return;
         }
-        let changes = review::take_changes(&mut self.session.review, changes);
+        self.close_cycle(cycle, artifacts, fx);
+    }
+
+    /// The first design (or its reformat) had no section marker: kept, and failed
+    /// with a retry that reformats it (then designs again).
+    fn unparsed(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
+        let kept = crate::volk::unparsed::relative_path(cycle, text);
+        fx.push(Effect::KeepAnswer {
+            path: kept.clone(),
+            text: text.to_string(),
+        });
+        self.journal(
+            fx,
+            JournalEvent::AnswerUnparsed,
+            json!({ "bytes": text.len(), "saved": kept }),
+        );
+        // The retry of this call reformats the answer; if a reformatted answer
+        // still has no markers, the retry after it designs again.
+        let next = match self.session.pending.as_mut() {
+            Some(pending) if pending.brief.reformat.is_none() => {
+                pending.brief.reformat = Some(text.to_string());
+                "a retry asks the model only to put it under the markers"
+            }
+            Some(pending) => {
+                pending.brief.reformat = None;
+                "a retry asks for the design again"
+            }
+            None => "",
+        };
+        self.fail(
+            format!(
+                "the reasoner's answer ({} bytes) has none of the five section markers; it is saved in {kept}; {next}",
+                text.len()
+            ),
+            true,
+            fx,
+        );
+    }
+
+    /// A repair pass's call failed for good (a retry would fail the same way): the
+    /// cycle is committed with the text it had before the pass (its findings travel
+    /// with the review), so no words are lost and the cycle does not end in a dead
+    /// end. False when the failed call was no repair. A failure worth retrying stays
+    /// a failure whose retry sends that same repair.
+    fn repair_failed(&mut self, message: &str, fx: &mut Vec<Effect>) -> bool {
+        let Phase::Designing { cycle } = self.session.phase else {
+            return false;
+        };
+        let Some(pending) = &self.session.pending else {
+            return false;
+        };
+        if pending.purpose != Purpose::Update || !pending.brief.is_repair() {
+            return false;
+        }
+        let before = match self.session.patch.progress.take() {
+            Some(progress) if progress.cycle == cycle => progress.working,
+            _ => pending
+                .brief
+                .current
+                .clone()
+                .unwrap_or_else(|| self.session.artifacts.clone()),
+        };
+        self.journal(
+            fx,
+            JournalEvent::CallFailed,
+            json!({ "message": message, "retryable": false, "repair": true }),
+        );
+        fx.push(Effect::Warn(format!(
+            "[U:Ar] the repair call of cycle {cycle} failed: {message}; cycle {cycle} is committed as it was before the repair"
+        )));
+        self.lint_repairs_used = 0;
+        self.close_cycle(cycle, before, fx);
+        true
+    }
+
+    /// Writes, commits and sends a cycle for review: the reviewer's edit merged,
+    /// settled text restored and the `CHANGES:` of all its answers checked.
+    fn close_cycle(&mut self, cycle: u32, mut artifacts: Artifacts, fx: &mut Vec<Effect>) {
+        let changes = review::take_changes(&mut self.session.review);
         self.session.pending = None;
+        self.session.patch.progress = None;
         let missing: Vec<&str> = artifacts
             .iter()
             .filter(|(_, t)| t.is_empty())
@@ -911,6 +980,11 @@ impl Architect {
         brief.cycle = cycle;
         brief.current = Some(artifacts.clone());
         brief.lint_feedback = lint_step::notes(&linted);
+        // A new pass: nothing of an earlier block repair or reformat goes with it.
+        brief.repair = None;
+        brief.reformat = None;
+        brief.pass = crate::volk::brief::Pass::LintRepair;
+        self.session.patch.progress = None;
         self.call(Purpose::Update, brief, fx);
         true
     }
@@ -956,6 +1030,16 @@ impl Architect {
                 expected: cycle,
             });
         }
+        if feedback.verdict == Verdict::Ready && !feedback.force {
+            let open = crate::volk::ready::OpenItems::gather(&self.session);
+            if let Some(conflict) = open.conflicts.first() {
+                return Err(Refusal::Conflict {
+                    file: conflict.file.clone(),
+                    line: conflict.line,
+                    count: open.conflicts.len(),
+                });
+            }
+        }
         let mut commit = None;
         if let Some(record) = self
             .session
@@ -985,14 +1069,23 @@ impl Architect {
                 self.session.answers.push(answer.clone());
             }
         }
-        self.journal(
-            fx,
-            JournalEvent::FeedbackReceived,
-            json!({ "verdict": feedback.verdict, "questions": feedback.questions, "answers": feedback.answers }),
-        );
+        let mut detail = json!({ "verdict": feedback.verdict, "questions": feedback.questions, "answers": feedback.answers });
+        if feedback.verdict == Verdict::Ready {
+            // What READY left open, so the journal shows what was finalized anyway.
+            detail["open"] = crate::volk::ready::OpenItems::gather(&self.session).detail();
+            detail["force"] = json!(feedback.force);
+        }
+        self.journal(fx, JournalEvent::FeedbackReceived, detail);
         match feedback.verdict {
             Verdict::Ready => {
                 self.log(fx, format!("verdict READY for cycle {cycle}"));
+                let open = crate::volk::ready::OpenItems::gather(&self.session);
+                if !open.is_empty() {
+                    fx.push(Effect::Warn(format!(
+                        "[U:Ar] READY with {} still open; they go with the implement packet",
+                        open.summary()
+                    )));
+                }
                 self.start_finalization(fx);
             }
             Verdict::Questions if cycle >= self.session.max_cycles => {
@@ -1019,6 +1112,8 @@ impl Architect {
                     ),
                 );
                 self.session.phase = Phase::Designing { cycle: cycle + 1 };
+                review::clear_held(&mut self.session.review);
+                self.session.patch.progress = None;
                 let opened =
                     review::open_threads(&mut self.session.review, cycle, &feedback.questions);
                 for (event, detail) in opened {
@@ -1055,6 +1150,13 @@ impl Architect {
                 );
                 let mut brief = self.session.brief(Purpose::Reflect);
                 brief.reflection_questions = questions;
+                // What is still open goes with it, so the reflection cannot claim a
+                // clean design unopposed.
+                brief.lint_feedback = lint_step::notes(&lint_step::check(&self.session.artifacts));
+                brief.questions = crate::volk::threads::pending_questions(
+                    &self.session.review.threads,
+                    self.session.cycle,
+                );
                 self.call(Purpose::Reflect, brief, fx);
             }
             ReflectionSetup::Questions(_) | ReflectionSetup::Off => self.finalize_docs(fx),
@@ -1200,6 +1302,14 @@ impl Architect {
         );
         payload.insert("design_cycles".into(), json!(s.cycle));
         payload.insert("forced".into(), json!(s.finalize.is_forced()));
+        payload.insert(
+            "diagnostics".into(),
+            lint_step::payload(&lint_step::check(&s.artifacts)),
+        );
+        payload.insert(
+            "open_threads".into(),
+            crate::volk::threads::payload(&crate::volk::ready::open_threads(&s.review.threads)),
+        );
         if let Some(plan) = plan {
             payload.insert("execution_plan".into(), plan);
         }
@@ -1315,6 +1425,7 @@ mod tests {
             answers: vec![],
             project_dir: None,
             marks: Default::default(),
+            force: false,
         }))
     }
 
@@ -1576,6 +1687,7 @@ mod tests {
             answers: vec![],
             project_dir: None,
             marks: Default::default(),
+            force: false,
         }));
         assert!(matches!(
             a.handle(stale),
@@ -1655,6 +1767,35 @@ mod tests {
     }
 
     #[test]
+    fn a_repair_that_fails_for_good_commits_what_applied_before_it() {
+        let mut a = designed(Mode::Headless, 99);
+        let fx = a
+            .handle(feedback(Verdict::Questions, &["Schema?"]))
+            .unwrap();
+        let (call, _) = call_of(&fx);
+        let spec = a.session.artifacts.api_spec.clone();
+        let first = spec.lines().next().unwrap().to_string();
+        let text = format!(
+            "API_SPEC:\n<<<<<<< SEARCH\n{first}\n=======\n{first} # applied\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nnot in the spec\n=======\nx\n>>>>>>> REPLACE\nCHANGES:\n- Q1.1 api_spec: noted the schema\n"
+        );
+        let fx = a.handle(Input::ReasonerDone { call, text }).unwrap();
+        let (call, _) = call_of(&fx);
+        let fx = a
+            .handle(Input::ReasonerFailed {
+                call,
+                message: "400 context too long".into(),
+                retryable: false,
+            })
+            .unwrap();
+        assert!(!fx.iter().any(|e| matches!(e, Effect::Failed { .. })));
+        let packet = emitted(&fx).expect("the cycle goes to review");
+        assert_eq!(packet.payload["design_cycle"], 2);
+        assert!(a.session.artifacts.api_spec.contains("# applied"));
+        assert_eq!(packet.payload["threads"][0]["status"], "addressed");
+        assert_eq!(a.phase(), &Phase::AwaitingReview { cycle: 2 });
+    }
+
+    #[test]
     fn answers_bind_the_next_cycle() {
         let mut a = designed(Mode::Headless, 99);
         let fx = a
@@ -1668,6 +1809,7 @@ mod tests {
                 }],
                 project_dir: None,
                 marks: Default::default(),
+                force: false,
             })))
             .unwrap();
         let (_, request) = call_of(&fx);
@@ -1703,6 +1845,7 @@ mod tests {
                     answers: vec![],
                     project_dir: None,
                     marks: Default::default(),
+                    force: false,
                 })))
                 .unwrap();
             let (_, request) = call_of(&fx);

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, SectionRepair};
 use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
-use crate::design::edit::{EditBlock, SEARCH_MARKER};
+use crate::design::edit::{EditBlock, Failure, SEARCH_MARKER};
 use crate::design::{Artifacts, Section};
 use crate::volk::brief::Brief;
 use crate::volk::journal::JournalEvent;
@@ -174,8 +174,13 @@ pub enum Next {
     Ask(Box<Brief>),
     /// The cycle is done: this is the design.
     Done { artifacts: Artifacts, cost: Cost },
-    /// The answer has no section marker at all.
-    Unreadable,
+}
+
+/// A block refused because it touches settled text: dropped, never repaired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dropped {
+    pub section: Section,
+    pub block: EditBlock,
 }
 
 /// An answer read: journal entries (event, detail), lines for the person, what next.
@@ -183,12 +188,18 @@ pub enum Next {
 pub struct Reading {
     pub journal: Vec<(JournalEvent, Value)>,
     pub notices: Vec<String>,
+    /// Blocks dropped because they touch settled text.
+    pub dropped: Vec<Dropped>,
     pub next: Next,
 }
 
 /// Reads one answer of update cycle `cycle`. `design` is the design the cycle
 /// revises, `brief` the brief of the call answered, and `settled` finds the settled
 /// byte ranges of a design (asked again for each follow-up, whose design differs).
+///
+/// An answer with no section at all (only `CHANGES:`, prose, or nothing) is an
+/// answer too: "no (further) change". The cycle closes with what applied so far, so
+/// no follow-up ever throws away what the earlier answers of the cycle applied.
 pub fn read_answer(
     ledger: &mut PatchLedger,
     design: &Artifacts,
@@ -200,7 +211,11 @@ pub fn read_answer(
     let mut reading = Reading {
         journal: Vec::new(),
         notices: Vec::new(),
-        next: Next::Unreadable,
+        dropped: Vec::new(),
+        next: Next::Done {
+            artifacts: design.clone(),
+            cost: Cost::default(),
+        },
     };
     // A follow-up answer is read against the design the earlier answers left.
     let base = match &ledger.progress {
@@ -209,14 +224,6 @@ pub fn read_answer(
     };
     let mut stream = PatchStream::with_settled(base.clone(), settled(&base));
     stream.feed(text);
-    // An answer may end in its CHANGES part, where no section grows: only an answer
-    // with no section text at all is unreadable.
-    if stream.growing().is_none() && {
-        let parts = crate::design::parser::sections(text);
-        Section::ALL.iter().all(|s| parts.get(*s).is_empty())
-    } {
-        return reading; // not one section marker
-    }
     let mut progress = match ledger.progress.take() {
         Some(p) if p.cycle == cycle => p,
         _ => Progress {
@@ -271,6 +278,23 @@ pub fn read_answer(
                             "outcome": "applied", "match": applied.how,
                             "removed": applied.removed, "added": applied.added,
                         }),
+                        // Settled text is not negotiated: the block goes, and no
+                        // repair round asks about it.
+                        Err(failure @ Failure::Settled) => {
+                            reading.dropped.push(Dropped {
+                                section,
+                                block: b.block.clone(),
+                            });
+                            reading.notices.push(format!(
+                                "{}: a block touching settled text was dropped",
+                                section.title()
+                            ));
+                            json!({
+                                "section": section.key(), "round": round, "block": index + 1,
+                                "outcome": "dropped", "reason": failure.code(),
+                                "message": failure.to_string(),
+                            })
+                        }
                         Err(failure) => {
                             failures.push(FailedBlock {
                                 block: b.block.clone(),
@@ -285,7 +309,12 @@ pub fn read_answer(
                     };
                     reading.journal.push((JournalEvent::EditBlock, detail));
                 }
-                let applied = (blocks.len() - failures.len()) as u32;
+                let dropped = reading
+                    .dropped
+                    .iter()
+                    .filter(|d| d.section == section)
+                    .count();
+                let applied = blocks.len().saturating_sub(failures.len() + dropped) as u32;
                 match round {
                     Round::Answer => {
                         tally.applied += applied;
@@ -503,7 +532,7 @@ mod tests {
     }
 
     #[test]
-    fn a_block_in_settled_text_is_refused_with_the_reason_settled() {
+    fn a_block_in_settled_text_is_dropped_and_asks_for_no_repair() {
         let mut ledger = PatchLedger::default();
         let settle_first_line = |design: &Artifacts| {
             let mut settled = Settled::default();
@@ -513,8 +542,9 @@ mod tests {
             settled
         };
         let text = format!(
-            "API_SPEC:\n{}",
-            block("add(name: str) -> int", "add(name: str, due: date) -> int")
+            "API_SPEC:\n{}{}",
+            block("add(name: str) -> int", "add(name: str, due: date) -> int"),
+            block("list() -> list", "list() -> list[Task]")
         );
         let r = read_answer(
             &mut ledger,
@@ -524,16 +554,58 @@ mod tests {
             &text,
             &settle_first_line,
         );
-        let Next::Ask(ask) = r.next else {
+        let Next::Done { artifacts, .. } = r.next else {
             panic!("{:?}", r.next)
         };
-        let repair = ask.repair.unwrap();
-        assert_eq!(repair.sections[0].failures[0].reason, "settled");
+        assert_eq!(
+            artifacts.api_spec, "add(name: str) -> int\nlist() -> list[Task]",
+            "the settled line stays, the other block applies"
+        );
+        assert_eq!(r.dropped.len(), 1);
+        assert_eq!(r.dropped[0].section, Section::ApiSpec);
         assert!(
             r.journal
                 .iter()
                 .any(|(e, d)| *e == JournalEvent::EditBlock && d["reason"] == "settled")
         );
+        assert!(r.notices.iter().any(|n| n == "API spec: 1 block applied"));
+    }
+
+    #[test]
+    fn an_answer_without_sections_keeps_what_applied_and_closes_the_cycle() {
+        let mut ledger = PatchLedger::default();
+        let text = format!(
+            "API_SPEC:\n{}{}",
+            block("add(name: str) -> int", "add(name: str, due: date) -> int"),
+            block("remove() -> None", "delete() -> None")
+        );
+        let brief = Brief {
+            cycle: 2,
+            ..Brief::default()
+        };
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &text, &no_settled);
+        let Next::Ask(ask) = r.next else { panic!() };
+        for polite in [
+            "CHANGES:\n- Q1.1 none: nothing more to change\n",
+            "I leave it.",
+            "",
+        ] {
+            let mut again = ledger.clone();
+            let r = read_answer(&mut again, &design(), 2, &ask, polite, &no_settled);
+            let Next::Done { artifacts, cost } = r.next else {
+                panic!("{polite:?}: {:?}", r.next)
+            };
+            assert!(
+                artifacts
+                    .api_spec
+                    .starts_with("add(name: str, due: date) -> int")
+            );
+            assert_eq!(
+                cost.streamed_tokens,
+                tokens((text.len() + polite.len()) as u64)
+            );
+            assert!(again.progress.is_none());
+        }
     }
 
     #[test]

@@ -359,6 +359,7 @@ impl Session {
             repair: None,
             review: String::new(),
             reformat: None,
+            pass: crate::volk::brief::Pass::Main,
         }
     }
 }
