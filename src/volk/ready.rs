@@ -113,6 +113,27 @@ impl OpenItems {
     }
 }
 
+/// The conflicts left in the files of `design/` as they are now (a hand edit may
+/// have added or resolved some): lines are those of the files. An unreadable file
+/// has none.
+pub fn conflicts_on_disk(project_dir: &std::path::Path) -> Vec<OpenConflict> {
+    let dir = project_dir.join("design");
+    let mut out = Vec::new();
+    for section in crate::design::Section::ALL {
+        let file = section.file_name();
+        let Ok(text) = std::fs::read_to_string(dir.join(file)) else {
+            continue;
+        };
+        for line in conflict_lines(&text) {
+            out.push(OpenConflict {
+                file: file.to_string(),
+                line,
+            });
+        }
+    }
+    out
+}
+
 fn counted(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
