@@ -1218,6 +1218,7 @@ impl Architect {
 
     fn plan_written(&mut self, attempt: u32, text: &str, fx: &mut Vec<Effect>) {
         let check = plan_step::check(text);
+        self.session.plan.given = plan_step::given();
         self.session.plan.source = check.source.clone();
         self.session.plan.diagnostics = check.diagnostics_human.clone();
         self.session.plan.ok = check.ok;
