@@ -227,10 +227,16 @@ fn blocks_for_two_sections_patch_them_and_keep_the_other_three() {
     }
     assert_whole(&review, &dir);
     let full: usize = FILES.iter().map(|(_, f)| design_file(&dir, f).len()).sum();
-    assert_eq!(
-        review["payload"]["cost"],
-        json!({"streamed_tokens": tokens(update.len()), "full_rewrite_tokens": tokens(full)})
+    let cost = &review["payload"]["cost"];
+    assert_eq!(cost["streamed_tokens"], tokens(update.len()));
+    assert_eq!(cost["full_rewrite_tokens"], tokens(full));
+    // The scripted provider reports no usage: the input is the labelled estimate.
+    assert_eq!(cost["prompt_tokens_source"], "estimate");
+    assert!(
+        cost["prompt_tokens"].as_u64().unwrap() >= tokens(provider.prompts()[1].len()),
+        "{cost}"
     );
+    assert!(cost.get("cached_prompt_tokens").is_none());
     let blocks: Vec<Value> = journal(&dir)
         .into_iter()
         .filter(|e| e["event"] == "edit_block")
@@ -1072,4 +1078,123 @@ fn follow_up_links_travel_with_the_threads() {
     assert_eq!(by_id("Q2.1")["status"], "answered");
     assert_eq!(by_id("Q1.2")["follows"], Value::Null);
     assert_eq!(provider.hits(), 3);
+}
+
+#[test]
+fn the_cost_carries_the_providers_input_counts_and_the_update_prompt_starts_stable() {
+    let update = format!(
+        "API_SPEC:\n{}CHANGES:\n- Q1.1 api_spec: typed the due date\n- Q1.2 none: FR-03 keeps them\n",
+        block(
+            "    add_task(self, name: str, due: str) -> int",
+            "    add_task(self, name: str, due: date) -> int"
+        ),
+    );
+    let answers = [DESIGN.to_string(), update];
+    let provider = Provider::start(std::sync::Arc::new(move |n, _| {
+        support::provider::openai_stream_with_usage(
+            &answers[n.min(1)],
+            3_000 + n as u64,
+            400,
+            1_024 * n as u64,
+        )
+    }));
+    let ws = tempfile::tempdir().unwrap();
+    let first = send(ws.path(), &provider, SCOPE).packet();
+    assert_eq!(first["payload"]["cost"]["prompt_tokens"], 3_000);
+    assert_eq!(first["payload"]["cost"]["prompt_tokens_source"], "usage");
+    assert!(
+        first["payload"]["cost"]
+            .get("cached_prompt_tokens")
+            .is_none()
+    );
+    let review = send(ws.path(), &provider, QUESTIONS).packet();
+    let cost = &review["payload"]["cost"];
+    assert_eq!(cost["prompt_tokens"], 3_001, "passed through as reported");
+    assert_eq!(cost["cached_prompt_tokens"], 1_024);
+    assert_eq!(cost["prompt_tokens_source"], "usage");
+    assert_eq!(provider.hits(), 2);
+    // Stable text first: the instructions, then the current design; the questions last.
+    let prompt = &provider.prompts()[1];
+    assert!(prompt.starts_with("# How to answer"), "{prompt}");
+    let design_at = prompt.find("# The current design").unwrap();
+    let questions_at = prompt.find("# This revision").unwrap();
+    assert!(design_at < questions_at);
+    assert!(prompt[questions_at..].contains("Q1.1"));
+    assert!(prompt.contains("the fewest lines that match only once"));
+    let dir = PathBuf::from(review["payload"]["project_dir"].as_str().unwrap());
+    let costs = events(&dir, "cycle_cost");
+    assert_eq!(costs.last().unwrap()["cost"]["cached_prompt_tokens"], 1_024);
+}
+
+/// The bundled example designed offline, then a realistic update from a streaming
+/// model: three questions, one small change each, as edit blocks. Issue 22 asks for
+/// `streamed_tokens / full_rewrite_tokens <= 0.3`.
+#[test]
+fn a_realistic_update_of_the_bundled_example_streams_under_a_third_of_a_rewrite() {
+    let ws = tempfile::tempdir().unwrap();
+    let scope = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo/scope.json"),
+    )
+    .unwrap();
+    let first = offline(ws.path(), &scope);
+    let thread = first["header"]["thread_id"].as_str().unwrap().to_string();
+    let dir = PathBuf::from(first["payload"]["project_dir"].as_str().unwrap());
+    // One line of three artifacts, each changed a little.
+    let mut answer = String::new();
+    let mut changes = String::from("CHANGES:\n");
+    for (i, (marker, file)) in [
+        ("REQUIREMENTS:", "requirements.md"),
+        ("API_SPEC:", "api_spec.md"),
+        ("FILE_TREE:", "file_tree.md"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let text = design_file(&dir, file);
+        let line = text
+            .lines()
+            .filter(|l| l.trim().len() > 12)
+            .find(|l| text.matches(*l).count() == 1)
+            .unwrap()
+            .to_string();
+        answer.push_str(&format!("{marker}\n"));
+        answer.push_str(&block(&line, &format!("{line} (revised)")));
+        changes.push_str(&format!(
+            "- Q1.{} {}: revised one line\n",
+            i + 1,
+            file.trim_end_matches(".md")
+        ));
+    }
+    answer.push_str(&changes);
+    let provider = Provider::scripted(vec![answer]);
+    let review = send(
+        ws.path(),
+        &provider,
+        &feedback(
+            &thread,
+            1,
+            &[
+                "Where are the notes stored?",
+                "Which call lists the shelves?",
+                "Where do the tests live?",
+            ],
+        ),
+    )
+    .packet();
+    assert_eq!(provider.hits(), 1);
+    let cost = &review["payload"]["cost"];
+    let streamed = cost["streamed_tokens"].as_f64().unwrap();
+    let full = cost["full_rewrite_tokens"].as_f64().unwrap();
+    let ratio = streamed / full;
+    eprintln!(
+        "realistic update: streamed {streamed} tok, full rewrite {full} tok, ratio {ratio:.3}"
+    );
+    assert!(ratio <= 0.3, "ratio {ratio:.3}");
+    assert_eq!(
+        statuses(&review)
+            .iter()
+            .filter(|(_, s)| s == "addressed")
+            .count(),
+        3
+    );
 }

@@ -57,6 +57,12 @@ pub enum Input {
         call: u64,
         text: String,
     },
+    /// What a call's prompt cost, sent before its `ReasonerDone` or `ReasonerFailed`:
+    /// the provider's usage, if it reported one.
+    CallUsage {
+        call: u64,
+        usage: Option<crate::reasoner::Usage>,
+    },
     ReasonerFailed {
         call: u64,
         message: String,
@@ -255,6 +261,8 @@ pub struct Architect {
     mode: Mode,
     next_call: u64,
     in_flight: Option<u64>,
+    /// The size of the running call's prompt, for the estimate of its input tokens.
+    in_flight_prompt_bytes: u64,
     max_tokens: u32,
     plan_repairs: u32,
     /// Automatic repair passes a cycle with design errors gets, and those used.
@@ -269,6 +277,7 @@ impl Architect {
             mode,
             next_call: 1,
             in_flight: None,
+            in_flight_prompt_bytes: 0,
             max_tokens: Limits::DEFAULT.max_tokens,
             plan_repairs: Limits::DEFAULT.plan_repairs,
             lint_repairs: Limits::DEFAULT.lint_repairs,
@@ -333,6 +342,15 @@ impl Architect {
                 }
                 self.in_flight = None;
                 self.reasoner_done(text, &mut fx);
+            }
+            Input::CallUsage { call, usage } => {
+                if self.in_flight == Some(call)
+                    && let Phase::Designing { cycle } = self.session.phase
+                {
+                    self.session
+                        .patch
+                        .record_input(cycle, self.in_flight_prompt_bytes, usage);
+                }
             }
             Input::ReasonerFailed {
                 call,
@@ -604,6 +622,7 @@ impl Architect {
         let call = self.next_call;
         self.next_call += 1;
         self.in_flight = Some(call);
+        self.in_flight_prompt_bytes = (prompts::SYSTEM.len() + prompt.len()) as u64;
         self.session.pending = Some(PendingCall {
             purpose,
             brief: brief.clone(),

@@ -30,11 +30,31 @@ pub fn tokens(bytes: u64) -> u64 {
 }
 
 /// What one cycle cost: the tokens its answers streamed, and what writing the whole
-/// design again would have (the five artifacts after the cycle).
+/// design again would have (the five artifacts after the cycle); and what its
+/// prompts cost on the way in, as the provider counted them or as estimated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Cost {
     pub streamed_tokens: u64,
     pub full_rewrite_tokens: u64,
+    /// Input tokens of every call of the cycle.
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    /// Where `prompt_tokens` comes from: every call's `usage`, or (for any call
+    /// without one) the 4-bytes-a-token estimate.
+    #[serde(default)]
+    pub prompt_tokens_source: TokenSource,
+    /// Input tokens the provider read from its prompt cache, when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_prompt_tokens: Option<u64>,
+}
+
+/// Whether a token count is the provider's or volk's estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenSource {
+    #[default]
+    Usage,
+    Estimate,
 }
 
 impl Cost {
@@ -43,6 +63,7 @@ impl Cost {
         Cost {
             streamed_tokens: tokens(streamed_bytes),
             full_rewrite_tokens: tokens(size as u64),
+            ..Cost::default()
         }
     }
 
@@ -52,13 +73,56 @@ impl Cost {
             .saturating_sub(self.streamed_tokens)
     }
 
-    /// The status-bar form: `this cycle 1.1k tok · full rewrite ≈ 9.6k`.
+    /// The status-bar form: `this cycle 1.1k tok · full rewrite ≈ 9.6k`, with the
+    /// input once known: `this cycle 1.1k tok out · 12k in (8.0k cached) · full …`
+    /// (`~12k in` for an estimate).
     pub fn status(&self) -> String {
+        if self.prompt_tokens == 0 {
+            return format!(
+                "this cycle {} tok · full rewrite ≈ {}",
+                short(self.streamed_tokens),
+                short(self.full_rewrite_tokens)
+            );
+        }
         format!(
-            "this cycle {} tok · full rewrite ≈ {}",
+            "this cycle {} tok out · {} · full rewrite ≈ {}",
             short(self.streamed_tokens),
+            self.input(),
             short(self.full_rewrite_tokens)
         )
+    }
+
+    /// `12k in`, `~12k in`, `12k in (8.0k cached)`.
+    pub fn input(&self) -> String {
+        let about = match self.prompt_tokens_source {
+            TokenSource::Usage => "",
+            TokenSource::Estimate => "~",
+        };
+        match self.cached_prompt_tokens {
+            Some(cached) if cached > 0 => format!(
+                "{about}{} in ({} cached)",
+                short(self.prompt_tokens),
+                short(cached)
+            ),
+            _ => format!("{about}{} in", short(self.prompt_tokens)),
+        }
+    }
+
+    /// Adds one call's input: the provider's usage, else the estimate from the
+    /// prompt's size.
+    pub fn add_input(&mut self, prompt_bytes: u64, usage: Option<crate::reasoner::Usage>) {
+        match usage {
+            Some(u) if u.prompt_tokens > 0 => {
+                self.prompt_tokens += u.prompt_tokens;
+                if u.cached_prompt_tokens > 0 {
+                    *self.cached_prompt_tokens.get_or_insert(0) += u.cached_prompt_tokens;
+                }
+            }
+            _ => {
+                self.prompt_tokens += tokens(prompt_bytes);
+                self.prompt_tokens_source = TokenSource::Estimate;
+            }
+        }
     }
 }
 
@@ -149,21 +213,45 @@ impl PatchLedger {
     /// Records a cycle's cost. A cycle answered again (the design compiler asked for
     /// a repair) adds what the new answers streamed; the full rewrite is the design's
     /// size after the last of them.
-    fn record(&mut self, cycle: u32, cost: Cost) {
+    fn record(&mut self, cycle: u32, cost: Cost) -> Cost {
         match self.costs.iter_mut().find(|c| c.cycle == cycle) {
             Some(known) => {
                 known.cost.streamed_tokens += cost.streamed_tokens;
                 known.cost.full_rewrite_tokens = cost.full_rewrite_tokens;
+                known.cost
             }
-            None => self.costs.push(CycleCost { cycle, cost }),
+            None => {
+                self.costs.push(CycleCost { cycle, cost });
+                cost
+            }
         }
+    }
+
+    /// Records what one call of `cycle` sent: its prompt tokens (the provider's
+    /// count, else the estimate) and those read from the provider's cache.
+    pub fn record_input(
+        &mut self,
+        cycle: u32,
+        prompt_bytes: u64,
+        usage: Option<crate::reasoner::Usage>,
+    ) {
+        let at = match self.costs.iter().position(|c| c.cycle == cycle) {
+            Some(at) => at,
+            None => {
+                self.costs.push(CycleCost {
+                    cycle,
+                    cost: Cost::default(),
+                });
+                self.costs.len() - 1
+            }
+        };
+        self.costs[at].cost.add_input(prompt_bytes, usage);
     }
 
     /// The first cycle: a whole design, so streamed and full rewrite are alike.
     pub fn first_cycle(&mut self, text: &str, design: &Artifacts) -> Cost {
         let cost = Cost::of(text.len() as u64, design);
-        self.record(1, cost);
-        cost
+        self.record(1, cost)
     }
 }
 
@@ -370,8 +458,7 @@ pub fn read_answer(
             reading.next = Next::Ask(Box::new(ask));
         }
         None => {
-            let cost = Cost::of(progress.streamed_bytes, &progress.working);
-            ledger.record(cycle, cost);
+            let cost = ledger.record(cycle, Cost::of(progress.streamed_bytes, &progress.working));
             if let Some(line) = status_line(&progress.tally) {
                 reading.notices.push(line);
             }
@@ -825,10 +912,27 @@ mod tests {
         assert_eq!(short(1_100), "1.1k");
         assert_eq!(short(9_600), "9.6k");
         assert_eq!(short(12_400), "12k");
-        let cost = Cost {
+        let mut cost = Cost {
             streamed_tokens: 1_100,
             full_rewrite_tokens: 9_600,
+            ..Cost::default()
         };
         assert_eq!(cost.status(), "this cycle 1.1k tok · full rewrite ≈ 9.6k");
+        cost.add_input(
+            0,
+            Some(crate::reasoner::Usage {
+                prompt_tokens: 12_000,
+                completion_tokens: 1_100,
+                cached_prompt_tokens: 8_000,
+            }),
+        );
+        assert_eq!(
+            cost.status(),
+            "this cycle 1.1k tok out · 12k in (8.0k cached) · full rewrite ≈ 9.6k"
+        );
+        cost.add_input(4_000, None);
+        assert_eq!(cost.prompt_tokens, 13_000);
+        assert_eq!(cost.prompt_tokens_source, TokenSource::Estimate);
+        assert!(cost.input().starts_with("~13k in"));
     }
 }

@@ -201,6 +201,11 @@ pub fn reformat(brief: &Brief) -> String {
 }
 
 /// A revision answering the reviewer's questions; earlier answers bind it.
+/// Where an update prompt's changing part begins: everything before it (the
+/// instructions, the task, the current design) is the same for every call of a
+/// cycle, the prefix providers cache.
+pub const REVISION_HEADING: &str = "\n# This revision\n";
+
 pub fn update(brief: &Brief, context: &str) -> String {
     if let Some(repair) = &brief.repair {
         return crate::volk::patch_cycle::repair_prompt(brief, repair);
