@@ -388,12 +388,13 @@ pub fn reconcile(
         };
         match &line.source {
             Source::Unrequested => {
+                // Reported even when the diff shows nothing: the person reads the
+                // architect's own account, and a note says the change is not there.
                 if !changed.contains(&s) {
                     out.notes.push(format!(
                         "a - line claims a change in {} that did not happen",
                         s.key()
                     ));
-                    continue;
                 }
                 claimed.push(s);
                 out.unrequested.push(Change {
