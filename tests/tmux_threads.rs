@@ -145,3 +145,95 @@ fn threads_and_a_hand_edit_end_to_end_in_tmux() {
     let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
     assert!(end.contains("VOLK-EXITED-0"), "{end}");
 }
+
+/// READY with things still open: the confirmation lists them and asks "finalize
+/// anyway?"; Esc sends nothing.
+#[test]
+fn the_ready_confirmation_lists_what_is_still_open() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: tmux is not installed (apt-get install -y tmux)");
+        return;
+    }
+    // Cycle 1 draws a class nothing defines (a design error); cycle 2 rewrites the
+    // reviewer's FR-02 its own way (a conflict) and accounts for nothing.
+    let broken = design("add(name: str) -> int", "")
+        .replace("Cli --> Store", "Cli --> Store\n  class Phantom");
+    let rewrite = broken.replace("2. FR-02: List tasks.", "2. FR-02: List open tasks first.");
+    let server = Server::start(vec![broken, rewrite]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let scope = dir.path().join("tasks.md");
+    std::fs::write(&scope, "# A task CLI\n1. Add tasks\n2. List tasks\n").unwrap();
+    let editor = dir.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/FR-02: List tasks./FR-02: List tasks by due date./' \"$2\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let tmux = Tmux {
+        socket: dir.path().join("tmux.sock"),
+        session: "volk-ready-open".into(),
+    };
+    let command = format!(
+        "env -u VISUAL HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 EDITOR={editor} \
+         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
+         {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai --model scripted --base-url {url}; \
+         echo VOLK-EXITED-$?; sleep 30",
+        home = home.display(),
+        editor = editor.display(),
+        config = dir.path().join("config").display(),
+        log = dir.path().join("volk.log").display(),
+        volk = env!("CARGO_BIN_EXE_volk"),
+        scope = scope.display(),
+        ws = ws.display(),
+        url = server.url,
+    );
+    tmux.start(150, 44, &command);
+    tmux.wait_for("your review", Duration::from_secs(60));
+    let project = ws.join("tasks");
+    tmux.keys(&["2"]);
+    tmux.keys(&["j"]);
+    tmux.keys(&["j"]);
+    tmux.keys(&["E"]);
+    tmux.wait_for("FR-02: List tasks by due date.", Duration::from_secs(20));
+    for question in ["How are tasks listed?", "Time zones?"] {
+        tmux.keys(&["a"]);
+        tmux.wait_for("New question", Duration::from_secs(15));
+        tmux.literal(question);
+        tmux.keys(&["Enter"]);
+    }
+    tmux.wait_for("Your questions (2)", Duration::from_secs(15));
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("cycle 2/", Duration::from_secs(30));
+    tmux.wait_for("your review", Duration::from_secs(60));
+    let reqs = std::fs::read_to_string(project.join("design/requirements.md")).unwrap();
+    assert!(reqs.contains("<<<<<<< reviewer"), "{reqs}");
+
+    tmux.keys(&["C-r"]);
+    let shot = tmux.wait_for("finalize anyway?", Duration::from_secs(15));
+    assert!(shot.contains("READY?"), "{shot}");
+    assert!(
+        shot.contains("1 unresolved edit conflict (D050) · 2 unaddressed threads"),
+        "{shot}"
+    );
+    assert!(shot.contains(" error"), "{shot}");
+    assert!(
+        shot.contains("conflict at design/requirements.md:"),
+        "{shot}"
+    );
+    tmux.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!tmux.screen().contains("finalize anyway?"));
+    assert_eq!(server.prompts().len(), 2, "nothing sent");
+
+    tmux.keys(&["q"]);
+    std::thread::sleep(Duration::from_millis(300));
+    if tmux.screen().contains("Quit?") {
+        tmux.keys(&["y"]);
+    }
+    let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
+    assert!(end.contains("VOLK-EXITED-0"), "{end}");
+}

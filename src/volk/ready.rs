@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 
+use crate::design::lint::Diagnostic;
 use crate::design::merge::conflict_lines;
-use crate::design::write::as_written;
 use crate::volk::review::UNRESOLVED_CONFLICT;
 use crate::volk::session::Session;
 use crate::volk::threads::{Thread, ThreadStatus};
@@ -37,29 +37,28 @@ impl OpenItems {
     /// Gathers what the session's design leaves open.
     pub fn gather(session: &Session) -> OpenItems {
         let linted = crate::volk::lint_step::check(&session.artifacts);
-        let errors = linted
-            .diagnostics
-            .iter()
-            .filter(|d| d.is_error() && d.code.id() != UNRESOLVED_CONFLICT)
-            .count();
-        let written = as_written(&session.artifacts);
-        let mut conflicts = Vec::new();
-        for (section, text) in written.iter() {
-            for line in conflict_lines(text) {
-                conflicts.push(OpenConflict {
-                    file: section.file_name().to_string(),
-                    line,
-                });
-            }
-        }
+        OpenItems::of(&linted.diagnostics, &session.review.threads, 0)
+    }
+
+    /// What is open given the design compiler's findings on the design as written
+    /// (D050 marks each conflict left), the threads, and the unsent draft questions.
+    pub fn of(diagnostics: &[Diagnostic], threads: &[Thread], drafts: usize) -> OpenItems {
+        let conflict = |d: &&Diagnostic| d.code.id() == UNRESOLVED_CONFLICT;
         OpenItems {
-            errors,
-            conflicts,
-            unaddressed: open_threads(&session.review.threads)
+            errors: diagnostics
                 .iter()
-                .map(|t| t.id.clone())
+                .filter(|d| d.is_error() && !conflict(d))
+                .count(),
+            conflicts: diagnostics
+                .iter()
+                .filter(conflict)
+                .map(|d| OpenConflict {
+                    file: d.artifact.file_name().to_string(),
+                    line: d.line,
+                })
                 .collect(),
-            drafts: 0,
+            unaddressed: open_threads(threads).iter().map(|t| t.id.clone()).collect(),
+            drafts,
         }
     }
 
