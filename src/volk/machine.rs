@@ -362,6 +362,11 @@ impl Architect {
                 }
                 self.in_flight = None;
                 if retryable || !self.repair_failed(&message, &mut fx) {
+                    let message = if retryable {
+                        format!("{message}; r sends {} again", self.pending_name())
+                    } else {
+                        message
+                    };
                     self.fail(message, retryable, &mut fx);
                 }
             }
@@ -499,6 +504,33 @@ impl Architect {
             }
         }
         Ok(())
+    }
+
+    /// The call a retry sends, as the failure names it.
+    fn pending_name(&self) -> &'static str {
+        use crate::design::edit::repair::RepairKind;
+        let Some(pending) = &self.session.pending else {
+            return "the call";
+        };
+        let brief = &pending.brief;
+        if brief.reformat.is_some() {
+            return "the reformat request";
+        }
+        match (
+            pending.purpose,
+            brief.repair.as_ref().map(|r| r.kind),
+            brief.pass,
+        ) {
+            (Purpose::Design, ..) => "the design request",
+            (Purpose::Update, Some(RepairKind::Blocks), _) => "the block repair",
+            (Purpose::Update, Some(RepairKind::Full), _) => "the request for whole sections",
+            (Purpose::Update, None, crate::volk::brief::Pass::LintRepair) => {
+                "the design compiler's repair pass"
+            }
+            (Purpose::Update, None, _) => "the update",
+            (Purpose::Reflect, ..) => "the reflection",
+            (Purpose::Plan, ..) => "the plan request",
+        }
     }
 
     fn expect(&self, ok: bool, what: &str) -> Result<(), Refusal> {
@@ -1784,6 +1816,106 @@ mod tests {
         assert_eq!(emitted(&fx).unwrap().payload["design_cycle"], 2);
         assert_eq!(a.session.artifacts.api_spec, before.api_spec);
         assert!(emitted(&fx).unwrap().payload["cost"]["streamed_tokens"].as_u64() > Some(0));
+    }
+
+    /// After each kind of failure, a retry sends exactly the call the failure names,
+    /// and a success clears it: no later pass reuses the repair.
+    #[test]
+    fn a_retry_sends_what_the_failure_names() {
+        fn fail_and_retry(a: &mut Architect, fx: &[Effect]) -> (String, ReasonerRequest) {
+            let (call, request) = call_of(fx);
+            let fx = a
+                .handle(Input::ReasonerFailed {
+                    call,
+                    message: "503".into(),
+                    retryable: true,
+                })
+                .unwrap();
+            let message = fx
+                .iter()
+                .find_map(|e| match e {
+                    Effect::Failed { message, .. } => Some(message.clone()),
+                    _ => None,
+                })
+                .unwrap();
+            let fx = a.handle(Input::Act(Action::Retry)).unwrap();
+            let (_, again) = call_of(&fx);
+            assert_eq!(again.prompt, request.prompt, "{message}");
+            (message, again)
+        }
+        // The update.
+        let mut a = designed(Mode::Headless, 99);
+        let fx = a
+            .handle(feedback(Verdict::Questions, &["Schema?"]))
+            .unwrap();
+        let (message, _) = fail_and_retry(&mut a, &fx);
+        assert!(message.ends_with("r sends the update again"), "{message}");
+        // The block repair.
+        let call = a.in_flight().unwrap();
+        let text = "API_SPEC:\n<<<<<<< SEARCH\nnot in the spec\n=======\nx\n>>>>>>> REPLACE\n";
+        let fx = a
+            .handle(Input::ReasonerDone {
+                call,
+                text: text.into(),
+            })
+            .unwrap();
+        let (message, repair) = fail_and_retry(&mut a, &fx);
+        assert!(
+            message.ends_with("r sends the block repair again"),
+            "{message}"
+        );
+        assert!(repair.brief.repair.is_some());
+        // Done with nothing more: the cycle closes, and its pending call is gone.
+        let call = a.in_flight().unwrap();
+        a.handle(Input::ReasonerDone {
+            call,
+            text: String::new(),
+        })
+        .unwrap();
+        assert_eq!(a.phase(), &Phase::AwaitingReview { cycle: 2 });
+        assert!(a.session.pending.is_none());
+        // A design compiler's repair pass, after a block repair, carries no repair.
+        let mut b = architect(Mode::Headless, 99);
+        b.handle(Input::Begin).unwrap();
+        let fx = b
+            .handle(Input::ContextReady {
+                section: String::new(),
+                symbols: vec![],
+            })
+            .unwrap();
+        let (call, request) = call_of(&fx);
+        let broken = draft(request.purpose, &request.brief)
+            .replace("classDiagram\n", "classDiagram\n  class Phantom\n");
+        let fx = b
+            .handle(Input::ReasonerDone { call, text: broken })
+            .unwrap();
+        let (message, lint) = fail_and_retry(&mut b, &fx);
+        assert!(
+            message.ends_with("r sends the design compiler's repair pass again"),
+            "{message}"
+        );
+        assert!(lint.brief.repair.is_none());
+        assert!(lint.prompt.contains("Problems the design compiler found"));
+        // The first design without markers: the retry reformats it.
+        let mut c = architect(Mode::Headless, 99);
+        c.handle(Input::Begin).unwrap();
+        let fx = c
+            .handle(Input::ContextReady {
+                section: String::new(),
+                symbols: vec![],
+            })
+            .unwrap();
+        let (call, _) = call_of(&fx);
+        let fx = c
+            .handle(Input::ReasonerDone {
+                call,
+                text: "just prose".into(),
+            })
+            .unwrap();
+        assert!(fx.iter().any(|e| matches!(e, Effect::Failed { message, .. } if message.contains("put it under the markers"))));
+        let fx = c.handle(Input::Act(Action::Retry)).unwrap();
+        let (_, reformat) = call_of(&fx);
+        assert_eq!(reformat.brief.reformat.as_deref(), Some("just prose"));
     }
 
     #[test]
