@@ -139,6 +139,36 @@ pub struct CycleReport {
     pub restored: Vec<Restored>,
     #[serde(default)]
     pub conflicts: Vec<Conflict>,
+    /// The lines the reviewer's hand edit wrote, per artifact, that the cycle kept:
+    /// the reviewer's, never the architect's changes (the diff view marks them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reviewer: Vec<ReviewerLines>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewerLines {
+    pub artifact: String,
+    pub lines: Vec<String>,
+}
+
+impl CycleReport {
+    /// The lines of `section` the reviewer wrote by hand this cycle.
+    pub fn reviewer_lines(&self, section: Section) -> &[String] {
+        self.reviewer
+            .iter()
+            .find(|r| r.artifact == section.key())
+            .map_or(&[], |r| r.lines.as_slice())
+    }
+}
+
+/// The lines `edited` adds to `base` (a hand edit's own lines).
+fn added_lines(base: &str, edited: &str) -> Vec<String> {
+    similar::TextDiff::from_lines(base, edited)
+        .iter_all_changes()
+        .filter(|c| c.tag() == similar::ChangeTag::Insert)
+        .map(|c| c.value().trim_end_matches('\n').to_string())
+        .filter(|l| !l.trim().is_empty())
+        .collect()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -363,6 +393,16 @@ pub fn after_cycle(
                     s.file_name()
                 ));
             }
+            let kept: Vec<String> = added_lines(edit.base.get(*s), shown.get(*s))
+                .into_iter()
+                .filter(|l| merged.text.lines().any(|m| m == l))
+                .collect();
+            if !kept.is_empty() {
+                report.reviewer.push(ReviewerLines {
+                    artifact: s.key().to_string(),
+                    lines: kept,
+                });
+            }
             artifacts.set(*s, merged.text);
         }
         notes.push((
@@ -538,6 +578,19 @@ mod tests {
             Some("- - api_spec: renamed run"),
         );
         assert_eq!(out.artifacts.requirements, edited.requirements);
+        assert_eq!(
+            state.last.reviewer_lines(Section::Requirements),
+            ["1. FR-01: add with a name"],
+            "the merged-back line is the reviewer's"
+        );
+        assert!(
+            !state
+                .last
+                .unrequested
+                .iter()
+                .any(|c| c.artifact == "requirements"),
+            "the reviewer's edit is never the architect's unrequested change"
+        );
         assert_eq!(out.artifacts.file_tree, "src/");
         assert_eq!(state.last.restored[0].item, "file_tree");
         assert_eq!(state.last.unrequested[0].summary, "renamed run");
