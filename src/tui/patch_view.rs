@@ -291,7 +291,7 @@ mod tests {
         }));
         assert_eq!(
             meter.latest().unwrap().status(),
-            "this cycle 900 tok out · 12k in (9.0k cached) · full rewrite ≈ 9.8k"
+            "cycle 900 out · 12k in (9.0k cached) · rewrite ≈ 9.8k"
         );
         assert_eq!(
             meter.summary().unwrap(),

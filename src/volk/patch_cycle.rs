@@ -73,9 +73,9 @@ impl Cost {
             .saturating_sub(self.streamed_tokens)
     }
 
-    /// The status-bar form: `this cycle 1.1k tok · full rewrite ≈ 9.6k`, with the
-    /// input once known: `this cycle 1.1k tok out · 12k in (8.0k cached) · full …`
-    /// (`~12k in` for an estimate).
+    /// The status-bar form: `this cycle 1.1k tok · full rewrite ≈ 9.6k`; once the
+    /// input is known, as short: `cycle 1.1k out · 12k in (8.0k cached) · rewrite ≈
+    /// 9.6k` (`~12k in` for an estimate).
     pub fn status(&self) -> String {
         if self.prompt_tokens == 0 {
             return format!(
@@ -85,7 +85,7 @@ impl Cost {
             );
         }
         format!(
-            "this cycle {} tok out · {} · full rewrite ≈ {}",
+            "cycle {} out · {} · rewrite ≈ {}",
             short(self.streamed_tokens),
             self.input(),
             short(self.full_rewrite_tokens)
@@ -928,7 +928,7 @@ mod tests {
         );
         assert_eq!(
             cost.status(),
-            "this cycle 1.1k tok out · 12k in (8.0k cached) · full rewrite ≈ 9.6k"
+            "cycle 1.1k out · 12k in (8.0k cached) · rewrite ≈ 9.6k"
         );
         cost.add_input(4_000, None);
         assert_eq!(cost.prompt_tokens, 13_000);
