@@ -105,6 +105,9 @@ pub struct Feedback {
     pub project_dir: Option<String>,
     #[serde(default)]
     pub marks: ReviewMarks,
+    /// READY finalizes even with an edit conflict left (`payload.force`).
+    #[serde(default)]
+    pub force: bool,
 }
 
 /// What a reviewer may do to the review itself besides asking: close threads by id,
@@ -135,6 +138,7 @@ impl Feedback {
             answers,
             project_dir: None,
             marks: ReviewMarks::default(),
+            force: false,
         }
     }
 
@@ -147,6 +151,7 @@ impl Feedback {
             answers: Vec::new(),
             project_dir: None,
             marks: ReviewMarks::default(),
+            force: false,
         }
     }
 }
@@ -530,6 +535,16 @@ pub(crate) fn feedback_from(payload: &Map<String, Value>) -> Result<Feedback, Fi
             .ok()
             .filter(|s| !s.is_empty()),
         marks,
+        force: match payload.get("force") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err((
+                    "payload.force".into(),
+                    format!("expected true or false, got {}", kind(other)),
+                ));
+            }
+        },
     })
 }
 

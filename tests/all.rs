@@ -10,6 +10,7 @@ mod answers;
 mod broken_pipe;
 mod bus;
 mod context;
+mod cycle_props;
 mod design_reflection;
 mod designs;
 mod diagram_tab;

@@ -363,3 +363,39 @@ fn compare_with_cycle_1_from_cycle_3_in_the_demo() {
     let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
     assert!(end.contains("VOLK-EXITED-0"), "{end}");
 }
+
+/// A line the reviewer wrote by hand is marked `reviewer` in the diff, apart from
+/// the architect's changes (issue 22, item 6).
+#[test]
+fn the_reviewers_own_lines_are_marked_in_the_diff() {
+    let mut app = reviewing(&[
+        "# bookshelf\n\nThe store keeps books.\nShelves hold books.\n".into(),
+        "# bookshelf\n\nThe store keeps books by title.\nShelves hold up to 40 books.\n".into(),
+    ]);
+    let mut review = volk::volk::review::ReviewState::default();
+    review
+        .last
+        .reviewer
+        .push(volk::volk::review::ReviewerLines {
+            artifact: "architecture".into(),
+            lines: vec!["The store keeps books by title.".into()],
+        });
+    app.on_app_event(AppEvent::Loop(LoopEvent::Review(Box::new(review))));
+    app.on_key(ch('d'));
+    let screen = text_of(&draw(&mut app, 100, 30));
+    let row = |text: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(text))
+            .unwrap_or_else(|| panic!("{text} not in\n{screen}"))
+            .to_string()
+    };
+    assert!(
+        row("+ The store keeps books by title.").contains("reviewer"),
+        "{screen}"
+    );
+    assert!(
+        !row("+ Shelves hold up to 40 books.").contains("reviewer"),
+        "{screen}"
+    );
+}

@@ -298,7 +298,8 @@ async fn openai_stream_split_mid_line_and_mid_character() {
         got.usage,
         Some(Usage {
             prompt_tokens: 11,
-            completion_tokens: 22
+            completion_tokens: 22,
+            ..Default::default()
         })
     );
     assert_eq!(got.stop_reason.as_deref(), Some("stop"));
@@ -633,7 +634,8 @@ async fn anthropic_full_event_sequence() {
         got.usage,
         Some(Usage {
             prompt_tokens: 25,
-            completion_tokens: 40
+            completion_tokens: 40,
+            ..Default::default()
         })
     );
     assert_eq!(got.stop_reason.as_deref(), Some("end_turn"));
@@ -715,7 +717,8 @@ async fn metered_stream_measures_time_to_first_token() {
         m.usage,
         Some(Usage {
             prompt_tokens: 9,
-            completion_tokens: 30
+            completion_tokens: 30,
+            ..Default::default()
         })
     );
     let rate = m.tokens_per_second.unwrap();

@@ -144,3 +144,173 @@ fn threads_and_a_hand_edit_end_to_end_in_tmux() {
     let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
     assert!(end.contains("VOLK-EXITED-0"), "{end}");
 }
+
+/// READY with things still open: the confirmation lists them and asks "finalize
+/// anyway?"; Esc sends nothing.
+#[test]
+fn the_ready_confirmation_lists_what_is_still_open() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: tmux is not installed (apt-get install -y tmux)");
+        return;
+    }
+    // Cycle 1 draws a class nothing defines (a design error); cycle 2 rewrites the
+    // reviewer's FR-02 its own way (a conflict) and accounts for nothing.
+    let broken = design("add(name: str) -> int", "")
+        .replace("Cli --> Store", "Cli --> Store\n  class Phantom");
+    let rewrite = broken.replace("2. FR-02: List tasks.", "2. FR-02: List open tasks first.");
+    let server = Server::scripted(vec![broken, rewrite]);
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let scope = dir.path().join("tasks.md");
+    std::fs::write(&scope, "# A task CLI\n1. Add tasks\n2. List tasks\n").unwrap();
+    let editor = dir.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/FR-02: List tasks./FR-02: List tasks by due date./' \"$2\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let tmux = Tmux {
+        socket: dir.path().join("tmux.sock"),
+        session: "volk-ready-open".into(),
+    };
+    let command = format!(
+        "env -u VISUAL HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 EDITOR={editor} \
+         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
+         {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai --model scripted --base-url {url}; \
+         echo VOLK-EXITED-$?; sleep 30",
+        home = home.display(),
+        editor = editor.display(),
+        config = dir.path().join("config").display(),
+        log = dir.path().join("volk.log").display(),
+        volk = env!("CARGO_BIN_EXE_volk"),
+        scope = scope.display(),
+        ws = ws.display(),
+        url = server.v1(),
+    );
+    tmux.start(150, 44, &command);
+    tmux.wait_for("your review", Duration::from_secs(60));
+    let project = ws.join("tasks");
+    tmux.keys(&["2"]);
+    tmux.keys(&["j"]);
+    tmux.keys(&["j"]);
+    tmux.keys(&["E"]);
+    tmux.wait_for("FR-02: List tasks by due date.", Duration::from_secs(20));
+    for question in ["How are tasks listed?", "Time zones?"] {
+        tmux.keys(&["a"]);
+        tmux.wait_for("New question", Duration::from_secs(15));
+        tmux.literal(question);
+        tmux.keys(&["Enter"]);
+    }
+    tmux.wait_for("Your questions (2)", Duration::from_secs(15));
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("cycle 2/", Duration::from_secs(30));
+    tmux.wait_for("your review", Duration::from_secs(60));
+    let reqs = std::fs::read_to_string(project.join("design/requirements.md")).unwrap();
+    assert!(reqs.contains("<<<<<<< reviewer"), "{reqs}");
+
+    tmux.keys(&["C-r"]);
+    let shot = tmux.wait_for("finalize anyway?", Duration::from_secs(15));
+    assert!(shot.contains("READY?"), "{shot}");
+    assert!(
+        shot.contains("1 unresolved edit conflict (D050) · 2 unaddressed threads"),
+        "{shot}"
+    );
+    assert!(shot.contains(" error"), "{shot}");
+    assert!(
+        shot.contains("conflict at design/requirements.md:"),
+        "{shot}"
+    );
+    tmux.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!tmux.screen().contains("finalize anyway?"));
+    assert_eq!(server.prompts().len(), 2, "nothing sent");
+
+    tmux.keys(&["q"]);
+    std::thread::sleep(Duration::from_millis(300));
+    if tmux.screen().contains("Quit?") {
+        tmux.keys(&["y"]);
+    }
+    let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
+    assert!(end.contains("VOLK-EXITED-0"), "{end}");
+}
+
+/// `r` after a failed block repair sends that repair again, the one its message
+/// names; the cycle then closes with the block that applied before it.
+#[test]
+fn r_after_a_failed_repair_sends_the_repair_again() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: tmux is not installed (apt-get install -y tmux)");
+        return;
+    }
+    use support::provider::{Provider, openai_stream, status};
+    let first = design("add(name: str) -> int", "");
+    let update = "API_SPEC:\n<<<<<<< SEARCH\nadd(name: str) -> int\n=======\nadd(name: str, due: str) -> int\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nnot in the spec\n=======\nx\n>>>>>>> REPLACE\nCHANGES:\n- Q1.1 api_spec: added the due date\n".to_string();
+    let provider = Provider::start(std::sync::Arc::new(move |n, _| match n {
+        0 => openai_stream(&first, 40),
+        1 => openai_stream(&update, 40),
+        // The block repair fails once, then answers that nothing more changes.
+        2 => status(400, r#"{"error":{"message":"scripted outage"}}"#),
+        _ => openai_stream("CHANGES:\n- Q1.1 api_spec: added the due date\n", 40),
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let scope = dir.path().join("tasks.md");
+    std::fs::write(&scope, "# A task CLI\n1. Add tasks\n2. List tasks\n").unwrap();
+    let tmux = Tmux {
+        socket: dir.path().join("tmux.sock"),
+        session: "volk-retry-repair".into(),
+    };
+    let command = format!(
+        "env -u VISUAL HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 \
+         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
+         {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai --model scripted --base-url {url}; \
+         echo VOLK-EXITED-$?; sleep 30",
+        home = home.display(),
+        config = dir.path().join("config").display(),
+        log = dir.path().join("volk.log").display(),
+        volk = env!("CARGO_BIN_EXE_volk"),
+        scope = scope.display(),
+        ws = ws.display(),
+        url = provider.v1(),
+    );
+    tmux.start(150, 44, &command);
+    tmux.wait_for("your review", Duration::from_secs(60));
+    tmux.keys(&["a"]);
+    tmux.wait_for("New question", Duration::from_secs(15));
+    tmux.literal("When is a task due?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Your questions (1)", Duration::from_secs(15));
+    tmux.keys(&["C-s"]);
+    let popup = tmux.wait_for("r: retry", Duration::from_secs(60));
+    let words: Vec<&str> = popup
+        .split(|c: char| c.is_whitespace() || c == '│')
+        .filter(|w| !w.is_empty())
+        .collect();
+    assert!(
+        words.join(" ").contains("r sends the block repair again"),
+        "the failure names the call r sends: {popup}"
+    );
+    assert_eq!(provider.hits(), 3);
+    tmux.keys(&["r"]);
+    tmux.wait_for("cycle 2/", Duration::from_secs(30));
+    tmux.wait_for("your review", Duration::from_secs(60));
+    let prompts = provider.prompts();
+    assert_eq!(prompts.len(), 4, "one retry, nothing else");
+    assert_eq!(prompts[3], prompts[2], "the retry sends the failed repair");
+    assert!(prompts[3].contains("not in the spec"));
+    let api = std::fs::read_to_string(ws.join("tasks/design/api_spec.md")).unwrap();
+    assert!(api.contains("add(name: str, due: str) -> int"), "{api}");
+
+    tmux.keys(&["q"]);
+    std::thread::sleep(Duration::from_millis(300));
+    if tmux.screen().contains("Quit?") {
+        tmux.keys(&["y"]);
+    }
+    let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
+    assert!(end.contains("VOLK-EXITED-0"), "{end}");
+}

@@ -1,8 +1,9 @@
 //! The architect's account of an update: the lines of the `CHANGES:` part of its
 //! answer, one per change, `- Q1.2 requirements: added FR-08 for CSV export`.
 //!
-//! The first word names the review thread that asked for the change, or `-` for a
-//! change nobody asked for; the second names the artifact, or `none` for an answer that
+//! The first word names the review thread that asked for the change, `-` for a
+//! change nobody asked for, or a reason that is no thread (a design-compiler code
+//! `D022`, the reviewer's `edit`, an answered open question `OQ2`); the second names the artifact, or `none` for an answer that
 //! needs no change (then the summary is the answer). volk checks these claims against
 //! the real diff ([`crate::volk::threads`]), so reading them is lenient about bullets
 //! and case but never guesses a thread or an artifact.
@@ -17,13 +18,35 @@ pub enum Target {
     Nothing,
 }
 
+/// What a line says a change answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A review thread, `Q1.2`.
+    Thread(String),
+    /// `-`: nobody asked for it.
+    Unrequested,
+    /// A reason that is no thread but accounts for the change: a design-compiler
+    /// code (`D022`), the reviewer's hand edit (`edit`), or one of the architect's own
+    /// open questions the reviewer answered (`OQ2`).
+    Reason(String),
+}
+
 /// One readable line of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangeLine {
-    /// `Q1.2`, or `None` for `-` (unrequested).
-    pub thread: Option<String>,
+    pub source: Source,
     pub target: Target,
     pub summary: String,
+}
+
+impl ChangeLine {
+    /// The thread the line names, if it names one.
+    pub fn thread(&self) -> Option<&str> {
+        match &self.source {
+            Source::Thread(id) => Some(id),
+            _ => None,
+        }
+    }
 }
 
 /// The list, and the lines that could not be read (reported, never guessed at).
@@ -53,9 +76,12 @@ fn parse_line(line: &str) -> Option<ChangeLine> {
     let line = strip_bullet(line);
     let (thread_word, rest) = split_word(line)?;
     let thread_word = thread_word.trim_matches(|c: char| matches!(c, '*' | '`' | '[' | ']'));
-    let thread = match thread_word.trim_end_matches(':') {
-        "-" => None,
-        id => Some(thread_id(id)?),
+    let source = match thread_word.trim_end_matches(':') {
+        "-" => Source::Unrequested,
+        word => match thread_id(word) {
+            Some(id) => Source::Thread(id),
+            None => Source::Reason(reason(word)?),
+        },
     };
     let (target_word, summary) = rest.split_once(':')?;
     let target_word = target_word
@@ -71,7 +97,7 @@ fn parse_line(line: &str) -> Option<ChangeLine> {
             })?)
         };
     Some(ChangeLine {
-        thread,
+        source,
         target,
         summary: summary.trim().to_string(),
     })
@@ -90,6 +116,24 @@ fn strip_bullet(line: &str) -> &str {
 fn split_word(line: &str) -> Option<(&str, &str)> {
     let end = line.find(char::is_whitespace)?;
     Some((&line[..end], line[end..].trim_start()))
+}
+
+/// A reason word in its canonical spelling: `D022`, `edit`, `OQ2`.
+fn reason(word: &str) -> Option<String> {
+    if word.eq_ignore_ascii_case("edit") {
+        return Some("edit".into());
+    }
+    let upper = word.to_ascii_uppercase();
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some(n) = upper.strip_prefix("OQ")
+        && digits(n)
+    {
+        return Some(upper);
+    }
+    match upper.strip_prefix('D') {
+        Some(n) if n.len() == 3 && digits(n) => Some(upper),
+        _ => None,
+    }
 }
 
 /// `Q1.2` (any case) in its canonical spelling; anything else is no thread id.
@@ -117,17 +161,17 @@ mod tests {
             list.lines,
             vec![
                 ChangeLine {
-                    thread: Some("Q1.2".into()),
+                    source: Source::Thread("Q1.2".into()),
                     target: Target::Artifact(Section::Requirements),
                     summary: "added FR-08 for CSV export".into(),
                 },
                 ChangeLine {
-                    thread: None,
+                    source: Source::Unrequested,
                     target: Target::Artifact(Section::ApiSpec),
                     summary: "renamed run() to start()".into(),
                 },
                 ChangeLine {
-                    thread: Some("Q1.1".into()),
+                    source: Source::Thread("Q1.1".into()),
                     target: Target::Nothing,
                     summary: "the schema is already in API_SPEC (TaskStore.create_table)".into(),
                 },
@@ -139,11 +183,30 @@ mod tests {
     fn lenient_about_bullets_case_and_markers() {
         let list = parse_changes("* q2.10 FILE_TREE: moved tests\n**Q3.1** Class_Diagram: x\n");
         assert_eq!(list.lines.len(), 2, "{list:?}");
-        assert_eq!(list.lines[0].thread.as_deref(), Some("Q2.10"));
+        assert_eq!(list.lines[0].thread(), Some("Q2.10"));
         assert_eq!(list.lines[0].target, Target::Artifact(Section::FileTree));
         assert_eq!(
             list.lines[1].target,
             Target::Artifact(Section::ClassDiagram)
+        );
+    }
+
+    #[test]
+    fn a_line_may_name_its_reason_instead_of_a_thread() {
+        let list = parse_changes(
+            "- D022 file_tree: added tests/test_store.py\n\
+             - edit requirements: followed the reviewer's FR-12 change in ADR-002\n\
+             - oq2 api_spec: paged list as answered\n",
+        );
+        assert!(list.unreadable.is_empty(), "{list:?}");
+        let sources: Vec<_> = list.lines.iter().map(|l| l.source.clone()).collect();
+        assert_eq!(
+            sources,
+            [
+                Source::Reason("D022".into()),
+                Source::Reason("edit".into()),
+                Source::Reason("OQ2".into())
+            ]
         );
     }
 

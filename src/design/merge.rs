@@ -1,12 +1,16 @@
 //! Keeps the reviewer's hand edits: a three-way merge of the architect's new text
-//! with the reviewer's edit, on the text both started from. `diffy` does the merge
-//! (line based, git's rules); a conflict keeps both versions between markers, for the
-//! person to resolve in an editor.
+//! with the reviewer's edit, on the text both started from. libgit2's file merge
+//! (through `git2`, already there for commits) does it as `git merge-file` does:
+//! zealous, so a hunk both sides changed alike, or where the architect already wrote
+//! the reviewer's text, merges cleanly; only a true overlap keeps both versions
+//! between markers, for the person to resolve in an editor.
 
 use similar::TextDiff;
 
 /// The marker that opens a conflict; its line is the one diagnostic D050 points at.
 pub const CONFLICT_OPEN: &str = "<<<<<<< reviewer";
+/// The marker that closes a conflict.
+const CONFLICT_CLOSE: &str = ">>>>>>> architect";
 
 /// The result of merging one artifact.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,21 +32,104 @@ pub fn merge_edit(base: &str, edited: &str, theirs: &str) -> Merged {
         s
     };
     let (base, ours, theirs) = (line(base), line(edited), line(theirs));
-    let text = match diffy::merge(&base, &ours, &theirs) {
-        Ok(text) => text,
-        Err(conflicted) => conflicted
-            .lines()
-            .map(|l| match l {
-                "<<<<<<< ours" => CONFLICT_OPEN,
-                ">>>>>>> theirs" => ">>>>>>> architect",
-                other => other,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    };
+    let text = three_way(&base, &ours, &theirs).unwrap_or_else(|| {
+        // libgit2 could not merge at all (it never fails on text): keep every word,
+        // the reviewer's version against the architect's, for the person to choose.
+        format!("{CONFLICT_OPEN}\n{ours}=======\n{theirs}{CONFLICT_CLOSE}\n")
+    });
     let text = text.trim_end().to_string();
     let conflicts = conflict_lines(&text);
     Merged { text, conflicts }
+}
+
+/// `git merge-file` on three texts, then every conflict settled that only looks
+/// like one: where one side left the base as it was, or where the two sides differ
+/// line by line in places the other left alone. What is left is a true overlap,
+/// kept between markers.
+fn three_way(base: &str, ours: &str, theirs: &str) -> Option<String> {
+    fn input(text: &str) -> git2::MergeFileInput<'_> {
+        let mut input = git2::MergeFileInput::new();
+        input.content(text.as_bytes());
+        input
+    }
+    // libgit2's allocator is set up by its global init, which `merge_file` itself
+    // does not run; any call that runs it will do.
+    let _ = git2::Oid::from_bytes(&[0; 20]);
+    let (base_in, ours_in, theirs_in) = (input(base), input(ours), input(theirs));
+    let mut options = git2::MergeFileOptions::new();
+    options
+        .our_label("reviewer")
+        .their_label("architect")
+        .ancestor_label("base")
+        .favor(git2::FileFavor::Normal)
+        .style_diff3(true);
+    let merged = git2::merge_file(&base_in, &ours_in, &theirs_in, Some(&mut options)).ok()?;
+    let text = String::from_utf8(merged.content().to_vec()).ok()?;
+    Some(settle_conflicts(&text))
+}
+
+/// Rewrites the diff3 conflicts of `text`: each one resolved where it can be, else
+/// written with the reviewer's and the architect's sides only.
+fn settle_conflicts(text: &str) -> String {
+    enum Part {
+        Outside,
+        Ours,
+        Base,
+        Theirs,
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut part = Part::Outside;
+    let (mut ours, mut base, mut theirs): (Vec<&str>, Vec<&str>, Vec<&str>) =
+        (Vec::new(), Vec::new(), Vec::new());
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches('\n');
+        match part {
+            Part::Outside if bare == CONFLICT_OPEN => part = Part::Ours,
+            Part::Outside => out.push_str(line),
+            Part::Ours if bare.starts_with("||||||| ") => part = Part::Base,
+            Part::Ours => ours.push(line),
+            Part::Base if bare == "=======" => part = Part::Theirs,
+            Part::Base => base.push(line),
+            Part::Theirs if bare == CONFLICT_CLOSE => {
+                out.push_str(&resolve(&base, &ours, &theirs));
+                (ours, base, theirs) = (Vec::new(), Vec::new(), Vec::new());
+                part = Part::Outside;
+            }
+            Part::Theirs => theirs.push(line),
+        }
+    }
+    out
+}
+
+/// One conflict: the merged lines, or both sides between markers.
+fn resolve(base: &[&str], ours: &[&str], theirs: &[&str]) -> String {
+    let join = |lines: &[&str]| lines.concat();
+    if ours == theirs || ours == base {
+        return join(theirs);
+    }
+    if theirs == base {
+        return join(ours);
+    }
+    if ours.len() == base.len() && theirs.len() == base.len() {
+        let merged: Option<Vec<&str>> = (0..base.len())
+            .map(|i| match (ours[i], base[i], theirs[i]) {
+                (o, _, t) if o == t => Some(o),
+                (o, b, t) if o == b => Some(t),
+                (o, b, t) if t == b => Some(o),
+                _ => None,
+            })
+            .collect();
+        if let Some(lines) = merged {
+            return lines.concat();
+        }
+    }
+    let mut out = format!("{CONFLICT_OPEN}\n");
+    out.push_str(&join(ours));
+    out.push_str("=======\n");
+    out.push_str(&join(theirs));
+    out.push_str(CONFLICT_CLOSE);
+    out.push('\n');
+    out
 }
 
 /// 1-based lines where a conflict left by [`merge_edit`] opens.
@@ -99,6 +186,29 @@ mod tests {
         assert!(m.text.contains("list tasks by date"));
         assert!(m.text.contains("list tasks by name"));
         assert!(m.text.contains(">>>>>>> architect"));
+    }
+
+    #[test]
+    fn the_same_change_on_both_sides_merges_cleanly() {
+        // The architect's rewrite already took the reviewer's edit and changed the
+        // line right after it.
+        let edited = BASE.replace("list tasks", "list tasks by due date");
+        let theirs = edited.replace("complete tasks", "complete or reopen tasks");
+        let m = merge_edit(BASE, &edited, &theirs);
+        assert!(m.conflicts.is_empty(), "{}", m.text);
+        assert_eq!(m.text, theirs);
+        // Both made exactly the same change.
+        let m = merge_edit(BASE, &edited, &edited);
+        assert!(m.conflicts.is_empty());
+        assert_eq!(m.text, edited);
+        // The architect left the reviewer's line as it was and changed its neighbour.
+        let theirs = BASE.replace("complete tasks", "complete or reopen tasks");
+        let m = merge_edit(BASE, &edited, &theirs);
+        assert!(m.conflicts.is_empty(), "{}", m.text);
+        assert_eq!(
+            m.text,
+            theirs.replace("list tasks", "list tasks by due date")
+        );
     }
 
     #[test]

@@ -28,8 +28,13 @@ pub enum PlanCommand {
 
 #[derive(Debug, Args)]
 pub struct SourceArgs {
-    /// The plan JSON (`-` reads standard input).
-    pub file: PathBuf,
+    /// The plan JSON (`-` reads standard input); with `--project`, its
+    /// `design/execution_plan.json` by default.
+    pub file: Option<PathBuf>,
+    /// A volk project: the plan is checked with the artifacts the design loop gave it.
+    /// A plan file at `<project>/design/execution_plan.json` finds its project alone.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
     /// A kinds file (same format as assets/kinds.json) adding or replacing kinds.
     #[arg(long, value_name = "FILE")]
     pub kinds: Option<PathBuf>,
@@ -82,7 +87,69 @@ struct Loaded {
     compiled: Compiled,
 }
 
+/// The project a plan belongs to: `--project`, else the directory whose
+/// `design/execution_plan.json` the file is, when it holds a volk session.
+fn project_of(args: &SourceArgs) -> Option<PathBuf> {
+    if let Some(dir) = &args.project {
+        return Some(dir.clone());
+    }
+    let file = args.file.as_ref()?;
+    let design = file.parent()?;
+    if design.file_name()? != "design" {
+        return None;
+    }
+    let dir = match design.parent() {
+        Some(p) if p.as_os_str().is_empty() => PathBuf::from("."),
+        Some(p) => p.to_path_buf(),
+        None => return None,
+    };
+    dir.join(".volk/session.json").is_file().then_some(dir)
+}
+
+/// The artifacts the loop gave the plans of `project` (from its session; the loop's
+/// own set for a session written before it was recorded).
+fn project_given(project: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    let path = project.join(".volk/session.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| BadInput::err(format!("{}: cannot read: {e}", path.display())))?;
+    let session: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| BadInput::err(format!("{}: not a volk session: {e}", path.display())))?;
+    let recorded: Vec<String> = session["plan"]["given"]
+        .as_array()
+        .map(|ids| {
+            ids.iter()
+                .filter_map(|id| id.as_str())
+                .filter(|id| is_snake_case(id))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(if recorded.is_empty() {
+        crate::volk::plan_step::given()
+    } else {
+        recorded
+    })
+}
+
 fn load(args: &SourceArgs) -> anyhow::Result<Loaded> {
+    let project = project_of(args);
+    let file = match (&args.file, &project) {
+        (Some(file), _) => file.clone(),
+        (None, Some(dir)) => dir.join("design/execution_plan.json"),
+        (None, None) => {
+            return Err(BadInput::err(
+                "volk plan: give the plan file, or --project DIR",
+            ));
+        }
+    };
+    let mut given = args.given.clone();
+    if let Some(dir) = &project {
+        for id in project_given(dir)? {
+            if !given.contains(&id) {
+                given.push(id);
+            }
+        }
+    }
     for id in &args.given {
         if !is_snake_case(id) {
             return Err(BadInput::err(format!(
@@ -96,15 +163,15 @@ fn load(args: &SourceArgs) -> anyhow::Result<Loaded> {
         }
         None => KindRegistry::builtin(),
     };
-    let (name, bytes) = if args.file.as_os_str() == "-" {
+    let (name, bytes) = if file.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
             .map_err(|e| BadInput::err(format!("<stdin>: cannot read: {e}")))?;
         ("<stdin>".to_string(), bytes)
     } else {
-        let name = args.file.display().to_string();
-        let bytes = crate::confined::read_outside(&args.file, crate::confined::Limit::DESIGN)
+        let name = file.display().to_string();
+        let bytes = crate::confined::read_outside(&file, crate::confined::Limit::DESIGN)
             .map_err(|e| BadInput::err(format!("{name}: cannot read: {e}")))?;
         (name, bytes)
     };
@@ -114,7 +181,7 @@ fn load(args: &SourceArgs) -> anyhow::Result<Loaded> {
             e.utf8_error().valid_up_to()
         ))
     })?;
-    let compiled = compile(&source, &kinds, &args.given);
+    let compiled = compile(&source, &kinds, &given);
     Ok(Loaded {
         name,
         source,

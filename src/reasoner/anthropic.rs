@@ -96,12 +96,22 @@ impl Wire for Inner {
     }
 }
 
-/// The JSON body: a system prompt and one user message, streamed.
+/// The JSON body: a system prompt and one user message, streamed. An update prompt
+/// starts with text that stays the same from call to call (the instructions, then
+/// the current design); that prefix is its own block marked for Anthropic's prompt
+/// cache, so a repair or the next call of the cycle reads it from the cache.
 pub fn body(model: &str, request: &ReasonerRequest) -> serde_json::Value {
+    let content = match request.prompt.find(crate::volk::prompts::REVISION_HEADING) {
+        Some(at) if at > 0 => serde_json::json!([
+            {"type": "text", "text": &request.prompt[..at], "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": &request.prompt[at..]},
+        ]),
+        _ => serde_json::Value::String(request.prompt.clone()),
+    };
     let mut body = serde_json::json!({
         "model": model,
         "max_tokens": request.max_tokens,
-        "messages": [{"role": "user", "content": request.prompt}],
+        "messages": [{"role": "user", "content": content}],
         "stream": true,
     });
     if !request.system.is_empty() {
@@ -256,6 +266,9 @@ impl MessagesDecoder {
         if let Some(prompt) = usage.prompt() {
             self.usage.prompt_tokens = prompt;
         }
+        if let Some(cached) = usage.cache_read_input_tokens {
+            self.usage.cached_prompt_tokens = cached;
+        }
         if let Some(output) = usage.output_tokens {
             self.usage.completion_tokens = output;
         }
@@ -354,7 +367,8 @@ mod tests {
                 StreamEvent::Usage {
                     usage: Usage {
                         prompt_tokens: 12,
-                        completion_tokens: 15
+                        completion_tokens: 15,
+                        cached_prompt_tokens: 2,
                     }
                 },
                 StreamEvent::Finished {

@@ -227,6 +227,7 @@ mod tests {
                     usage: Usage {
                         prompt_tokens: 10,
                         completion_tokens: 50,
+                        cached_prompt_tokens: 0,
                     },
                 }),
             ),

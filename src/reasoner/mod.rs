@@ -37,6 +37,11 @@ pub struct ReasonerRequest {
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Prompt tokens the provider read from its prompt cache (OpenAI
+    /// `prompt_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens`);
+    /// counted in `prompt_tokens` too.
+    #[serde(default)]
+    pub cached_prompt_tokens: u64,
 }
 
 /// What a reasoner stream yields.

@@ -61,6 +61,7 @@ impl Reasoner for OfflineDrafter {
         let usage = Usage {
             prompt_tokens: (request.prompt.len() / 4) as u64,
             completion_tokens: (text.len() / 4) as u64,
+            cached_prompt_tokens: 0,
         };
         let pace = self.pace;
         let body = futures_util::stream::iter(chunks).then(move |text| async move {

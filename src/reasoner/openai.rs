@@ -133,6 +133,8 @@ enum Key {
     Reasoning,
     PromptTokens,
     CompletionTokens,
+    PromptTokensDetails,
+    CachedTokens,
     Other,
 }
 
@@ -151,6 +153,8 @@ impl Key {
             b"reasoning" => Key::Reasoning,
             b"prompt_tokens" => Key::PromptTokens,
             b"completion_tokens" => Key::CompletionTokens,
+            b"prompt_tokens_details" => Key::PromptTokensDetails,
+            b"cached_tokens" => Key::CachedTokens,
             _ => Key::Other,
         }
     }
@@ -167,6 +171,8 @@ impl Key {
             Key::Reasoning => "reasoning",
             Key::PromptTokens => "prompt_tokens",
             Key::CompletionTokens => "completion_tokens",
+            Key::PromptTokensDetails => "prompt_tokens_details",
+            Key::CachedTokens => "cached_tokens",
             Key::Other => "?",
         }
     }
@@ -321,12 +327,31 @@ impl ChatDecoder {
             match k {
                 Key::PromptTokens => usage.prompt_tokens = count(j, k)?,
                 Key::CompletionTokens => usage.completion_tokens = count(j, k)?,
+                Key::PromptTokensDetails => usage.cached_prompt_tokens = cached(j)?,
                 _ => j.next_skip().map_err(syntax)?,
             }
             key = next_key(j)?;
         }
         Ok(Some(usage))
     }
+}
+
+/// `usage.prompt_tokens_details`: the prompt tokens read from the provider's cache
+/// (0 when the object is null or says nothing of them).
+fn cached(j: &mut Jiter<'_>) -> Result<u64, Failure> {
+    if null(j)? {
+        return Ok(0);
+    }
+    let mut cached = 0;
+    let mut key = first_key(j, "prompt_tokens_details")?;
+    while let Some(k) = key {
+        match k {
+            Key::CachedTokens => cached = count(j, k)?,
+            _ => j.next_skip().map_err(syntax)?,
+        }
+        key = next_key(j)?;
+    }
+    Ok(cached)
 }
 
 /// A choice's delta: DeepSeek's `reasoning_content`, Ollama's `reasoning`, the text.
@@ -469,7 +494,8 @@ mod tests {
                 vec![StreamEvent::Usage {
                     usage: Usage {
                         prompt_tokens: 5,
-                        completion_tokens: 7
+                        completion_tokens: 7,
+                        cached_prompt_tokens: 0,
                     }
                 }]
             );
@@ -530,6 +556,9 @@ mod tests {
                 usage: Usage {
                     prompt_tokens: chunk["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
                     completion_tokens: chunk["usage"]["completion_tokens"].as_u64().unwrap_or(0),
+                    cached_prompt_tokens: chunk["usage"]["prompt_tokens_details"]["cached_tokens"]
+                        .as_u64()
+                        .unwrap_or(0),
                 },
             });
         }
@@ -581,6 +610,10 @@ mod tests {
                 if let Some((prompt, completion)) = usage {
                     chunk["usage"] =
                         serde_json::json!({"prompt_tokens": prompt, "completion_tokens": completion});
+                    if prompt % 3 == 0 {
+                        chunk["usage"]["prompt_tokens_details"] =
+                            serde_json::json!({"cached_tokens": prompt / 3, "audio_tokens": 0});
+                    }
                 }
                 chunk
             })

@@ -404,6 +404,7 @@ mod tests {
                 usage: Usage {
                     prompt_tokens: 900,
                     completion_tokens: 3_100,
+                    cached_prompt_tokens: 0,
                 },
             },
             at(t0, 55_345),

@@ -201,8 +201,24 @@ impl CostMeter {
         let saved: u64 = updates.iter().map(|c| c.saved()).sum();
         let streamed: u64 = updates.iter().map(|c| c.streamed_tokens).sum();
         let full: u64 = updates.iter().map(|c| c.full_rewrite_tokens).sum();
+        // What the prompts cost on the way in, over every cycle (the first too).
+        let mut input = Cost::default();
+        for (_, c) in &self.costs {
+            input.prompt_tokens += c.prompt_tokens;
+            if c.prompt_tokens_source == crate::volk::patch_cycle::TokenSource::Estimate {
+                input.prompt_tokens_source = c.prompt_tokens_source;
+            }
+            if let Some(cached) = c.cached_prompt_tokens {
+                *input.cached_prompt_tokens.get_or_insert(0) += cached;
+            }
+        }
+        let inward = if input.prompt_tokens > 0 {
+            format!(", {}", input.input())
+        } else {
+            String::new()
+        };
         Some(format!(
-            "{} tokens saved over {} update cycle{} ({} streamed, full rewrites ≈ {})",
+            "{} tokens saved over {} update cycle{} ({} streamed{inward}, full rewrites ≈ {})",
             short(saved),
             updates.len(),
             if updates.len() == 1 { "" } else { "s" },
@@ -267,6 +283,19 @@ mod tests {
         assert_eq!(
             meter.summary().unwrap(),
             "17k tokens saved over 2 update cycles (2.0k streamed, full rewrites ≈ 19k)"
+        );
+        meter.on_journal(&serde_json::json!({
+            "event": "cycle_cost",
+            "detail": {"cycle": 3, "cost": {"streamed_tokens": 900, "full_rewrite_tokens": 9_800,
+                "prompt_tokens": 12_000, "prompt_tokens_source": "usage", "cached_prompt_tokens": 9_000}}
+        }));
+        assert_eq!(
+            meter.latest().unwrap().status(),
+            "cycle 900 out · 12k in (9.0k cached) · rewrite ≈ 9.8k"
+        );
+        assert_eq!(
+            meter.summary().unwrap(),
+            "17k tokens saved over 2 update cycles (2.0k streamed, 12k in (9.0k cached), full rewrites ≈ 19k)"
         );
     }
 }

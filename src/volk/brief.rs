@@ -185,6 +185,30 @@ pub struct Brief {
     /// context or the current design.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reformat: Option<String>,
+    /// Which request of its cycle this call is: a repair pass that fails, errs or
+    /// changes nothing leaves the cycle as it was before the pass.
+    #[serde(default)]
+    pub pass: Pass,
+}
+
+/// The request of a design cycle a call makes, besides the edit-block follow-ups
+/// (those are [`Brief::repair`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pass {
+    /// The cycle's own request: the design, or the update answering the review.
+    #[default]
+    Main,
+    /// The design compiler found errors and asks the architect to fix them.
+    LintRepair,
+}
+
+impl Brief {
+    /// A follow-up of the cycle's main answer: a block repair, a section in full, or a
+    /// design-compiler repair.
+    pub fn is_repair(&self) -> bool {
+        self.repair.is_some() || self.pass == Pass::LintRepair
+    }
 }
 
 #[cfg(test)]

@@ -179,6 +179,19 @@ pub async fn handle(
             };
             crate::volk::review::check_marks(&session.review, &feedback.marks)
                 .map_err(|m| BadInput::err(format!("{source}: {m}")))?;
+            // READY never ships an edit conflict unasked: refused before anything
+            // is recorded, so the same packet with `force` still goes through.
+            if feedback.verdict == crate::cxp::Verdict::Ready && !feedback.force {
+                let conflicts = crate::volk::ready::conflicts_on_disk(&session.project_dir);
+                if let Some(first) = conflicts.first() {
+                    return Err(BadInput::err(format!(
+                        "{source}: design/{}:{}: D050 an unresolved edit conflict is left ({} in all); resolve it, or send READY with payload.force: true",
+                        first.file,
+                        first.line,
+                        conflicts.len()
+                    )));
+                }
+            }
             let first = if session.phase.is_interrupted() {
                 Input::Act(Action::Retry)
             } else if resuming && let Some(input) = resume_input(&mut session) {

@@ -151,6 +151,7 @@ mod tests {
                 answers: vec![],
                 project_dir: None,
                 marks: Default::default(),
+                force: false,
             })))
             .unwrap();
         let (_, update) = call_of(&fx).unwrap();

@@ -57,6 +57,12 @@ pub enum Input {
         call: u64,
         text: String,
     },
+    /// What a call's prompt cost, sent before its `ReasonerDone` or `ReasonerFailed`:
+    /// the provider's usage, if it reported one.
+    CallUsage {
+        call: u64,
+        usage: Option<crate::reasoner::Usage>,
+    },
     ReasonerFailed {
         call: u64,
         message: String,
@@ -238,6 +244,15 @@ pub enum Refusal {
     /// A close, settle or unsettle mark that names nothing (the message names the field).
     #[error("{0}")]
     Review(String),
+    /// READY while an edit conflict is left in the design (`payload.force` overrides).
+    #[error(
+        "design/{file}:{line}: D050 an unresolved edit conflict is left ({count} in all); resolve it, or send READY with payload.force: true"
+    )]
+    Conflict {
+        file: String,
+        line: usize,
+        count: usize,
+    },
     /// Going back to the review after the cycle limit forced finalization.
     #[error("cycle {cycle} was the last of {max}: the design can only be finalized")]
     LastCycle { cycle: u32, max: u32 },
@@ -250,6 +265,8 @@ pub struct Architect {
     mode: Mode,
     next_call: u64,
     in_flight: Option<u64>,
+    /// The size of the running call's prompt, for the estimate of its input tokens.
+    in_flight_prompt_bytes: u64,
     max_tokens: u32,
     plan_repairs: u32,
     /// Automatic repair passes a cycle with design errors gets, and those used.
@@ -264,6 +281,7 @@ impl Architect {
             mode,
             next_call: 1,
             in_flight: None,
+            in_flight_prompt_bytes: 0,
             max_tokens: Limits::DEFAULT.max_tokens,
             plan_repairs: Limits::DEFAULT.plan_repairs,
             lint_repairs: Limits::DEFAULT.lint_repairs,
@@ -329,6 +347,15 @@ impl Architect {
                 self.in_flight = None;
                 self.reasoner_done(text, &mut fx);
             }
+            Input::CallUsage { call, usage } => {
+                if self.in_flight == Some(call)
+                    && let Phase::Designing { cycle } = self.session.phase
+                {
+                    self.session
+                        .patch
+                        .record_input(cycle, self.in_flight_prompt_bytes, usage);
+                }
+            }
             Input::ReasonerFailed {
                 call,
                 message,
@@ -338,7 +365,14 @@ impl Architect {
                     return Ok(fx);
                 }
                 self.in_flight = None;
-                self.fail(message, retryable, &mut fx);
+                if retryable || !self.repair_failed(&message, &mut fx) {
+                    let message = if retryable {
+                        format!("{message}; r sends {} again", self.pending_name())
+                    } else {
+                        message
+                    };
+                    self.fail(message, retryable, &mut fx);
+                }
             }
             Input::Act(action) => self.act(action, &mut fx)?,
             Input::ReflectionLoaded(loaded) => self.reflection_loaded(loaded, &mut fx),
@@ -476,6 +510,33 @@ impl Architect {
         Ok(())
     }
 
+    /// The call a retry sends, as the failure names it.
+    fn pending_name(&self) -> &'static str {
+        use crate::design::edit::repair::RepairKind;
+        let Some(pending) = &self.session.pending else {
+            return "the call";
+        };
+        let brief = &pending.brief;
+        if brief.reformat.is_some() {
+            return "the reformat request";
+        }
+        match (
+            pending.purpose,
+            brief.repair.as_ref().map(|r| r.kind),
+            brief.pass,
+        ) {
+            (Purpose::Design, ..) => "the design request",
+            (Purpose::Update, Some(RepairKind::Blocks), _) => "the block repair",
+            (Purpose::Update, Some(RepairKind::Full), _) => "the request for whole sections",
+            (Purpose::Update, None, crate::volk::brief::Pass::LintRepair) => {
+                "the design compiler's repair pass"
+            }
+            (Purpose::Update, None, _) => "the update",
+            (Purpose::Reflect, ..) => "the reflection",
+            (Purpose::Plan, ..) => "the plan request",
+        }
+    }
+
     fn expect(&self, ok: bool, what: &str) -> Result<(), Refusal> {
         if ok {
             Ok(())
@@ -597,6 +658,7 @@ impl Architect {
         let call = self.next_call;
         self.next_call += 1;
         self.in_flight = Some(call);
+        self.in_flight_prompt_bytes = (prompts::SYSTEM.len() + prompt.len()) as u64;
         self.session.pending = Some(PendingCall {
             purpose,
             brief: brief.clone(),
@@ -745,31 +807,41 @@ impl Architect {
         for line in reading.notices {
             self.log(fx, line);
         }
+        for dropped in &reading.dropped {
+            let restored = review::hold_dropped(
+                &mut self.session.review,
+                &shown,
+                dropped.section,
+                &dropped.block.search,
+            );
+            fx.push(Effect::Warn(format!(
+                "[U:Ar] settled {} in {}: the architect's block touching it was dropped",
+                restored.item, restored.artifact
+            )));
+        }
         match reading.next {
             Next::Ask(brief) => {
                 self.call(Purpose::Update, *brief, fx);
                 None
             }
             Next::Done { artifacts, .. } => Some(artifacts),
-            // No marker at all: failed below like any unreadable answer.
-            Next::Unreadable => Some(Artifacts::default()),
         }
     }
 
     fn design_written(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
         // The architect's account of the cycle, however its sections came (whole or
-        // as edit blocks): the list is a part of the answer of its own.
+        // as edit blocks): the list is a part of the answer of its own, and every
+        // answer of the cycle adds to it.
         let changes = crate::design::parser::sections(text)
             .changes()
             .map(str::to_string);
+        review::hold_changes(&mut self.session.review, changes);
         let update = matches!(&self.session.pending, Some(p) if p.purpose == Purpose::Update);
-        let mut artifacts = if update {
+        let artifacts = if update {
+            // Any update answer is readable: one with no section changes nothing more.
             match self.read_update(cycle, text, fx) {
                 Some(artifacts) => artifacts,
-                None => {
-                    review::hold_changes(&mut self.session.review, changes);
-                    return;
-                }
+                None => return,
             }
         } else {
             let artifacts = parse(text);
@@ -784,46 +856,94 @@ impl Architect {
             }
             artifacts
         };
-        if artifacts.is_empty() {
-            let kept = crate::volk::unparsed::relative_path(cycle, text);
-            fx.push(Effect::KeepAnswer {
-                path: kept.clone(),
-                text: text.to_string(),
-            });
-            self.journal(
-                fx,
-                JournalEvent::AnswerUnparsed,
-                json!({ "bytes": text.len(), "saved": kept }),
-            );
-            // The retry of this call reformats the answer; if a reformatted answer
-            // still has no markers, the retry after it designs again.
-            let next = match self.session.pending.as_mut() {
-                Some(pending) if pending.brief.reformat.is_none() => {
-                    pending.brief.reformat = Some(text.to_string());
-                    "a retry asks the model only to put it under the markers"
-                }
-                Some(pending) => {
-                    pending.brief.reformat = None;
-                    "a retry asks for the design again"
-                }
-                None => "",
-            };
-            self.fail(
-                format!(
-                    "the reasoner's answer ({} bytes) has none of the five section markers; it is saved in {kept}; {next}",
-                    text.len()
-                ),
-                true,
-                fx,
-            );
+        if artifacts.is_empty() && !update {
+            self.unparsed(cycle, text, fx);
             return;
         }
         if self.lint_repair(cycle, &artifacts, fx) {
-            review::hold_changes(&mut self.session.review, changes);
             return;
         }
-        let changes = review::take_changes(&mut self.session.review, changes);
+        self.close_cycle(cycle, artifacts, fx);
+    }
+
+    /// The first design (or its reformat) had no section marker: kept, and failed
+    /// with a retry that reformats it (then designs again).
+    fn unparsed(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) {
+        let kept = crate::volk::unparsed::relative_path(cycle, text);
+        fx.push(Effect::KeepAnswer {
+            path: kept.clone(),
+            text: text.to_string(),
+        });
+        self.journal(
+            fx,
+            JournalEvent::AnswerUnparsed,
+            json!({ "bytes": text.len(), "saved": kept }),
+        );
+        // The retry of this call reformats the answer; if a reformatted answer
+        // still has no markers, the retry after it designs again.
+        let next = match self.session.pending.as_mut() {
+            Some(pending) if pending.brief.reformat.is_none() => {
+                pending.brief.reformat = Some(text.to_string());
+                "a retry asks the model only to put it under the markers"
+            }
+            Some(pending) => {
+                pending.brief.reformat = None;
+                "a retry asks for the design again"
+            }
+            None => "",
+        };
+        self.fail(
+            format!(
+                "the reasoner's answer ({} bytes) has none of the five section markers; it is saved in {kept}; {next}",
+                text.len()
+            ),
+            true,
+            fx,
+        );
+    }
+
+    /// A repair pass's call failed for good (a retry would fail the same way): the
+    /// cycle is committed with the text it had before the pass (its findings travel
+    /// with the review), so no words are lost and the cycle does not end in a dead
+    /// end. False when the failed call was no repair. A failure worth retrying stays
+    /// a failure whose retry sends that same repair.
+    fn repair_failed(&mut self, message: &str, fx: &mut Vec<Effect>) -> bool {
+        let Phase::Designing { cycle } = self.session.phase else {
+            return false;
+        };
+        let Some(pending) = &self.session.pending else {
+            return false;
+        };
+        if pending.purpose != Purpose::Update || !pending.brief.is_repair() {
+            return false;
+        }
+        let before = match self.session.patch.progress.take() {
+            Some(progress) if progress.cycle == cycle => progress.working,
+            _ => pending
+                .brief
+                .current
+                .clone()
+                .unwrap_or_else(|| self.session.artifacts.clone()),
+        };
+        self.journal(
+            fx,
+            JournalEvent::CallFailed,
+            json!({ "message": message, "retryable": false, "repair": true }),
+        );
+        fx.push(Effect::Warn(format!(
+            "[U:Ar] the repair call of cycle {cycle} failed: {message}; cycle {cycle} is committed as it was before the repair"
+        )));
+        self.lint_repairs_used = 0;
+        self.close_cycle(cycle, before, fx);
+        true
+    }
+
+    /// Writes, commits and sends a cycle for review: the reviewer's edit merged,
+    /// settled text restored and the `CHANGES:` of all its answers checked.
+    fn close_cycle(&mut self, cycle: u32, mut artifacts: Artifacts, fx: &mut Vec<Effect>) {
+        let changes = review::take_changes(&mut self.session.review);
         self.session.pending = None;
+        self.session.patch.progress = None;
         let missing: Vec<&str> = artifacts
             .iter()
             .filter(|(_, t)| t.is_empty())
@@ -915,6 +1035,11 @@ impl Architect {
         brief.cycle = cycle;
         brief.current = Some(artifacts.clone());
         brief.lint_feedback = lint_step::notes(&linted);
+        // A new pass: nothing of an earlier block repair or reformat goes with it.
+        brief.repair = None;
+        brief.reformat = None;
+        brief.pass = crate::volk::brief::Pass::LintRepair;
+        self.session.patch.progress = None;
         self.call(Purpose::Update, brief, fx);
         true
     }
@@ -960,6 +1085,16 @@ impl Architect {
                 expected: cycle,
             });
         }
+        if feedback.verdict == Verdict::Ready && !feedback.force {
+            let open = crate::volk::ready::OpenItems::gather(&self.session);
+            if let Some(conflict) = open.conflicts.first() {
+                return Err(Refusal::Conflict {
+                    file: conflict.file.clone(),
+                    line: conflict.line,
+                    count: open.conflicts.len(),
+                });
+            }
+        }
         let mut commit = None;
         if let Some(record) = self
             .session
@@ -989,14 +1124,23 @@ impl Architect {
                 self.session.answers.push(answer.clone());
             }
         }
-        self.journal(
-            fx,
-            JournalEvent::FeedbackReceived,
-            json!({ "verdict": feedback.verdict, "questions": feedback.questions, "answers": feedback.answers }),
-        );
+        let mut detail = json!({ "verdict": feedback.verdict, "questions": feedback.questions, "answers": feedback.answers });
+        if feedback.verdict == Verdict::Ready {
+            // What READY left open, so the journal shows what was finalized anyway.
+            detail["open"] = crate::volk::ready::OpenItems::gather(&self.session).detail();
+            detail["force"] = json!(feedback.force);
+        }
+        self.journal(fx, JournalEvent::FeedbackReceived, detail);
         match feedback.verdict {
             Verdict::Ready => {
                 self.log(fx, format!("verdict READY for cycle {cycle}"));
+                let open = crate::volk::ready::OpenItems::gather(&self.session);
+                if !open.is_empty() {
+                    fx.push(Effect::Warn(format!(
+                        "[U:Ar] READY with {} still open; they go with the implement packet",
+                        open.summary()
+                    )));
+                }
                 self.start_finalization(fx);
             }
             Verdict::Questions if cycle >= self.session.max_cycles => {
@@ -1023,6 +1167,8 @@ impl Architect {
                     ),
                 );
                 self.session.phase = Phase::Designing { cycle: cycle + 1 };
+                review::clear_held(&mut self.session.review);
+                self.session.patch.progress = None;
                 let opened =
                     review::open_threads(&mut self.session.review, cycle, &feedback.questions);
                 for (event, detail) in opened {
@@ -1059,6 +1205,13 @@ impl Architect {
                 );
                 let mut brief = self.session.brief(Purpose::Reflect);
                 brief.reflection_questions = questions;
+                // What is still open goes with it, so the reflection cannot claim a
+                // clean design unopposed.
+                brief.lint_feedback = lint_step::notes(&lint_step::check(&self.session.artifacts));
+                brief.questions = crate::volk::threads::pending_questions(
+                    &self.session.review.threads,
+                    self.session.cycle,
+                );
                 self.call(Purpose::Reflect, brief, fx);
             }
             ReflectionSetup::Questions(_) | ReflectionSetup::Off => self.finalize_docs(fx),
@@ -1129,6 +1282,7 @@ impl Architect {
 
     fn plan_written(&mut self, attempt: u32, text: &str, fx: &mut Vec<Effect>) {
         let check = plan_step::check(text);
+        self.session.plan.given = plan_step::given();
         self.session.plan.source = check.source.clone();
         self.session.plan.diagnostics = check.diagnostics_human.clone();
         self.session.plan.ok = check.ok;
@@ -1217,6 +1371,14 @@ impl Architect {
             crate::volk::reflected::payload(&s.reflections),
         );
         payload.insert("forced".into(), json!(s.finalize.is_forced()));
+        payload.insert(
+            "diagnostics".into(),
+            lint_step::payload(&lint_step::check(&s.artifacts)),
+        );
+        payload.insert(
+            "open_threads".into(),
+            crate::volk::threads::payload(&crate::volk::ready::open_threads(&s.review.threads)),
+        );
         if let Some(plan) = plan {
             payload.insert("execution_plan".into(), plan);
         }
@@ -1332,6 +1494,7 @@ mod tests {
             answers: vec![],
             project_dir: None,
             marks: Default::default(),
+            force: false,
         }))
     }
 
@@ -1604,6 +1767,7 @@ mod tests {
             answers: vec![],
             project_dir: None,
             marks: Default::default(),
+            force: false,
         }));
         assert!(matches!(
             a.handle(stale),
@@ -1682,6 +1846,135 @@ mod tests {
         assert!(emitted(&fx).unwrap().payload["cost"]["streamed_tokens"].as_u64() > Some(0));
     }
 
+    /// After each kind of failure, a retry sends exactly the call the failure names,
+    /// and a success clears it: no later pass reuses the repair.
+    #[test]
+    fn a_retry_sends_what_the_failure_names() {
+        fn fail_and_retry(a: &mut Architect, fx: &[Effect]) -> (String, ReasonerRequest) {
+            let (call, request) = call_of(fx);
+            let fx = a
+                .handle(Input::ReasonerFailed {
+                    call,
+                    message: "503".into(),
+                    retryable: true,
+                })
+                .unwrap();
+            let message = fx
+                .iter()
+                .find_map(|e| match e {
+                    Effect::Failed { message, .. } => Some(message.clone()),
+                    _ => None,
+                })
+                .unwrap();
+            let fx = a.handle(Input::Act(Action::Retry)).unwrap();
+            let (_, again) = call_of(&fx);
+            assert_eq!(again.prompt, request.prompt, "{message}");
+            (message, again)
+        }
+        // The update.
+        let mut a = designed(Mode::Headless, 99);
+        let fx = a
+            .handle(feedback(Verdict::Questions, &["Schema?"]))
+            .unwrap();
+        let (message, _) = fail_and_retry(&mut a, &fx);
+        assert!(message.ends_with("r sends the update again"), "{message}");
+        // The block repair.
+        let call = a.in_flight().unwrap();
+        let text = "API_SPEC:\n<<<<<<< SEARCH\nnot in the spec\n=======\nx\n>>>>>>> REPLACE\n";
+        let fx = a
+            .handle(Input::ReasonerDone {
+                call,
+                text: text.into(),
+            })
+            .unwrap();
+        let (message, repair) = fail_and_retry(&mut a, &fx);
+        assert!(
+            message.ends_with("r sends the block repair again"),
+            "{message}"
+        );
+        assert!(repair.brief.repair.is_some());
+        // Done with nothing more: the cycle closes, and its pending call is gone.
+        let call = a.in_flight().unwrap();
+        a.handle(Input::ReasonerDone {
+            call,
+            text: String::new(),
+        })
+        .unwrap();
+        assert_eq!(a.phase(), &Phase::AwaitingReview { cycle: 2 });
+        assert!(a.session.pending.is_none());
+        // A design compiler's repair pass, after a block repair, carries no repair.
+        let mut b = architect(Mode::Headless, 99);
+        b.handle(Input::Begin).unwrap();
+        let fx = b
+            .handle(Input::ContextReady {
+                section: String::new(),
+                symbols: vec![],
+            })
+            .unwrap();
+        let (call, request) = call_of(&fx);
+        let broken = draft(request.purpose, &request.brief)
+            .replace("classDiagram\n", "classDiagram\n  class Phantom\n");
+        let fx = b
+            .handle(Input::ReasonerDone { call, text: broken })
+            .unwrap();
+        let (message, lint) = fail_and_retry(&mut b, &fx);
+        assert!(
+            message.ends_with("r sends the design compiler's repair pass again"),
+            "{message}"
+        );
+        assert!(lint.brief.repair.is_none());
+        assert!(lint.prompt.contains("Problems the design compiler found"));
+        // The first design without markers: the retry reformats it.
+        let mut c = architect(Mode::Headless, 99);
+        c.handle(Input::Begin).unwrap();
+        let fx = c
+            .handle(Input::ContextReady {
+                section: String::new(),
+                symbols: vec![],
+            })
+            .unwrap();
+        let (call, _) = call_of(&fx);
+        let fx = c
+            .handle(Input::ReasonerDone {
+                call,
+                text: "just prose".into(),
+            })
+            .unwrap();
+        assert!(fx.iter().any(|e| matches!(e, Effect::Failed { message, .. } if message.contains("put it under the markers"))));
+        let fx = c.handle(Input::Act(Action::Retry)).unwrap();
+        let (_, reformat) = call_of(&fx);
+        assert_eq!(reformat.brief.reformat.as_deref(), Some("just prose"));
+    }
+
+    #[test]
+    fn a_repair_that_fails_for_good_commits_what_applied_before_it() {
+        let mut a = designed(Mode::Headless, 99);
+        let fx = a
+            .handle(feedback(Verdict::Questions, &["Schema?"]))
+            .unwrap();
+        let (call, _) = call_of(&fx);
+        let spec = a.session.artifacts.api_spec.clone();
+        let first = spec.lines().next().unwrap().to_string();
+        let text = format!(
+            "API_SPEC:\n<<<<<<< SEARCH\n{first}\n=======\n{first} # applied\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nnot in the spec\n=======\nx\n>>>>>>> REPLACE\nCHANGES:\n- Q1.1 api_spec: noted the schema\n"
+        );
+        let fx = a.handle(Input::ReasonerDone { call, text }).unwrap();
+        let (call, _) = call_of(&fx);
+        let fx = a
+            .handle(Input::ReasonerFailed {
+                call,
+                message: "400 context too long".into(),
+                retryable: false,
+            })
+            .unwrap();
+        assert!(!fx.iter().any(|e| matches!(e, Effect::Failed { .. })));
+        let packet = emitted(&fx).expect("the cycle goes to review");
+        assert_eq!(packet.payload["design_cycle"], 2);
+        assert!(a.session.artifacts.api_spec.contains("# applied"));
+        assert_eq!(packet.payload["threads"][0]["status"], "addressed");
+        assert_eq!(a.phase(), &Phase::AwaitingReview { cycle: 2 });
+    }
+
     #[test]
     fn answers_bind_the_next_cycle() {
         let mut a = designed(Mode::Headless, 99);
@@ -1696,6 +1989,7 @@ mod tests {
                 }],
                 project_dir: None,
                 marks: Default::default(),
+                force: false,
             })))
             .unwrap();
         let (_, request) = call_of(&fx);
@@ -1731,6 +2025,7 @@ mod tests {
                     answers: vec![],
                     project_dir: None,
                     marks: Default::default(),
+                    force: false,
                 })))
                 .unwrap();
             let (_, request) = call_of(&fx);

@@ -20,6 +20,7 @@ pub mod plan_step;
 pub mod progress;
 pub mod prompts;
 pub mod queries;
+pub mod ready;
 pub mod recover;
 pub mod reflected;
 pub mod review;

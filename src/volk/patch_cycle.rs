@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, SectionRepair};
 use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
-use crate::design::edit::{EditBlock, SEARCH_MARKER};
+use crate::design::edit::{EditBlock, Failure, SEARCH_MARKER};
 use crate::design::{Artifacts, Section};
 use crate::volk::brief::Brief;
 use crate::volk::journal::JournalEvent;
@@ -30,11 +30,31 @@ pub fn tokens(bytes: u64) -> u64 {
 }
 
 /// What one cycle cost: the tokens its answers streamed, and what writing the whole
-/// design again would have (the five artifacts after the cycle).
+/// design again would have (the five artifacts after the cycle); and what its
+/// prompts cost on the way in, as the provider counted them or as estimated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Cost {
     pub streamed_tokens: u64,
     pub full_rewrite_tokens: u64,
+    /// Input tokens of every call of the cycle.
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    /// Where `prompt_tokens` comes from: every call's `usage`, or (for any call
+    /// without one) the 4-bytes-a-token estimate.
+    #[serde(default)]
+    pub prompt_tokens_source: TokenSource,
+    /// Input tokens the provider read from its prompt cache, when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_prompt_tokens: Option<u64>,
+}
+
+/// Whether a token count is the provider's or volk's estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenSource {
+    #[default]
+    Usage,
+    Estimate,
 }
 
 impl Cost {
@@ -43,6 +63,7 @@ impl Cost {
         Cost {
             streamed_tokens: tokens(streamed_bytes),
             full_rewrite_tokens: tokens(size as u64),
+            ..Cost::default()
         }
     }
 
@@ -52,13 +73,56 @@ impl Cost {
             .saturating_sub(self.streamed_tokens)
     }
 
-    /// The status-bar form: `this cycle 1.1k tok · full rewrite ≈ 9.6k`.
+    /// The status-bar form: `this cycle 1.1k tok · full rewrite ≈ 9.6k`; once the
+    /// input is known, as short: `cycle 1.1k out · 12k in (8.0k cached) · rewrite ≈
+    /// 9.6k` (`~12k in` for an estimate).
     pub fn status(&self) -> String {
+        if self.prompt_tokens == 0 {
+            return format!(
+                "this cycle {} tok · full rewrite ≈ {}",
+                short(self.streamed_tokens),
+                short(self.full_rewrite_tokens)
+            );
+        }
         format!(
-            "this cycle {} tok · full rewrite ≈ {}",
+            "cycle {} out · {} · rewrite ≈ {}",
             short(self.streamed_tokens),
+            self.input(),
             short(self.full_rewrite_tokens)
         )
+    }
+
+    /// `12k in`, `~12k in`, `12k in (8.0k cached)`.
+    pub fn input(&self) -> String {
+        let about = match self.prompt_tokens_source {
+            TokenSource::Usage => "",
+            TokenSource::Estimate => "~",
+        };
+        match self.cached_prompt_tokens {
+            Some(cached) if cached > 0 => format!(
+                "{about}{} in ({} cached)",
+                short(self.prompt_tokens),
+                short(cached)
+            ),
+            _ => format!("{about}{} in", short(self.prompt_tokens)),
+        }
+    }
+
+    /// Adds one call's input: the provider's usage, else the estimate from the
+    /// prompt's size.
+    pub fn add_input(&mut self, prompt_bytes: u64, usage: Option<crate::reasoner::Usage>) {
+        match usage {
+            Some(u) if u.prompt_tokens > 0 => {
+                self.prompt_tokens += u.prompt_tokens;
+                if u.cached_prompt_tokens > 0 {
+                    *self.cached_prompt_tokens.get_or_insert(0) += u.cached_prompt_tokens;
+                }
+            }
+            _ => {
+                self.prompt_tokens += tokens(prompt_bytes);
+                self.prompt_tokens_source = TokenSource::Estimate;
+            }
+        }
     }
 }
 
@@ -149,21 +213,45 @@ impl PatchLedger {
     /// Records a cycle's cost. A cycle answered again (the design compiler asked for
     /// a repair) adds what the new answers streamed; the full rewrite is the design's
     /// size after the last of them.
-    fn record(&mut self, cycle: u32, cost: Cost) {
+    fn record(&mut self, cycle: u32, cost: Cost) -> Cost {
         match self.costs.iter_mut().find(|c| c.cycle == cycle) {
             Some(known) => {
                 known.cost.streamed_tokens += cost.streamed_tokens;
                 known.cost.full_rewrite_tokens = cost.full_rewrite_tokens;
+                known.cost
             }
-            None => self.costs.push(CycleCost { cycle, cost }),
+            None => {
+                self.costs.push(CycleCost { cycle, cost });
+                cost
+            }
         }
+    }
+
+    /// Records what one call of `cycle` sent: its prompt tokens (the provider's
+    /// count, else the estimate) and those read from the provider's cache.
+    pub fn record_input(
+        &mut self,
+        cycle: u32,
+        prompt_bytes: u64,
+        usage: Option<crate::reasoner::Usage>,
+    ) {
+        let at = match self.costs.iter().position(|c| c.cycle == cycle) {
+            Some(at) => at,
+            None => {
+                self.costs.push(CycleCost {
+                    cycle,
+                    cost: Cost::default(),
+                });
+                self.costs.len() - 1
+            }
+        };
+        self.costs[at].cost.add_input(prompt_bytes, usage);
     }
 
     /// The first cycle: a whole design, so streamed and full rewrite are alike.
     pub fn first_cycle(&mut self, text: &str, design: &Artifacts) -> Cost {
         let cost = Cost::of(text.len() as u64, design);
-        self.record(1, cost);
-        cost
+        self.record(1, cost)
     }
 }
 
@@ -174,8 +262,13 @@ pub enum Next {
     Ask(Box<Brief>),
     /// The cycle is done: this is the design.
     Done { artifacts: Artifacts, cost: Cost },
-    /// The answer has no section marker at all.
-    Unreadable,
+}
+
+/// A block refused because it touches settled text: dropped, never repaired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dropped {
+    pub section: Section,
+    pub block: EditBlock,
 }
 
 /// An answer read: journal entries (event, detail), lines for the person, what next.
@@ -183,12 +276,18 @@ pub enum Next {
 pub struct Reading {
     pub journal: Vec<(JournalEvent, Value)>,
     pub notices: Vec<String>,
+    /// Blocks dropped because they touch settled text.
+    pub dropped: Vec<Dropped>,
     pub next: Next,
 }
 
 /// Reads one answer of update cycle `cycle`. `design` is the design the cycle
 /// revises, `brief` the brief of the call answered, and `settled` finds the settled
 /// byte ranges of a design (asked again for each follow-up, whose design differs).
+///
+/// An answer with no section at all (only `CHANGES:`, prose, or nothing) is an
+/// answer too: "no (further) change". The cycle closes with what applied so far, so
+/// no follow-up ever throws away what the earlier answers of the cycle applied.
 pub fn read_answer(
     ledger: &mut PatchLedger,
     design: &Artifacts,
@@ -200,7 +299,11 @@ pub fn read_answer(
     let mut reading = Reading {
         journal: Vec::new(),
         notices: Vec::new(),
-        next: Next::Unreadable,
+        dropped: Vec::new(),
+        next: Next::Done {
+            artifacts: design.clone(),
+            cost: Cost::default(),
+        },
     };
     // A follow-up answer is read against the design the earlier answers left.
     let base = match &ledger.progress {
@@ -209,14 +312,6 @@ pub fn read_answer(
     };
     let mut stream = PatchStream::with_settled(base.clone(), settled(&base));
     stream.feed(text);
-    // An answer may end in its CHANGES part, where no section grows: only an answer
-    // with no section text at all is unreadable.
-    if stream.growing().is_none() && {
-        let parts = crate::design::parser::sections(text);
-        Section::ALL.iter().all(|s| parts.get(*s).is_empty())
-    } {
-        return reading; // not one section marker
-    }
     let mut progress = match ledger.progress.take() {
         Some(p) if p.cycle == cycle => p,
         _ => Progress {
@@ -271,6 +366,23 @@ pub fn read_answer(
                             "outcome": "applied", "match": applied.how,
                             "removed": applied.removed, "added": applied.added,
                         }),
+                        // Settled text is not negotiated: the block goes, and no
+                        // repair round asks about it.
+                        Err(failure @ Failure::Settled) => {
+                            reading.dropped.push(Dropped {
+                                section,
+                                block: b.block.clone(),
+                            });
+                            reading.notices.push(format!(
+                                "{}: a block touching settled text was dropped",
+                                section.title()
+                            ));
+                            json!({
+                                "section": section.key(), "round": round, "block": index + 1,
+                                "outcome": "dropped", "reason": failure.code(),
+                                "message": failure.to_string(),
+                            })
+                        }
                         Err(failure) => {
                             failures.push(FailedBlock {
                                 block: b.block.clone(),
@@ -285,7 +397,12 @@ pub fn read_answer(
                     };
                     reading.journal.push((JournalEvent::EditBlock, detail));
                 }
-                let applied = (blocks.len() - failures.len()) as u32;
+                let dropped = reading
+                    .dropped
+                    .iter()
+                    .filter(|d| d.section == section)
+                    .count();
+                let applied = blocks.len().saturating_sub(failures.len() + dropped) as u32;
                 match round {
                     Round::Answer => {
                         tally.applied += applied;
@@ -341,8 +458,7 @@ pub fn read_answer(
             reading.next = Next::Ask(Box::new(ask));
         }
         None => {
-            let cost = Cost::of(progress.streamed_bytes, &progress.working);
-            ledger.record(cycle, cost);
+            let cost = ledger.record(cycle, Cost::of(progress.streamed_bytes, &progress.working));
             if let Some(line) = status_line(&progress.tally) {
                 reading.notices.push(line);
             }
@@ -503,7 +619,7 @@ mod tests {
     }
 
     #[test]
-    fn a_block_in_settled_text_is_refused_with_the_reason_settled() {
+    fn a_block_in_settled_text_is_dropped_and_asks_for_no_repair() {
         let mut ledger = PatchLedger::default();
         let settle_first_line = |design: &Artifacts| {
             let mut settled = Settled::default();
@@ -513,8 +629,9 @@ mod tests {
             settled
         };
         let text = format!(
-            "API_SPEC:\n{}",
-            block("add(name: str) -> int", "add(name: str, due: date) -> int")
+            "API_SPEC:\n{}{}",
+            block("add(name: str) -> int", "add(name: str, due: date) -> int"),
+            block("list() -> list", "list() -> list[Task]")
         );
         let r = read_answer(
             &mut ledger,
@@ -524,16 +641,58 @@ mod tests {
             &text,
             &settle_first_line,
         );
-        let Next::Ask(ask) = r.next else {
+        let Next::Done { artifacts, .. } = r.next else {
             panic!("{:?}", r.next)
         };
-        let repair = ask.repair.unwrap();
-        assert_eq!(repair.sections[0].failures[0].reason, "settled");
+        assert_eq!(
+            artifacts.api_spec, "add(name: str) -> int\nlist() -> list[Task]",
+            "the settled line stays, the other block applies"
+        );
+        assert_eq!(r.dropped.len(), 1);
+        assert_eq!(r.dropped[0].section, Section::ApiSpec);
         assert!(
             r.journal
                 .iter()
                 .any(|(e, d)| *e == JournalEvent::EditBlock && d["reason"] == "settled")
         );
+        assert!(r.notices.iter().any(|n| n == "API spec: 1 block applied"));
+    }
+
+    #[test]
+    fn an_answer_without_sections_keeps_what_applied_and_closes_the_cycle() {
+        let mut ledger = PatchLedger::default();
+        let text = format!(
+            "API_SPEC:\n{}{}",
+            block("add(name: str) -> int", "add(name: str, due: date) -> int"),
+            block("remove() -> None", "delete() -> None")
+        );
+        let brief = Brief {
+            cycle: 2,
+            ..Brief::default()
+        };
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &text, &no_settled);
+        let Next::Ask(ask) = r.next else { panic!() };
+        for polite in [
+            "CHANGES:\n- Q1.1 none: nothing more to change\n",
+            "I leave it.",
+            "",
+        ] {
+            let mut again = ledger.clone();
+            let r = read_answer(&mut again, &design(), 2, &ask, polite, &no_settled);
+            let Next::Done { artifacts, cost } = r.next else {
+                panic!("{polite:?}: {:?}", r.next)
+            };
+            assert!(
+                artifacts
+                    .api_spec
+                    .starts_with("add(name: str, due: date) -> int")
+            );
+            assert_eq!(
+                cost.streamed_tokens,
+                tokens((text.len() + polite.len()) as u64)
+            );
+            assert!(again.progress.is_none());
+        }
     }
 
     #[test]
@@ -753,10 +912,27 @@ mod tests {
         assert_eq!(short(1_100), "1.1k");
         assert_eq!(short(9_600), "9.6k");
         assert_eq!(short(12_400), "12k");
-        let cost = Cost {
+        let mut cost = Cost {
             streamed_tokens: 1_100,
             full_rewrite_tokens: 9_600,
+            ..Cost::default()
         };
         assert_eq!(cost.status(), "this cycle 1.1k tok · full rewrite ≈ 9.6k");
+        cost.add_input(
+            0,
+            Some(crate::reasoner::Usage {
+                prompt_tokens: 12_000,
+                completion_tokens: 1_100,
+                cached_prompt_tokens: 8_000,
+            }),
+        );
+        assert_eq!(
+            cost.status(),
+            "cycle 1.1k out · 12k in (8.0k cached) · rewrite ≈ 9.6k"
+        );
+        cost.add_input(4_000, None);
+        assert_eq!(cost.prompt_tokens, 13_000);
+        assert_eq!(cost.prompt_tokens_source, TokenSource::Estimate);
+        assert!(cost.input().starts_with("~13k in"));
     }
 }

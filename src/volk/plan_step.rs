@@ -10,7 +10,7 @@ const SOURCE_NAME: &str = "execution_plan.json";
 
 /// Artifacts that exist before the plan's first stage, besides `analysis`: the
 /// finalized design itself.
-fn given() -> Vec<String> {
+pub fn given() -> Vec<String> {
     vec!["design_docs".to_string()]
 }
 

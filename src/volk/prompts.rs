@@ -275,6 +275,11 @@ pub fn reformat(brief: &Brief) -> String {
 }
 
 /// A revision answering the reviewer's questions; earlier answers bind it.
+/// Where an update prompt's changing part begins: everything before it (the
+/// instructions, the task, the current design) is the same for every call of a
+/// cycle, the prefix providers cache.
+pub const REVISION_HEADING: &str = "\n# This revision\n";
+
 pub fn update(brief: &Brief, context: &str) -> String {
     if let Some(repair) = &brief.repair {
         return crate::volk::patch_cycle::repair_prompt(brief, repair);
@@ -286,7 +291,7 @@ pub fn update(brief: &Brief, context: &str) -> String {
         for (i, a) in brief.answers.iter().enumerate() {
             let _ = writeln!(
                 lines,
-                "{}. Q: {}\n   A: {}",
+                "- OQ{}: Q: {}\n  A: {}",
                 i + 1,
                 a.question.trim(),
                 a.answer.trim()
@@ -346,13 +351,41 @@ fn lint_section(brief: &Brief) -> String {
 /// The reflection pass before finalizing.
 pub fn reflect(brief: &Brief) -> String {
     let current = brief.current.as_ref().map(design_text).unwrap_or_default();
-    render(
+    let mut prompt = render(
         REFLECT,
         &[
             ("questions", &numbered(&brief.reflection_questions)),
             ("current_design", &current),
         ],
-    )
+    );
+    prompt.push_str(&still_open(brief));
+    prompt
+}
+
+/// What the design still leaves open at READY (the design compiler's findings and
+/// the threads not addressed), for the reflection to weigh; empty when nothing is.
+fn still_open(brief: &Brief) -> String {
+    if brief.lint_feedback.is_empty() && brief.questions.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n\n# Still open at READY\nThe reviewer answered READY with these left open. Take them into account; do not claim the design is free of them.\n",
+    );
+    if !brief.lint_feedback.is_empty() {
+        out.push_str("\nThe design compiler's findings:\n");
+        out.push_str(&list(&brief.lint_feedback));
+    }
+    if !brief.questions.is_empty() {
+        out.push_str("\nReview threads not addressed:\n");
+        out.push_str(&list(
+            &brief
+                .questions
+                .iter()
+                .map(question_line)
+                .collect::<Vec<_>>(),
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -478,7 +511,13 @@ mod tests {
             ..Brief::default()
         };
         let p = update(&brief, "");
-        assert!(p.starts_with("The design compiler found problems"), "{p}");
+        assert!(
+            p.split("# This revision").nth(1).is_some_and(|tail| tail
+                .trim_start()
+                .starts_with("The design compiler found problems")),
+            "{p}"
+        );
+        assert!(p.starts_with("# How to answer"), "stable text first: {p}");
         assert!(!p.contains("The reviewer's questions"), "{p}");
         assert!(
             !p.contains("cannot implement it without the answers"),

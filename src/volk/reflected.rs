@@ -336,6 +336,7 @@ mod tests {
                 answers: vec![],
                 project_dir: None,
                 marks: Default::default(),
+                force: false,
             }))
         }
         let scope = crate::cxp::Scope {

@@ -34,24 +34,94 @@ pub struct ReviewState {
     /// What the last cycle's check found, for its `design_review` packet.
     #[serde(default)]
     pub last: CycleReport,
-    /// The `CHANGES:` of an answer sent back for a lint repair: the repaired answer
-    /// may leave them out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub held_changes: Option<String>,
+    /// What the answers of the cycle in progress said so far (main answer, block
+    /// repair, full-section repair, design-compiler repair): judged together against
+    /// the cycle's final diff when it closes.
+    #[serde(default, skip_serializing_if = "Held::is_empty")]
+    pub held: Held,
 }
 
-/// Keeps an answer's `CHANGES:` while the design compiler has it repaired.
-pub fn hold_changes(state: &mut ReviewState, changes: Option<String>) {
-    if changes.is_some() {
-        state.held_changes = changes;
+/// The accounts of the answers of one cycle, gathered until it closes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Held {
+    /// Each answer's `CHANGES:` part, in the order answered.
+    #[serde(default)]
+    pub changes: Vec<String>,
+    /// Blocks dropped because they touched settled text.
+    #[serde(default)]
+    pub dropped: Vec<Restored>,
+}
+
+impl Held {
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty() && self.dropped.is_empty()
     }
 }
 
-/// The `CHANGES:` that account for this cycle: the answer's own, else those held
-/// from before its repair.
-pub fn take_changes(state: &mut ReviewState, changes: Option<String>) -> Option<String> {
-    let held = state.held_changes.take();
-    changes.or(held)
+/// Keeps an answer's `CHANGES:` until its cycle closes: a follow-up answer may
+/// leave them out, or add its own.
+pub fn hold_changes(state: &mut ReviewState, changes: Option<String>) {
+    if let Some(changes) = changes {
+        state.held.changes.push(changes);
+    }
+}
+
+/// Forgets what an abandoned cycle held (a new update starts).
+pub fn clear_held(state: &mut ReviewState) {
+    state.held = Held::default();
+}
+
+/// Every `CHANGES:` line the cycle's answers gave, each once, or `None` when no
+/// answer had the part.
+pub fn take_changes(state: &mut ReviewState) -> Option<String> {
+    let held = std::mem::take(&mut state.held.changes);
+    if held.is_empty() {
+        return None;
+    }
+    let mut lines: Vec<&str> = Vec::new();
+    for line in held.iter().flat_map(|c| c.lines()) {
+        let line = line.trim_end();
+        if !line.trim().is_empty() && !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    Some(lines.join("\n"))
+}
+
+/// Records a block dropped for touching settled text: which settled item it touched
+/// (found by where its SEARCH text lies), for the cycle's `restored` report.
+pub fn hold_dropped(
+    state: &mut ReviewState,
+    design: &Artifacts,
+    section: Section,
+    search: &str,
+) -> Restored {
+    let text = design.get(section);
+    let settled = marks(state);
+    let at = text.find(search.trim()).map(|i| i..i + search.trim().len());
+    let item = settled
+        .iter()
+        .find(|m| match m {
+            Mark::Artifact(s) => *s == section,
+            item => item_range(text, item).is_some_and(|r| {
+                at.as_ref()
+                    .is_some_and(|a| a.start < r.end && r.start < a.end)
+            }),
+        })
+        .or_else(|| {
+            settled
+                .iter()
+                .find(|m| !matches!(m, Mark::Artifact(_)) && item_range(text, m).is_some())
+        })
+        .map_or_else(|| section.key().to_string(), |m| m.label());
+    let restored = Restored {
+        artifact: section.key().to_string(),
+        item,
+    };
+    if !state.held.dropped.contains(&restored) {
+        state.held.dropped.push(restored.clone());
+    }
+    restored
 }
 
 /// A hand edit: the artifacts before it; the edited text is the session's design.
@@ -69,6 +139,36 @@ pub struct CycleReport {
     pub restored: Vec<Restored>,
     #[serde(default)]
     pub conflicts: Vec<Conflict>,
+    /// The lines the reviewer's hand edit wrote, per artifact, that the cycle kept:
+    /// the reviewer's, never the architect's changes (the diff view marks them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reviewer: Vec<ReviewerLines>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewerLines {
+    pub artifact: String,
+    pub lines: Vec<String>,
+}
+
+impl CycleReport {
+    /// The lines of `section` the reviewer wrote by hand this cycle.
+    pub fn reviewer_lines(&self, section: Section) -> &[String] {
+        self.reviewer
+            .iter()
+            .find(|r| r.artifact == section.key())
+            .map_or(&[], |r| r.lines.as_slice())
+    }
+}
+
+/// The lines `edited` adds to `base` (a hand edit's own lines).
+fn added_lines(base: &str, edited: &str) -> Vec<String> {
+    similar::TextDiff::from_lines(base, edited)
+        .iter_all_changes()
+        .filter(|c| c.tag() == similar::ChangeTag::Insert)
+        .map(|c| c.value().trim_end_matches('\n').to_string())
+        .filter(|l| !l.trim().is_empty())
+        .collect()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -293,6 +393,16 @@ pub fn after_cycle(
                     s.file_name()
                 ));
             }
+            let kept: Vec<String> = added_lines(edit.base.get(*s), shown.get(*s))
+                .into_iter()
+                .filter(|l| merged.text.lines().any(|m| m == l))
+                .collect();
+            if !kept.is_empty() {
+                report.reviewer.push(ReviewerLines {
+                    artifact: s.key().to_string(),
+                    lines: kept,
+                });
+            }
             artifacts.set(*s, merged.text);
         }
         notes.push((
@@ -300,6 +410,7 @@ pub fn after_cycle(
             json!({ "artifacts": edit.sections.iter().map(|s| s.key()).collect::<Vec<_>>(), "conflicts": report.conflicts }),
         ));
     }
+    report.restored = std::mem::take(&mut state.held.dropped);
     let settled = marks(state);
     for s in Section::ALL {
         let (text, restored) = restore(s, shown.get(s), artifacts.get(s), &settled);
@@ -313,10 +424,13 @@ pub fn after_cycle(
                 JournalEvent::SettledRestored,
                 json!({ "artifact": s.key(), "item": item }),
             ));
-            report.restored.push(Restored {
+            let restored = Restored {
                 artifact: s.key().to_string(),
                 item,
-            });
+            };
+            if !report.restored.contains(&restored) {
+                report.restored.push(restored);
+            }
         }
         artifacts.set(s, text);
     }
@@ -465,6 +579,19 @@ mod tests {
             Some("- - api_spec: renamed run"),
         );
         assert_eq!(out.artifacts.requirements, edited.requirements);
+        assert_eq!(
+            state.last.reviewer_lines(Section::Requirements),
+            ["1. FR-01: add with a name"],
+            "the merged-back line is the reviewer's"
+        );
+        assert!(
+            !state
+                .last
+                .unrequested
+                .iter()
+                .any(|c| c.artifact == "requirements"),
+            "the reviewer's edit is never the architect's unrequested change"
+        );
         assert_eq!(out.artifacts.file_tree, "src/");
         assert_eq!(state.last.restored[0].item, "file_tree");
         assert_eq!(state.last.unrequested[0].summary, "renamed run");

@@ -151,7 +151,8 @@ pub enum RuntimeError {
 }
 
 struct CallOutcome {
-    input: Input,
+    /// The call's usage, then its result.
+    inputs: [Input; 2],
     metrics: CallMetrics,
 }
 
@@ -467,6 +468,10 @@ async fn run_call(
         }
     }
     let metrics = stream.finish();
+    let usage = Input::CallUsage {
+        call,
+        usage: metrics.usage,
+    };
     let input = match failure {
         None => Input::ReasonerDone { call, text },
         Some(error) => {
@@ -483,7 +488,10 @@ async fn run_call(
             }
         }
     };
-    CallOutcome { input, metrics }
+    CallOutcome {
+        inputs: [usage, input],
+        metrics,
+    }
 }
 
 /// The monorepo context for a design prompt, and which word matched which symbol.
@@ -659,7 +667,7 @@ async fn drive(
                 Some(pending) => {
                     let outcome = pending.await;
                     exec.journal_metrics(&architect.session, &outcome.metrics);
-                    queue.push_back(outcome.input);
+                    queue.extend(outcome.inputs);
                     continue;
                 }
                 None => return Ok(()),
@@ -669,7 +677,7 @@ async fn drive(
             outcome = async { match call.as_mut() { Some(c) => c.await, None => std::future::pending().await } } => {
                 call = None;
                 exec.journal_metrics(&architect.session, &outcome.metrics);
-                queue.push_back(outcome.input);
+                queue.extend(outcome.inputs);
             }
             action = rx.recv() => {
                 let Some(action) = action else { return Ok(()) };

@@ -169,6 +169,10 @@ pub struct PlanState {
     pub ok: bool,
     /// The person's steering notes, oldest first; they win over the model's choices.
     pub notes: Vec<String>,
+    /// The artifacts the loop gave the plan besides `analysis`, so `volk plan check`
+    /// on the project checks it as the loop did.
+    #[serde(default)]
+    pub given: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -378,6 +382,7 @@ impl Session {
             repair: None,
             review: String::new(),
             reformat: None,
+            pass: crate::volk::brief::Pass::Main,
         }
     }
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::design::Section;
-use crate::design::changes::{ChangeList, Target, thread_id};
+use crate::design::changes::{ChangeList, Source, Target, thread_id};
 use crate::volk::brief::{Anchor, Question};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +70,9 @@ pub struct Thread {
     /// The thread this one follows up (a reopened question).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub follows: Option<String>,
+    /// The follow-up that closed this thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_by: Option<String>,
 }
 
 /// One status change, for the journal.
@@ -100,6 +103,16 @@ pub struct Reconciled {
     pub asked: Vec<String>,
     /// CHANGES lines volk could not read or that name no thread it asked.
     pub notes: Vec<String>,
+    /// Changes a reason line accounts for (not unrequested).
+    pub accounted: Vec<Accounted>,
+}
+
+/// A change accounted for by a reason instead of a thread: `D022`, `edit`, `OQ2`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Accounted {
+    pub reason: String,
+    pub artifact: String,
+    pub summary: String,
 }
 
 /// Splits a question as the workbench sends it, `[API spec line 3: "run()"] Async?`,
@@ -173,10 +186,13 @@ pub fn open(threads: &mut Vec<Thread>, cycle: u32, questions: &[Question]) -> Ve
         if text.is_empty() {
             continue;
         }
+        let id = format!("Q{cycle}.{next}");
         if let Some(old) = &follows {
             opened.extend(close(threads, std::slice::from_ref(old)));
+            if let Some(t) = threads.iter_mut().find(|t| &t.id == old) {
+                t.closed_by = Some(id.clone());
+            }
         }
-        let id = format!("Q{cycle}.{next}");
         next += 1;
         threads.push(Thread {
             id: id.clone(),
@@ -188,6 +204,7 @@ pub fn open(threads: &mut Vec<Thread>, cycle: u32, questions: &[Question]) -> Ve
             answer: None,
             changes: Vec::new(),
             follows,
+            closed_by: None,
         });
         opened.push(StatusChange {
             id,
@@ -312,7 +329,7 @@ pub fn reconcile(
         let mine: Vec<_> = lines
             .lines
             .iter()
-            .filter(|l| l.thread.as_deref() == Some(thread.id.as_str()))
+            .filter(|l| l.thread() == Some(thread.id.as_str()))
             .collect();
         let real: Vec<Change> = mine
             .iter()
@@ -361,26 +378,52 @@ pub fn reconcile(
             thread.status = status;
         }
     }
-    // A `-` line, or one naming a thread this cycle did not ask, claims nothing: the
-    // change it describes was not requested.
+    // A `-` line is the architect's own word that nobody asked for the change: it
+    // is reported whatever other lines say about the artifact. A reason line (a
+    // design-compiler code, the reviewer's edit, an answered open question) accounts
+    // for a change. A line naming a thread this cycle did not ask claims nothing.
     for line in &lines.lines {
-        let requested = line.thread.as_ref().is_some_and(|id| asked.contains(id));
-        if requested {
+        let Target::Artifact(s) = line.target else {
             continue;
-        }
-        if let Some(id) = &line.thread {
-            out.notes
-                .push(format!("CHANGES names {id}, which this cycle did not ask"));
-        }
-        if let Target::Artifact(s) = line.target
-            && changed.contains(&s)
-            && !claimed.contains(&s)
-        {
-            claimed.push(s);
-            out.unrequested.push(Change {
-                artifact: s.key().to_string(),
-                summary: line.summary.clone(),
-            });
+        };
+        match &line.source {
+            Source::Unrequested => {
+                // Reported even when the diff shows nothing: the person reads the
+                // architect's own account, and a note says the change is not there.
+                if !changed.contains(&s) {
+                    out.notes.push(format!(
+                        "a - line claims a change in {} that did not happen",
+                        s.key()
+                    ));
+                }
+                claimed.push(s);
+                out.unrequested.push(Change {
+                    artifact: s.key().to_string(),
+                    summary: line.summary.clone(),
+                });
+            }
+            Source::Reason(reason) => {
+                if changed.contains(&s) {
+                    claimed.push(s);
+                    out.accounted.push(Accounted {
+                        reason: reason.clone(),
+                        artifact: s.key().to_string(),
+                        summary: line.summary.clone(),
+                    });
+                }
+            }
+            Source::Thread(id) if asked.contains(id) => {}
+            Source::Thread(id) => {
+                out.notes
+                    .push(format!("CHANGES names {id}, which this cycle did not ask"));
+                if changed.contains(&s) && !claimed.contains(&s) {
+                    claimed.push(s);
+                    out.unrequested.push(Change {
+                        artifact: s.key().to_string(),
+                        summary: line.summary.clone(),
+                    });
+                }
+            }
         }
     }
     for s in changed {
@@ -412,6 +455,8 @@ pub fn payload(threads: &[Thread]) -> Value {
                     "status": t.status.label(),
                     "answer": t.answer,
                     "changes": t.changes,
+                    "follows": t.follows,
+                    "closed_by": t.closed_by,
                 })
             })
             .collect(),
@@ -580,8 +625,12 @@ mod tests {
                 "cycle_asked",
                 "status",
                 "answer",
-                "changes"
+                "changes",
+                "follows",
+                "closed_by"
             ]
         );
+        assert_eq!(value[0]["closed_by"], "Q2.1");
+        assert_eq!(value[1]["follows"], "Q1.1");
     }
 }

@@ -210,6 +210,23 @@ pub fn openai_stream(answer: &str, piece: usize) -> Vec<u8> {
     response("200 OK", "text/event-stream", &[], &events)
 }
 
+/// A 200 response streaming `answer`, then the provider's usage as OpenAI reports
+/// it (`prompt_tokens_details.cached_tokens` for input read from its cache).
+pub fn openai_stream_with_usage(
+    answer: &str,
+    prompt: u64,
+    completion: u64,
+    cached: u64,
+) -> Vec<u8> {
+    let mut events: String = sse_chunk(answer);
+    let usage = json!({"id":"c","object":"chat.completion.chunk","choices":[],
+        "usage":{"prompt_tokens":prompt,"completion_tokens":completion,
+            "prompt_tokens_details":{"cached_tokens":cached}}});
+    events.push_str(&format!("data: {usage}\n\n"));
+    events.push_str(&sse_end());
+    response("200 OK", "text/event-stream", &[], &events)
+}
+
 /// An error status with a JSON body.
 pub fn status(code: u16, body: &str) -> Vec<u8> {
     let reason = match code {

@@ -88,6 +88,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             Span::raw(saved),
         ]));
     }
+    let open = app.open_items();
+    if !open.is_empty() {
+        lines.push(Line::from(vec![
+            Span::styled("  open      ", label),
+            Span::styled(open.summary(), Style::default().fg(p.warning)),
+        ]));
+    }
     if let Some(warning) = &app.warning {
         lines.push(Line::raw(""));
         lines.push(Line::styled(

@@ -102,7 +102,13 @@ impl Confirm {
         match self {
             Confirm::Ready => {
                 if yes {
-                    app.act(Action::Review(Feedback::ready(app.cycle)));
+                    // Confirmed with the open items in view: a conflict left is the
+                    // person's choice now, so READY is forced past it.
+                    let force = !app.open_items().conflicts.is_empty();
+                    app.act(Action::Review(Feedback {
+                        force,
+                        ..Feedback::ready(app.cycle)
+                    }));
                     app.verdict = Verdict::Sent;
                 }
                 Handled::Close
@@ -141,24 +147,49 @@ impl Confirm {
         let p = app.theme.palette;
         match self {
             Confirm::Ready => {
-                let unsent = app.draft.questions.len();
+                let open = app.open_items();
                 let mut lines = vec![
                     Line::raw("Answer READY: the design is good to finalize."),
                     Line::raw("The architect reflects once, then writes the final design"),
                     Line::raw("and the implement packet for the code director."),
                 ];
-                if unsent > 0 {
+                if !open.is_empty() {
+                    lines.push(Line::raw(""));
+                    lines.push(Line::styled("Still open:", Style::default().fg(p.warning)));
                     lines.push(Line::styled(
-                        format!("{unsent} unsent question(s) stay in your draft, unsent."),
+                        format!("  {}", open.summary()),
+                        Style::default().fg(p.warning),
+                    ));
+                    for c in &open.conflicts {
+                        lines.push(Line::styled(
+                            format!("  conflict at design/{}:{}", c.file, c.line),
+                            Style::default().fg(p.warning),
+                        ));
+                    }
+                    lines.push(Line::raw(
+                        "Errors and open threads go with the implement packet.",
+                    ));
+                    lines.push(Line::styled(
+                        "finalize anyway?",
                         Style::default().fg(p.warning),
                     ));
                 }
                 lines.push(Line::raw(""));
                 lines.push(Line::styled(
-                    "y / Enter: READY · Esc: back",
+                    if open.is_empty() {
+                        "y / Enter: READY · Esc: back"
+                    } else {
+                        "y / Enter: finalize anyway · Esc: back"
+                    },
                     Style::default().fg(p.accent),
                 ));
-                let rect = centered(area, 64, lines.len() as u16 + 2);
+                let width = lines
+                    .iter()
+                    .map(|l| l.width() as u16 + 2)
+                    .max()
+                    .unwrap_or(0)
+                    .clamp(64, 96);
+                let rect = centered(area, width, lines.len() as u16 + 2);
                 frame.render_widget(Clear, rect);
                 frame.render_widget(
                     Paragraph::new(lines).block(popup_block(&p, " READY? ".into(), p.accent)),
@@ -249,6 +280,16 @@ impl App {
         } else {
             self.cancel_call();
         }
+    }
+
+    /// What READY would leave open: the compiler's errors and conflicts on the text
+    /// shown, the threads still waiting, the unsent draft questions.
+    pub(crate) fn open_items(&self) -> crate::volk::ready::OpenItems {
+        crate::volk::ready::OpenItems::of(
+            &self.problems.diagnostics,
+            &self.review.threads,
+            self.draft.questions.len(),
+        )
     }
 
     /// Ctrl-R: asks before answering READY.

@@ -82,6 +82,9 @@ pub struct DiffView {
     pub cursor: usize,
     pub layout: Layout,
     pub search: DiffSearch,
+    /// Lines the reviewer wrote by hand this cycle: marked `reviewer`, apart from the
+    /// architect's changes.
+    pub reviewer: Vec<String>,
 }
 
 fn has_query(app: &App) -> bool {
@@ -209,6 +212,7 @@ impl DiffView {
             cursor,
             layout,
             search: DiffSearch::default(),
+            reviewer: Vec::new(),
         }
     }
 
@@ -653,7 +657,9 @@ impl DiffView {
             DiffKind::Removed => '-',
         };
         let sign_style = kind_style(line.kind, p);
+        let by_reviewer = line.kind == DiffKind::Added && self.reviewer.contains(&line.text);
         let rows = wrap::wrap_line(text, width.saturating_sub(GUTTER).max(1));
+        let last = rows.len().saturating_sub(1);
         rows.into_iter()
             .enumerate()
             .map(|(row, text)| {
@@ -669,6 +675,12 @@ impl DiffView {
                     vec![Span::raw("   ")]
                 };
                 spans.extend(text.spans);
+                if by_reviewer && row == last {
+                    spans.push(Span::styled(
+                        "  reviewer",
+                        Style::default().fg(p.muted).add_modifier(Modifier::ITALIC),
+                    ));
+                }
                 Line::from(spans)
             })
             .collect()
@@ -768,6 +780,7 @@ impl App {
         };
         let diff = Diff::new(previous.get(section), self.artifacts.get(section));
         let mut view = DiffView::new(section, Base::Previous, diff, Layout::ByWidth);
+        view.reviewer = self.review.last.reviewer_lines(section).to_vec();
         if at_change {
             view.top = view.cursor.saturating_sub(2);
         }
