@@ -231,7 +231,7 @@ fn star_on_fr_01_lists_its_places_and_n_steps_across_tabs() {
     press(&mut app, 'n');
     assert_eq!(app.tab, Tab::Artifact(Section::ApiSpec), "search stays");
     assert!(cursor(&app).1 > searched.1 || app.notice.as_deref().unwrap().contains("wrapped"));
-    app.notice = None;
+    app.notice.clear();
     let bar = screen(&mut app, 140, 24);
     assert!(
         bar.lines().last().unwrap().contains("n N next match"),
@@ -244,7 +244,7 @@ fn star_on_fr_01_lists_its_places_and_n_steps_across_tabs() {
     let before = cursor(&app);
     press(&mut app, 'n');
     assert_ne!(cursor(&app), before);
-    app.notice = None;
+    app.notice.clear();
     let bar = screen(&mut app, 140, 24);
     assert!(
         bar.lines()

@@ -491,7 +491,7 @@ fn the_hint_bar_lists_the_keys_of_the_focus_and_fits_80_columns() {
     app.on_key(key(KeyCode::Char('a')));
     typed(&mut app, "Why?");
     app.on_key(key(KeyCode::Enter));
-    app.notice = None;
+    app.notice.clear();
     let review = bottom(&mut app);
     assert!(review.contains("e edit · x delete"), "{review}");
     app.on_key(key(KeyCode::Char('a')));

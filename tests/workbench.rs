@@ -186,7 +186,7 @@ fn hint_bar_at_80x24_follows_the_focus() {
     app.on_key(key(KeyCode::Char('a')));
     typed(&mut app, "Which table holds the reading sessions?");
     app.on_key(key(KeyCode::Enter));
-    app.notice = None;
+    app.notice.clear();
     let reading = screen(&mut app, 80, 24);
     let bar = reading.lines().last().unwrap_or_default().to_string();
     assert!(bar.contains("c ask about line"), "{reading}");

@@ -230,7 +230,8 @@ pub struct App {
     pub metrics: Metrics,
     /// What the running call is doing, for the activity line.
     pub activity: crate::tui::activity::Running,
-    pub notice: Option<String>,
+    /// The notice on screen and the messages log (`M`).
+    pub notice: crate::tui::notice::Notices,
     /// A warning the summary repeats (the cycle limit forced finalization).
     pub warning: Option<String>,
     pub reflection: Option<ReflectionView>,
@@ -324,7 +325,7 @@ impl App {
             committing: false,
             metrics: Metrics::default(),
             activity: Default::default(),
-            notice: None,
+            notice: Default::default(),
             warning: None,
             reflection: None,
             plan: None,
@@ -353,6 +354,21 @@ impl App {
             last_find: Default::default(),
             backdrop: Default::default(),
         }
+    }
+
+    /// An info notice: shown for a few seconds and until the next key.
+    pub fn say(&mut self, text: String) {
+        self.notice.post(crate::tui::notice::Level::Info, text);
+    }
+
+    /// A warning notice: like [`App::say`], drawn in the warning colour.
+    pub fn warn(&mut self, text: String) {
+        self.notice.post(crate::tui::notice::Level::Warning, text);
+    }
+
+    /// An error notice: it stays until Esc dismisses it.
+    pub fn error(&mut self, text: String) {
+        self.notice.post(crate::tui::notice::Level::Error, text);
     }
 
     /// A decision for the design loop.
@@ -403,6 +419,8 @@ impl App {
 
     /// Gives a key to the first layer that takes it.
     pub fn on_key(&mut self, key: KeyEvent) {
+        // A notice posted before this key may go once it has been shown long enough.
+        self.notice.key_pressed();
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if ctrl && key.code == KeyCode::Char('c') && !matches!(self.popup, Some(Popup::Composer(_)))
         {
@@ -419,7 +437,7 @@ impl App {
     /// `x`: stops the running call.
     pub(crate) fn cancel_call(&mut self) {
         self.act(Action::Cancel);
-        self.notice = Some("cancelling the running call".into());
+        self.say("cancelling the running call".into());
     }
 
     /// `m`: draws every Markdown document (current, old cycle, raw answer) the new way.
@@ -461,12 +479,12 @@ impl App {
     /// reviewer edit when the verdict is sent.
     pub fn edited_by_hand(&mut self, section: Section, text: &str) {
         if self.artifacts.get(section) == text {
-            self.notice = Some(format!("{}: no change", section.file_name()));
+            self.say(format!("{}: no change", section.file_name()));
             return;
         }
         self.docs[section.index()].set_text(text);
         self.artifacts.set(section, text.to_string());
-        self.notice = Some(format!(
+        self.say(format!(
             "design/{} edited: it is committed as your edit and kept through the next cycle",
             section.file_name()
         ));
@@ -485,7 +503,7 @@ impl App {
                 )
             });
             if intents.len() < before {
-                self.notice = Some(format!(
+                self.say(format!(
                     "read-only: {holder} holds this thread; nothing was sent"
                 ));
             }
@@ -548,10 +566,10 @@ impl App {
         let label = mark.label();
         let mut marks = crate::cxp::ReviewMarks::default();
         if self.review.settled.contains(&label) {
-            self.notice = Some(format!("{label} is no longer settled"));
+            self.say(format!("{label} is no longer settled"));
             marks.unsettled.push(label);
         } else {
-            self.notice = Some(format!("{label} settled: the architect may not change it"));
+            self.say(format!("{label} settled: the architect may not change it"));
             marks.settled.push(label);
         }
         self.act(Action::Mark(marks));
@@ -587,7 +605,7 @@ impl App {
         let cycle = match self.phase.reviewed_cycle() {
             Some(cycle) if self.verdict != Verdict::Sent => cycle,
             _ => {
-                self.notice = Some(self.no_review_now("Ctrl-S"));
+                self.say(self.no_review_now("Ctrl-S"));
                 return;
             }
         };
@@ -596,7 +614,7 @@ impl App {
             self.draft.questions.push(Question::new(text));
         }
         if self.draft.questions.is_empty() {
-            self.notice = Some("Ctrl-S: add a question first (a), or answer READY (Ctrl-R)".into());
+            self.say("Ctrl-S: add a question first (a), or answer READY (Ctrl-R)".into());
             return;
         }
         if crate::tui::pane::finish::last_cycle(self) {
@@ -630,7 +648,7 @@ impl App {
         };
         self.draft_changed = true;
         self.review_selected = 0;
-        self.notice = Some("questions sent".into());
+        self.say("questions sent".into());
     }
 
     /// Enter on a thread: an addressed one opens the diff at the change that answers
@@ -707,7 +725,7 @@ impl App {
             self.draft.questions.insert(at, question);
             self.draft_changed = true;
             self.review_selected = at;
-            self.notice = Some("question restored".into());
+            self.say("question restored".into());
         }
     }
 

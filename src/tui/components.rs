@@ -7,7 +7,9 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use crate::tui::app::{App, Focus, Screen};
 use crate::tui::keymap::{Binding, Handled};
 use crate::tui::pane::{diagram, finish, plan, review, summary, tabs, viewer, workbench};
-use crate::tui::popup::{composer, confirm, diff, error, help, history, problems, search, trace};
+use crate::tui::popup::{
+    composer, confirm, diff, error, help, history, messages, problems, search, trace,
+};
 
 /// Every component's bindings, in help order.
 pub fn all_bindings() -> Vec<&'static Binding> {
@@ -32,6 +34,7 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         confirm::LAST_CYCLE_BINDINGS,
         confirm::QUIT_BINDINGS,
         error::BINDINGS,
+        messages::BINDINGS,
         help::BINDINGS,
     ]
     .into_iter()
@@ -311,6 +314,7 @@ mod tests {
             app
         }),
         ("help", || with(reviewing(), &[ch('?')])),
+        ("messages", || with(reviewing(), &[ch('M')])),
         ("composer", || with(reviewing(), &[ch('a')])),
         ("search", || with(reviewing(), &[ch('/')])),
         ("searched", || {

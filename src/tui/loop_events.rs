@@ -89,7 +89,7 @@ impl App {
                 self.end_stream();
                 self.backdrop_restore();
                 self.verdict = Verdict::None;
-                self.notice = Some(message.clone());
+                self.error(message.clone());
                 self.popup = Some(Popup::Error(Failure { message, retryable }));
             }
             AppEvent::Loop(LoopEvent::Journal(value)) => {
@@ -139,17 +139,18 @@ impl App {
                 }
             }
             AppEvent::JobFailed(message) | AppEvent::Loop(LoopEvent::QueryFailed(message)) => {
-                self.notice = Some(message)
+                self.warn(message)
             }
             AppEvent::Loop(LoopEvent::Review(state)) => self.review = *state,
             AppEvent::Loop(LoopEvent::Notice(line)) => {
-                self.notice = Some(without_trace(line.trim_start_matches("[U:Ar]").trim()));
+                self.say(without_trace(line.trim_start_matches("[U:Ar]").trim()));
             }
             AppEvent::Loop(LoopEvent::Noticed(notice)) => {
                 let full = notice.to_string();
                 let full = full.trim_start_matches("[U:Ar]").trim();
                 // The summary's warning keeps the trace id; the status bar does not.
                 let line = without_trace(full);
+                let warning = matches!(notice, Notice::CycleLimit { .. });
                 match notice {
                     Notice::CycleLimit { .. } => {
                         self.warning = Some(full.to_string());
@@ -168,7 +169,11 @@ impl App {
                         }
                     }
                 }
-                self.notice = Some(line);
+                if warning {
+                    self.warn(line);
+                } else {
+                    self.say(line);
+                }
             }
         }
     }

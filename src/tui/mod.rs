@@ -24,6 +24,7 @@ pub mod keymap;
 pub mod layout;
 pub mod loop_events;
 pub mod markdown;
+pub mod notice;
 pub mod pane;
 pub mod patch_view;
 pub mod popup;

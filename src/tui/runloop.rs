@@ -64,6 +64,8 @@ where
     let mut input_since: Option<std::time::Instant> = None;
     loop {
         let deadline = frames.deadline(tokio::time::Instant::now());
+        // The notice on screen goes at its time without another key.
+        let notice_goes = app.notice.deadline().map(tokio::time::Instant::from_std);
         tokio::select! {
             biased;
             input = channels.terminal.recv() => match input {
@@ -104,6 +106,10 @@ where
                 }
                 None => events_open = false,
             },
+            _ = sleep_until(notice_goes), if notice_goes.is_some() => {
+                app.notice.expire(std::time::Instant::now());
+                frames.request();
+            }
             _ = spinner.tick(), if app.phase.is_busy() || app.committing || !highlight::is_warm() => {
                 app.tick();
                 frames.request();
@@ -127,16 +133,16 @@ where
                             app.edited_by_hand(section, text.trim_end());
                         }
                         Ok(status) => {
-                            app.notice = Some(format!("the editor exited with {status}"));
+                            app.say(format!("the editor exited with {status}"));
                         }
-                        Err(e) => app.notice = Some(format!("cannot start the editor: {e}")),
+                        Err(e) => app.say(format!("cannot start the editor: {e}")),
                     }
                     terminal.clear()?;
                     frames.request_now();
                 }
                 other => {
                     if channels.commands.send(other).is_err() {
-                        app.notice = Some("the design loop has stopped".into());
+                        app.say("the design loop has stopped".into());
                     }
                 }
             }

@@ -99,7 +99,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         KeyCode::Char('*') => app.trace_at_cursor(),
         KeyCode::Char('x') if can_cancel(app) => app.ask_cancel(),
         KeyCode::Left | KeyCode::Right if app.wrap == Wrap::Soft => {
-            app.notice = Some("←/→ scroll sideways with wrap off (w)".into());
+            app.say("←/→ scroll sideways with wrap off (w)".into());
         }
         KeyCode::Left => {
             let view = &mut app.views[tab];

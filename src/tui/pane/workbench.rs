@@ -207,8 +207,14 @@ pub const BINDINGS: &[Binding] = &[
     .hint("+", "zoom", 8),
     HELP,
     Binding::new(
+        "M",
+        "messages: every notice of this run, with its time and level",
+        Group::Always,
+        &[Chord::ch('M')],
+    ),
+    Binding::new(
         "Esc",
-        "close a popup, leave an old cycle, or cancel the call (asks)",
+        "dismiss an error notice, close a popup, leave an old cycle, or cancel the call (asks)",
         Group::Always,
         &[Chord::plain(KeyCode::Esc)],
     ),
@@ -241,8 +247,13 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     match key.code {
         KeyCode::Char('q') => app.request_quit(),
         KeyCode::Char('?') => app.open_help(),
+        KeyCode::Char('M') => {
+            app.popup = Some(crate::tui::popup::Popup::Messages(Default::default()));
+        }
         KeyCode::Esc => {
-            if app.old_cycle.take().is_some() {
+            if app.notice.error_shown() {
+                app.notice.clear();
+            } else if app.old_cycle.take().is_some() {
                 app.clamp_views();
             } else if app.focus == Focus::Viewer && crate::tui::pane::viewer::can_cancel(app) {
                 app.ask_cancel();
@@ -251,7 +262,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
             }
         }
         KeyCode::Char('a' | 'c') if !can_ask(app) => {
-            app.notice = Some(if crate::tui::pane::finish::design_closed(app) {
+            app.say(if crate::tui::pane::finish::design_closed(app) {
                 "the design is final: no more questions can be sent".into()
             } else {
                 "READY was answered: b (after the reflection) goes back to the review".into()
@@ -262,7 +273,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Zoom::Split => Zoom::Focused,
                 Zoom::Focused => Zoom::Split,
             };
-            app.notice = Some(match app.zoom {
+            app.say(match app.zoom {
                 Zoom::Focused => "+: zoomed; + again splits the screen".into(),
                 Zoom::Split => "+: split screen".into(),
             });
@@ -273,13 +284,13 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
             if anchor.is_some() {
                 app.open_composer(ComposerTarget::NewQuestion { anchor });
             } else {
-                app.notice = Some("c: put the cursor on an artifact line first".into());
+                app.say("c: put the cursor on an artifact line first".into());
             }
         }
         KeyCode::Char('d') => app.open_diff(),
         KeyCode::Char('S') if app.old_cycle.is_none() => app.toggle_settled(),
         KeyCode::Char('E') if !matches!(app.phase, Phase::AwaitingReview { .. }) => {
-            app.notice = Some("E: edit once the cycle waits for your review".into());
+            app.say("E: edit once the cycle waits for your review".into());
         }
         KeyCode::Char('E') if app.old_cycle.is_none() => {
             if let Some(section) = app.tab.section() {
@@ -295,7 +306,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Wrap::Soft => Wrap::Off,
                 Wrap::Off => Wrap::Soft,
             };
-            app.notice = Some(match app.wrap {
+            app.say(match app.wrap {
                 Wrap::Soft => "w: wrap on (at words)".into(),
                 Wrap::Off => "w: wrap off (←/→ scroll sideways)".into(),
             });
@@ -306,7 +317,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Rendering::Source => Rendering::Rendered,
             };
             app.set_rendering(rendering);
-            app.notice = Some(match rendering {
+            app.say(match rendering {
                 Rendering::Rendered => "m: Markdown drawn as a document".into(),
                 Rendering::Source => "m: Markdown shown as source".into(),
             });
@@ -316,7 +327,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Gutter::Numbers => Gutter::Hidden,
                 Gutter::Hidden => Gutter::Numbers,
             };
-            app.notice = Some(match app.gutter {
+            app.say(match app.gutter {
                 Gutter::Numbers => "l: line numbers shown".into(),
                 Gutter::Hidden => "l: line numbers hidden".into(),
             });

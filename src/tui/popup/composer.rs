@@ -87,7 +87,7 @@ impl Composer {
                 // Clears the composer; the text goes to the yank buffer (Ctrl-Y).
                 self.editor.select_all();
                 self.editor.cut();
-                app.notice = Some("composer cleared · Ctrl-Y brings it back".into());
+                app.say("composer cleared · Ctrl-Y brings it back".into());
             }
             KeyCode::Enter => self.editor.insert_newline(),
             _ => {

@@ -111,7 +111,7 @@ impl Confirm {
                 if yes && let Some(cycle) = app.phase.reviewed_cycle() {
                     app.send_now(cycle);
                 } else {
-                    app.notice = Some("nothing sent: your questions are kept".into());
+                    app.say("nothing sent: your questions are kept".into());
                 }
                 Handled::Close
             }
@@ -254,7 +254,7 @@ impl App {
     /// Ctrl-R: asks before answering READY.
     pub(crate) fn ask_ready(&mut self) {
         if !matches!(self.phase, Phase::AwaitingReview { .. }) || self.verdict == Verdict::Sent {
-            self.notice = Some(self.no_review_now("Ctrl-R"));
+            self.say(self.no_review_now("Ctrl-R"));
             return;
         }
         self.popup = Some(Popup::Confirm(Confirm::Ready));

@@ -47,7 +47,7 @@ impl Failure {
         match key.code {
             KeyCode::Char('r') if self.retryable => {
                 app.act(Action::Retry);
-                app.notice = None;
+                app.notice.clear();
                 Handled::Close
             }
             KeyCode::Esc | KeyCode::Enter => Handled::Close,
