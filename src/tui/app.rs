@@ -230,6 +230,8 @@ pub struct App {
     pub metrics: Metrics,
     /// What the running call is doing, for the activity line.
     pub activity: crate::tui::activity::Running,
+    /// Why the last reasoner call was sent: the failure popup names what `r` resends.
+    pub last_call: Option<crate::volk::brief::Purpose>,
     /// The notice on screen and the messages log (`M`).
     pub notice: crate::tui::notice::Notices,
     /// A warning the summary repeats (the cycle limit forced finalization).
@@ -325,6 +327,7 @@ impl App {
             committing: false,
             metrics: Metrics::default(),
             activity: Default::default(),
+            last_call: None,
             notice: Default::default(),
             warning: None,
             reflection: None,

@@ -2,6 +2,7 @@
 //! (handed to [`crate::tui::stream`]), a finished cycle, the plan and reflection,
 //! query answers (history, an older cycle), notices and failures.
 
+use crate::tui::backdrop::Halt;
 use crate::design::Section;
 use crate::tui::app::{
     App, Follow, Metrics, OldCycle, Outcome, ReflectionView, Screen, Verdict, new_docs,
@@ -18,7 +19,8 @@ impl App {
     pub fn on_app_event(&mut self, event: AppEvent) {
         match event {
             AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
-            AppEvent::Loop(LoopEvent::CallStarted { call, .. }) => {
+            AppEvent::Loop(LoopEvent::CallStarted { call, purpose }) => {
+                self.last_call = Some(purpose);
                 self.activity.started(call, std::time::Instant::now())
             }
             AppEvent::Loop(LoopEvent::Delta {
@@ -86,11 +88,11 @@ impl App {
                 };
             }
             AppEvent::Loop(LoopEvent::Error { message, retryable }) => {
-                self.end_stream();
-                self.backdrop_restore();
+                let bytes = self.end_stream();
+                self.backdrop_restore(Halt::Failed, bytes);
                 self.verdict = Verdict::None;
                 self.error(message.clone());
-                self.popup = Some(Popup::Error(Failure { message, retryable }));
+                self.popup = Some(Popup::Error(Failure::new(message, retryable, self)));
             }
             AppEvent::Loop(LoopEvent::Journal(value)) => {
                 self.cost.on_journal(&value);
@@ -203,18 +205,19 @@ impl App {
                 self.popup = None;
             }
             Phase::Cancelled { .. } => {
-                self.end_stream();
-                self.backdrop_restore();
+                let bytes = self.end_stream();
+                self.backdrop_restore(Halt::Cancelled, bytes);
             }
             Phase::Failed {
                 message, retryable, ..
             } => {
-                self.end_stream();
-                self.backdrop_restore();
-                self.popup = Some(Popup::Error(Failure {
-                    message: message.clone(),
-                    retryable: *retryable,
-                }));
+                let bytes = self.end_stream();
+                self.backdrop_restore(Halt::Failed, bytes);
+                self.popup = Some(Popup::Error(Failure::new(
+                    message.clone(),
+                    *retryable,
+                    self,
+                )));
             }
             _ => {}
         }

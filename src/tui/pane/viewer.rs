@@ -218,6 +218,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             (Some(_), phase) if phase.is_busy() => {
                 "waiting for the architect to reach this section…".to_string()
             }
+            (Some(_), _) if app.partial_answer().is_some() => {
+                let partial = app.partial_answer().map(|p| p.banner()).unwrap_or_default();
+                format!("{partial}: the answer stopped before this section")
+            }
             (Some(s), _) => format!("this cycle has no {} section", s.title().to_lowercase()),
         };
         frame.render_widget(

@@ -262,12 +262,18 @@ impl App {
 
     /// `q`: quits, asking first when a draft is unsent or a call runs.
     pub(crate) fn request_quit(&mut self) {
+        fn sent_and_unanswered(phase: &Phase) -> bool {
+            matches!(phase, Phase::Failed { resume, .. } | Phase::Cancelled { resume }
+                if matches!(**resume, Phase::Designing { cycle } if cycle > 1))
+        }
         // A draft that can never be sent (the design is final) is not worth a question.
         let unsent = self.draft.is_unsent() && !crate::tui::pane::finish::design_closed(self);
         let reason = if unsent && self.screen == Screen::Workbench {
             Some("Your draft is not sent (it stays saved for `volk open`).")
         } else if self.phase.is_busy() && self.is_streaming() {
             Some("The architect is still working; quitting stops the call.")
+        } else if sent_and_unanswered(&self.phase) {
+            Some("Your sent questions have no answer yet (the call failed); `volk open` keeps them and r sends them again.")
         } else {
             None
         };

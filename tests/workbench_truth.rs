@@ -1,0 +1,158 @@
+//! The workbench tells the truth (issue 26): the real binary in tmux, against a
+//! scripted provider on 127.0.0.1, at the widths where it matters. What the screen
+//! shows must be what the session holds: hints at every focus, notices that go,
+//! a cut first cycle that keeps its text, read-only said first, every tab reachable.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use support::provider::{Piece, Provider, sse_chunk, status, stream_head};
+use support::tmux::{Tmux, design_command, status_row, tmux_available};
+
+const DESIGN: &str = "ARCHITECTURE:\n# A task CLI\n\nA CLI over a SQLite store; it serves FR-01.\n\n## Layers\n\n| layer | job |\n| --- | --- |\n| cli | parses the arguments |\n| store | keeps the tasks |\n\nREQUIREMENTS:\nFUNCTIONAL:\n1. FR-01: Add tasks.\n\nFILE_TREE:\nsrc/\n  cli.py\n\nAPI_SPEC:\nadd(name: str) -> int\n\nCLASS_DIAGRAM:\nclassDiagram\n  Cli --> Store\n";
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn start(dir: &Path, server: &Provider, width: u16, height: u16, extra: &str) -> Tmux {
+    let tmux = Tmux {
+        socket: dir.join("tmux.sock"),
+        session: "volk-truth".into(),
+    };
+    tmux.start(width, height, &design_command(dir, &server.v1(), extra));
+    tmux
+}
+
+fn quit(tmux: &Tmux) {
+    tmux.keys(&["q"]);
+    std::thread::sleep(Duration::from_millis(300));
+    if tmux.screen().contains("Quit?") {
+        tmux.keys(&["y"]);
+    }
+    let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
+    assert!(end.contains("VOLK-EXITED-0"), "{end}");
+}
+
+/// How many keys the hint bar names (`k what · k what · ? help · q quit`).
+fn hinted_keys(status: &str) -> usize {
+    let Some(at) = status.find("? help") else {
+        return 0;
+    };
+    // The hints start after the run of blanks that pads the left side.
+    let head = &status[..at];
+    let start = head.rfind("   ").map_or(0, |i| i + 3);
+    status[start..].matches(" · ").count() + 1
+}
+
+macro_rules! need_tmux {
+    () => {
+        if !tmux_available() {
+            eprintln!("SKIPPED: tmux is not installed (apt-get install -y tmux)");
+            return;
+        }
+    };
+}
+
+#[test]
+fn the_hints_show_at_every_focus_and_a_notice_goes_after_six_seconds_and_a_key() {
+    need_tmux!();
+    for (width, height) in [(80, 24), (160, 48)] {
+        let server = Provider::repeating(DESIGN);
+        let dir = tempfile::tempdir().unwrap();
+        let tmux = start(dir.path(), &server, width, height, "");
+        let reading = tmux.wait_for("your review", WAIT);
+        let status = status_row(&reading);
+        assert!(hinted_keys(&status) >= 4, "{width}: reading: {status}");
+        // A notice: drawn above the status bar, the hints stay whole.
+        tmux.keys(&["w"]);
+        let noticed = tmux.wait_for("w: wrap off", Duration::from_secs(5));
+        let status = status_row(&noticed);
+        assert!(!status.contains("w: wrap off"), "{noticed}");
+        assert!(hinted_keys(&status) >= 4, "{width}: with a notice: {status}");
+        // The review pane and the composer have their own keys.
+        tmux.keys(&["f"]);
+        std::thread::sleep(Duration::from_millis(300));
+        let pane = status_row(&tmux.screen());
+        assert!(hinted_keys(&pane) >= 4, "{width}: review pane: {pane}");
+        tmux.keys(&["a"]);
+        let composer = tmux.wait_for("Enter save", Duration::from_secs(5));
+        let status = status_row(&composer);
+        assert!(hinted_keys(&status) >= 4, "{width}: composer: {status}");
+        tmux.keys(&["Escape"]);
+        tmux.keys(&["f"]);
+        // Six seconds and a key later the notice has gone; M still lists it.
+        std::thread::sleep(Duration::from_millis(6200));
+        tmux.keys(&["j"]);
+        std::thread::sleep(Duration::from_millis(400));
+        let later = tmux.screen();
+        assert!(!later.contains("w: wrap off"), "{later}");
+        tmux.keys(&["M"]);
+        let log = tmux.wait_for("Messages (", Duration::from_secs(5));
+        assert!(log.contains("w: wrap off"), "{log}");
+        tmux.keys(&["Escape"]);
+        quit(&tmux);
+    }
+}
+
+/// About 6 KB of a first cycle's architecture, then the connection drops.
+fn cut_at_six_kilobytes() -> Provider {
+    Provider::paced(Arc::new(|_, _| {
+        let mut body = String::from("ARCHITECTURE:\n# A task CLI\n\n");
+        let mut n = 0;
+        while body.len() < 6 * 1024 {
+            n += 1;
+            body.push_str(&format!(
+                "- Component {n} keeps its part of the task list apart from the others.\n"
+            ));
+        }
+        let events: String = body.split_inclusive('\n').map(sse_chunk).collect();
+        vec![
+            Piece::Bytes(stream_head()),
+            Piece::Bytes(events.into_bytes()),
+            Piece::Pause(Duration::from_millis(200)),
+        ]
+    }))
+}
+
+#[test]
+fn a_first_cycle_cut_at_six_kilobytes_keeps_its_text_dimmed_under_a_banner() {
+    need_tmux!();
+    let server = cut_at_six_kilobytes();
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = start(dir.path(), &server, 160, 48, "");
+    let shot = tmux.wait_for("partial answer", WAIT);
+    assert!(shot.contains("cycle 1 failed · partial answer (6 KB)"), "{shot}");
+    tmux.keys(&["Escape"]);
+    let shot = tmux.wait_for("Component 1 keeps", Duration::from_secs(5));
+    assert!(!shot.contains("this cycle has no architecture section"), "{shot}");
+    // Another tab says the answer stopped before it.
+    tmux.keys(&["2"]);
+    let other = tmux.wait_for("stopped before this section", Duration::from_secs(5));
+    assert!(other.contains("cycle 1 failed"), "{other}");
+    quit(&tmux);
+}
+
+#[test]
+fn a_refused_key_offers_the_fix_not_a_retry() {
+    need_tmux!();
+    let server = Provider::start(Arc::new(|_, _| {
+        status(
+            401,
+            r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#,
+        )
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = start(dir.path(), &server, 80, 24, "");
+    let shot = tmux.wait_for("The reasoner failed", WAIT);
+    assert!(!shot.contains("r: retry"), "{shot}");
+    assert!(shot.contains("OPENAI_API_KEY"), "{shot}");
+    tmux.keys(&["r"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(server.hits(), 1, "r sent the refused call again");
+    tmux.keys(&["Escape"]);
+    quit(&tmux);
+}
