@@ -127,7 +127,7 @@ fn a_first_cycle_cut_at_six_kilobytes_keeps_its_text_dimmed_under_a_banner() {
     let shot = tmux.wait_for("partial answer", WAIT);
     assert!(shot.contains("cycle 1 failed · partial answer (6 KB)"), "{shot}");
     tmux.keys(&["Escape"]);
-    let shot = tmux.wait_for("Component 1 keeps", Duration::from_secs(5));
+    let shot = tmux.wait_for("Component 88 keeps", Duration::from_secs(5));
     assert!(!shot.contains("this cycle has no architecture section"), "{shot}");
     // Another tab says the answer stopped before it.
     tmux.keys(&["2"]);
@@ -155,4 +155,55 @@ fn a_refused_key_offers_the_fix_not_a_retry() {
     assert_eq!(server.hits(), 1, "r sent the refused call again");
     tmux.keys(&["Escape"]);
     quit(&tmux);
+}
+
+/// `volk open` of the one project under `dir/ws`, with the same environment as
+/// [`design_command`] (a second workbench, or a resume).
+fn open_command(dir: &Path, server: &Provider, extra: &str) -> String {
+    let ws = dir.join("ws");
+    let project = std::fs::read_dir(&ws)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.join(".volk").is_dir())
+        .expect("a project in the workspace");
+    let home = dir.join("home");
+    format!(
+        "env HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 \
+         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
+         {volk} open {project} --reasoner openai --model scripted --base-url {url} {extra}; \
+         echo VOLK-EXITED-$?; sleep 30",
+        home = home.display(),
+        config = dir.join("config").display(),
+        log = dir.join("volk-open.log").display(),
+        volk = env!("CARGO_BIN_EXE_volk"),
+        project = project.display(),
+        url = server.v1(),
+    )
+}
+
+#[test]
+fn a_second_workbench_says_read_only_first_and_refuses_the_composer() {
+    need_tmux!();
+    let server = Provider::repeating(DESIGN);
+    let dir = tempfile::tempdir().unwrap();
+    let first = start(dir.path(), &server, 160, 48, "");
+    let live = first.wait_for("your review", WAIT);
+    for (width, height) in [(80, 24), (60, 16)] {
+        let second = Tmux {
+            socket: dir.path().join(format!("tmux-{width}.sock")),
+            session: "volk-second".into(),
+        };
+        second.start(width, height, &open_command(dir.path(), &server, ""));
+        let shot = second.wait_for("READ-ONLY", WAIT);
+        let header = shot.lines().next().unwrap();
+        assert!(header.starts_with(" volk  READ-ONLY · held by"), "{width}: {shot}");
+        second.keys(&["a"]);
+        let refused = second.wait_for("you cannot write here", Duration::from_secs(5));
+        assert!(!refused.contains("Enter save"), "the composer opened: {refused}");
+        second.keys(&["q"]);
+        second.wait_for("VOLK-EXITED-", Duration::from_secs(20));
+    }
+    assert!(live.contains("your review"));
+    quit(&first);
 }

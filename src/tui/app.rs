@@ -494,6 +494,20 @@ impl App {
         self.clamp_views();
     }
 
+    /// In a read-only workbench, says why `what` cannot be done here and how to take
+    /// the thread over; true when it refused.
+    pub(crate) fn refuse_read_only(&mut self, what: &str) -> bool {
+        let Some(holder) = &self.read_only else {
+            return false;
+        };
+        let text = format!(
+            "read-only: you cannot {what} here · to take over, quit {holder}, then volk open {}",
+            self.info.project_dir.display()
+        );
+        self.warn(text);
+        true
+    }
+
     /// Intents produced since the last call.
     pub fn take_intents(&mut self) -> Vec<Intent> {
         let mut intents = std::mem::take(&mut self.intents);
@@ -555,6 +569,9 @@ impl App {
     /// `S`: settles the requirement or ADR the cursor line defines, else the artifact
     /// of the tab; settled already, it is unsettled.
     pub(crate) fn toggle_settled(&mut self) {
+        if self.refuse_read_only("settle parts") {
+            return;
+        }
         let Some(section) = self.tab.section() else {
             return;
         };
@@ -605,6 +622,9 @@ impl App {
     }
 
     pub(crate) fn send_questions(&mut self) {
+        if self.refuse_read_only("send questions") {
+            return;
+        }
         let cycle = match self.phase.reviewed_cycle() {
             Some(cycle) if self.verdict != Verdict::Sent => cycle,
             _ => {

@@ -116,11 +116,24 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
                 .add_modifier(Modifier::BOLD),
         ),
         Span::raw(" "),
-        // What matters first: the state and the cycle survive the narrowest terminal.
+    ];
+    // Read-only comes before anything else, so no width cuts it.
+    if let Some(holder) = &app.read_only {
+        spans.push(Span::styled(
+            format!("READ-ONLY · held by {holder}"),
+            Style::default()
+                .fg(p.tab_active_fg)
+                .bg(p.warning)
+                .add_modifier(Modifier::BOLD),
+        ));
+        spans.push(sep.clone());
+    }
+    spans.extend([
+        // What matters next: the state and the cycle survive the narrowest terminal.
         Span::styled(app.phase.short_label(), state_style),
         sep.clone(),
         Span::raw(format!("cycle {}/{}", app.cycle, max)),
-    ];
+    ]);
     if crate::tui::pane::finish::last_cycle(app) {
         spans.push(Span::styled(
             " last cycle",
@@ -145,12 +158,6 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
             Style::default().fg(p.muted),
         ),
     ]);
-    if let Some(holder) = &app.read_only {
-        spans.push(Span::styled(
-            format!("  [READ-ONLY: held by {holder}]"),
-            Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
-        ));
-    }
     if let Some(old) = &app.old_cycle {
         spans.push(Span::styled(
             format!("  [read-only: {}]", old.short_id),

@@ -292,6 +292,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         KeyCode::Char('E') if !matches!(app.phase, Phase::AwaitingReview { .. }) => {
             app.say("E: edit once the cycle waits for your review".into());
         }
+        KeyCode::Char('E') if app.refuse_read_only("edit artifacts") => {}
         KeyCode::Char('E') if app.old_cycle.is_none() => {
             if let Some(section) = app.tab.section() {
                 app.intents.push(Intent::EditArtifact {

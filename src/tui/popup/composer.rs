@@ -221,6 +221,9 @@ impl App {
     }
 
     pub(crate) fn open_composer(&mut self, target: ComposerTarget) {
+        if self.refuse_read_only("write") {
+            return;
+        }
         let initial = match &target {
             ComposerTarget::NewQuestion { .. } => self.draft.composer.clone(),
             ComposerTarget::EditQuestion(i) => self

@@ -253,6 +253,9 @@ impl App {
 
     /// Ctrl-R: asks before answering READY.
     pub(crate) fn ask_ready(&mut self) {
+        if self.refuse_read_only("answer READY") {
+            return;
+        }
         if !matches!(self.phase, Phase::AwaitingReview { .. }) || self.verdict == Verdict::Sent {
             self.say(self.no_review_now("Ctrl-R"));
             return;
