@@ -207,3 +207,25 @@ fn a_second_workbench_says_read_only_first_and_refuses_the_composer() {
     assert!(live.contains("your review"));
     quit(&first);
 }
+
+#[test]
+fn all_seven_tabs_stay_on_screen_at_80_and_60_columns_with_their_counts() {
+    need_tmux!();
+    for (width, height) in [(80, 24), (60, 16)] {
+        let server = Provider::repeating(DESIGN);
+        let dir = tempfile::tempdir().unwrap();
+        let tmux = start(dir.path(), &server, width, height, "");
+        let shot = tmux.wait_for("your review", WAIT);
+        let tabs = shot.lines().nth(1).unwrap();
+        for n in 1..=7 {
+            assert!(tabs.contains(&format!("{n} ")), "{width}: tab {n}: {tabs}");
+        }
+        assert!(tabs.contains("7 Plan"), "{width}: {tabs}");
+        assert!(tabs.contains('✗') || tabs.contains('⚠'), "{width}: counts: {tabs}");
+        // The last tab is picked by its digit and shown.
+        tmux.keys(&["6"]);
+        let journal = tmux.wait_for("design_started", Duration::from_secs(5));
+        assert!(journal.lines().nth(1).unwrap().contains("6 J"), "{journal}");
+        quit(&tmux);
+    }
+}
