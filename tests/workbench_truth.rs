@@ -226,6 +226,23 @@ fn all_seven_tabs_stay_on_screen_at_80_and_60_columns_with_their_counts() {
         tmux.keys(&["6"]);
         let journal = tmux.wait_for("design_started", Duration::from_secs(5));
         assert!(journal.lines().nth(1).unwrap().contains("6 J"), "{journal}");
+        assert!(!journal.contains("{\""), "raw JSON in the journal: {journal}");
         quit(&tmux);
     }
+}
+
+#[test]
+fn the_journal_reads_costs_and_compiler_runs_in_words() {
+    need_tmux!();
+    let server = Provider::repeating(DESIGN);
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = start(dir.path(), &server, 160, 48, "");
+    tmux.wait_for("your review", WAIT);
+    tmux.keys(&["6"]);
+    let journal = tmux.wait_for("design_linted", Duration::from_secs(5));
+    assert!(!journal.contains("{\""), "{journal}");
+    assert!(journal.contains("cycle 1 · ") && journal.contains(" tok streamed · full rewrite ≈ "), "{journal}");
+    let linted = journal.lines().find(|l| l.contains("design_linted")).unwrap();
+    assert!(linted.contains("cycle 1 · ") && linted.contains(" errors · ") || linted.contains(" error · "), "{linted}");
+    quit(&tmux);
 }

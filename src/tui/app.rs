@@ -190,6 +190,8 @@ pub struct App {
     pub cycle: u32,
     pub docs: Vec<Document>,
     pub journal: Document,
+    /// How the journal's entries so far label their cycles.
+    pub(crate) timeline: crate::tui::timeline::Timeline,
     /// The plan tab: the reflection and the execution plan (see [`crate::tui::pane::plan`]).
     pub plan_doc: Document,
     pub plan_prompts: crate::plan::Prompts,
@@ -298,6 +300,7 @@ impl App {
             cycle: 0,
             docs,
             journal,
+            timeline: Default::default(),
             plan_doc,
             plan_prompts: crate::plan::Prompts::Cut,
             finalize: Default::default(),

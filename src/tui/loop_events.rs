@@ -100,7 +100,7 @@ impl App {
                     self.journal
                         .append_lines(&format!("{}\n", crate::tui::timeline::header()));
                 }
-                let line = crate::tui::timeline::line(&value);
+                let line = self.timeline.line(&value);
                 self.journal.append_lines(&format!("{line}\n"));
             }
             AppEvent::Loop(LoopEvent::History(commits)) => {
