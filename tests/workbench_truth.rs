@@ -246,3 +246,42 @@ fn the_journal_reads_costs_and_compiler_runs_in_words() {
     assert!(linted.contains("cycle 1 · ") && linted.contains(" errors · ") || linted.contains(" error · "), "{linted}");
     quit(&tmux);
 }
+
+#[test]
+fn a_multi_line_question_keeps_its_lines_in_the_threads_and_a_crlf_paste_is_not_doubled() {
+    need_tmux!();
+    let server = Provider::repeating(DESIGN);
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = start(dir.path(), &server, 160, 48, "");
+    tmux.wait_for("your review", WAIT);
+    tmux.keys(&["a"]);
+    tmux.wait_for("Enter save", Duration::from_secs(5));
+    // A paste with CRLF line ends, as a Windows clipboard gives it (no replacement).
+    tmux.run(&["set-buffer", "-b", "q", "is the flag fixed\r\nper flag or global?"]);
+    tmux.run(&["paste-buffer", "-p", "-r", "-b", "q", "-t", &tmux.session]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux.keys(&["C-j"]);
+    tmux.literal("and what does cancel keep?");
+    std::thread::sleep(Duration::from_millis(200));
+    let composer = tmux.screen();
+    let rows: Vec<&str> = composer.lines().collect();
+    let first = rows.iter().position(|l| l.contains("is the flag fixed")).unwrap();
+    assert!(rows[first + 1].contains("per flag or global?"), "a doubled line break:\n{composer}");
+    tmux.keys(&["Enter"]);
+    tmux.keys(&["C-s"]);
+    let threads = tmux.wait_for("Threads", WAIT);
+    let rows: Vec<&str> = threads.lines().collect();
+    let at = rows
+        .iter()
+        .rposition(|l| l.contains("is the flag fixed"))
+        .unwrap_or_else(|| panic!("{threads}"));
+    let column = |row: &str, text: &str| row.find(text);
+    assert!(rows[at + 1].contains("per flag or global?"), "{threads}");
+    assert!(rows[at + 2].contains("and what does cancel keep?"), "{threads}");
+    assert_eq!(
+        column(rows[at], "is the flag"),
+        column(rows[at + 1], "per flag"),
+        "indented under the question:\n{threads}"
+    );
+    quit(&tmux);
+}
