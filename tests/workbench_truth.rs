@@ -285,3 +285,55 @@ fn a_multi_line_question_keeps_its_lines_in_the_threads_and_a_crlf_paste_is_not_
     );
     quit(&tmux);
 }
+
+/// A long architecture (120 lines) that arrives at once, a silence of `pause`, then
+/// the rest of the design.
+fn long_design_with_a_pause(pause: Duration) -> Provider {
+    Provider::paced(Arc::new(move |_, _| {
+        let mut head = String::from("ARCHITECTURE:\n# A task CLI\n\n");
+        for n in 1..=120 {
+            head.push_str(&format!("- Part {n} of the design, on its own line.\n"));
+        }
+        let rest = DESIGN.split_once("\nREQUIREMENTS:").unwrap().1;
+        let tail = format!("\nREQUIREMENTS:{rest}");
+        let events = |text: &str| -> Vec<u8> {
+            text.split_inclusive('\n').map(sse_chunk).collect::<String>().into_bytes()
+        };
+        vec![
+            Piece::Bytes(stream_head()),
+            Piece::Bytes(events(&head)),
+            Piece::Pause(pause),
+            Piece::Bytes(events(&tail)),
+            Piece::Bytes(support::provider::sse_end().into_bytes()),
+        ]
+    }))
+}
+
+#[test]
+fn a_stall_says_no_data_then_space_stops_at_the_end_and_colon_goes_to_a_line() {
+    need_tmux!();
+    let server = long_design_with_a_pause(Duration::from_secs(8));
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = start(dir.path(), &server, 80, 24, "");
+    let stalled = tmux.wait_for("no data for", Duration::from_secs(30));
+    assert!(status_row(&stalled).contains("no data for"), "{stalled}");
+    assert!(!status_row(&stalled).contains("tok/s"), "{stalled}");
+    tmux.wait_for("your review", WAIT);
+    tmux.keys(&["1"]);
+    for _ in 0..12 {
+        tmux.keys(&["Space"]);
+    }
+    std::thread::sleep(Duration::from_millis(400));
+    let end = tmux.screen();
+    let rows: Vec<&str> = end.lines().collect();
+    // The viewer's last text row holds the document's last line; nothing blank below.
+    let border = rows.iter().position(|l| l.starts_with('╰')).unwrap();
+    assert!(rows[border - 1].contains("Part 120 of the design"), "{end}");
+    // :5 puts the cursor on line 5.
+    tmux.keys(&[":"]);
+    tmux.wait_for("go to line", Duration::from_secs(5));
+    tmux.keys(&["5", "Enter"]);
+    let moved = tmux.wait_for(" 5/122 ", Duration::from_secs(5));
+    assert!(moved.contains("│  5 - Part 3 of the design"), "{moved}");
+    quit(&tmux);
+}

@@ -8,7 +8,7 @@ use crate::tui::app::{App, Focus, Screen};
 use crate::tui::keymap::{Binding, Handled};
 use crate::tui::pane::{diagram, finish, plan, review, summary, tabs, viewer, workbench};
 use crate::tui::popup::{
-    composer, confirm, diff, error, help, history, messages, problems, search, trace,
+    composer, confirm, diff, error, goto, help, history, messages, problems, search, trace,
 };
 
 /// Every component's bindings, in help order.
@@ -24,6 +24,7 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         summary::BINDINGS,
         composer::BINDINGS,
         search::BINDINGS,
+        goto::BINDINGS,
         diff::BINDINGS,
         diff::SEARCH_BINDINGS,
         history::BINDINGS,
@@ -315,6 +316,7 @@ mod tests {
         }),
         ("help", || with(reviewing(), &[ch('?')])),
         ("messages", || with(reviewing(), &[ch('M')])),
+        ("go to line", || with(reviewing(), &[ch(':')])),
         ("composer", || with(reviewing(), &[ch('a')])),
         ("search", || with(reviewing(), &[ch('/')])),
         ("searched", || {

@@ -216,7 +216,7 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     } else {
         20 + facts.chars().count()
     };
-    let hint_room = width.saturating_sub(wanted_left).max(width * 9 / 20);
+    let hint_room = width.saturating_sub(wanted_left).max(width * 11 / 20);
     let hints = crate::tui::keymap::hint_bar(app, hint_room);
     let hints = match activity {
         // The activity line names the cancel key already.

@@ -68,6 +68,14 @@ pub const BINDINGS: &[Binding] = &[
         &[Chord::plain(KeyCode::Left), Chord::plain(KeyCode::Right)],
     ),
     Binding::new(
+        ":",
+        "go to line N (:N, then Enter)",
+        Group::Reading,
+        &[Chord::ch(':')],
+    )
+    .hint(":", "go to line", 7)
+    .when(has_lines),
+    Binding::new(
         "*",
         "trace the id, class or module on the line across tabs (again: next name)",
         Group::Reading,
@@ -92,10 +100,18 @@ pub const BINDINGS: &[Binding] = &[
     .when(can_cancel),
 ];
 
+fn has_lines(app: &App) -> bool {
+    !app.current_doc().is_empty()
+}
+
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     let tab = app.tab.index();
     match key.code {
         KeyCode::Char('f') => app.focus = Focus::Review,
+        KeyCode::Char(':') if has_lines(app) => {
+            app.popup = Some(crate::tui::popup::Popup::GoTo(Default::default()));
+        }
+        KeyCode::Char(':') => app.say(":: this tab has no lines yet".into()),
         KeyCode::Char('*') => app.trace_at_cursor(),
         KeyCode::Char('x') if can_cancel(app) => app.ask_cancel(),
         KeyCode::Left | KeyCode::Right if app.wrap == Wrap::Soft => {

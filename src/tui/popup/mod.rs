@@ -6,6 +6,7 @@ pub mod composer;
 pub mod confirm;
 pub mod diff;
 pub mod error;
+pub mod goto;
 pub mod help;
 pub mod history;
 pub mod messages;
@@ -32,6 +33,7 @@ pub enum Popup {
     Problems(problems::ProblemList),
     Trace(trace::TraceList),
     Messages(messages::Messages),
+    GoTo(goto::GoTo),
 }
 
 impl Popup {
@@ -55,6 +57,7 @@ impl Popup {
             Popup::Problems(p) => p.on_key(key, app),
             Popup::Trace(p) => p.on_key(key, app),
             Popup::Messages(p) => p.on_key(key, app),
+            Popup::GoTo(p) => p.on_key(key, app),
         }
     }
 
@@ -70,6 +73,7 @@ impl Popup {
             Popup::Problems(p) => p.draw(frame, area, app),
             Popup::Trace(p) => p.draw(frame, area, app),
             Popup::Messages(p) => p.draw(frame, area, app),
+            Popup::GoTo(p) => p.draw(frame, area, app),
         }
     }
 
@@ -90,6 +94,7 @@ impl Popup {
             Popup::Problems(_) => problems::BINDINGS,
             Popup::Trace(_) => trace::BINDINGS,
             Popup::Messages(_) => messages::BINDINGS,
+            Popup::GoTo(_) => goto::BINDINGS,
         }
     }
 }
