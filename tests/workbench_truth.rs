@@ -337,3 +337,35 @@ fn a_stall_says_no_data_then_space_stops_at_the_end_and_colon_goes_to_a_line() {
     assert!(moved.contains("│  5 - Part 3 of the design"), "{moved}");
     quit(&tmux);
 }
+
+#[test]
+fn citations_are_not_counted_against_requirements_that_have_not_streamed_yet() {
+    need_tmux!();
+    let server = Provider::paced(Arc::new(|_, _| {
+        let events = |text: &str| -> Vec<u8> {
+            text.split_inclusive('\n').map(sse_chunk).collect::<String>().into_bytes()
+        };
+        let first = "ARCHITECTURE:\n# A task CLI\n\n- The CLI serves FR-01 and FR-09.\n\nFILE_TREE:\nsrc/\n  cli.py\n";
+        let rest = "\nREQUIREMENTS:\nFUNCTIONAL:\n1. FR-01: Add tasks.\n\nAPI_SPEC:\nadd(name: str) -> int\n\nCLASS_DIAGRAM:\nclassDiagram\n  Cli --> Store\n";
+        vec![
+            Piece::Bytes(stream_head()),
+            Piece::Bytes(events(first)),
+            Piece::Pause(Duration::from_secs(7)),
+            Piece::Bytes(events(rest)),
+            Piece::Bytes(support::provider::sse_end().into_bytes()),
+        ]
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = start(dir.path(), &server, 160, 48, "");
+    // The stream stalls after the file tree: the requirements have not come.
+    let early = tmux.wait_for("no data for", Duration::from_secs(30));
+    assert!(!early.contains("your review"), "the pause was too short: {early}");
+    let tabs = early.lines().nth(1).unwrap();
+    let architecture = tabs.split("2 Req").next().unwrap();
+    assert!(!architecture.contains('✗'), "counted before Requirements streamed: {tabs}");
+    // Once the requirements are in, FR-09 is unknown and counted.
+    let done = tmux.wait_for("your review", WAIT);
+    let tabs = done.lines().nth(1).unwrap();
+    assert!(tabs.split("2 Req").next().unwrap().contains("✗1"), "{tabs}");
+    quit(&tmux);
+}
