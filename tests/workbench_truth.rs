@@ -134,6 +134,17 @@ fn a_first_cycle_cut_at_six_kilobytes_keeps_its_text_dimmed_under_a_banner() {
     let other = tmux.wait_for("stopped before this section", Duration::from_secs(5));
     assert!(other.contains("cycle 1 failed"), "{other}");
     quit(&tmux);
+    drop(tmux);
+    // Reopened, the failed project is at cycle 1, not 0.
+    let reopened = Tmux {
+        socket: dir.path().join("tmux-reopen.sock"),
+        session: "volk-reopen".into(),
+    };
+    reopened.start(100, 30, &open_command(dir.path(), &server, ""));
+    let shot = reopened.wait_for("failed", WAIT);
+    assert!(shot.lines().next().unwrap().contains("cycle 1/99"), "{shot}");
+    reopened.keys(&["Escape"]);
+    quit(&reopened);
 }
 
 #[test]
@@ -368,4 +379,42 @@ fn citations_are_not_counted_against_requirements_that_have_not_streamed_yet() {
     let tabs = done.lines().nth(1).unwrap();
     assert!(tabs.split("2 Req").next().unwrap().contains("✗1"), "{tabs}");
     quit(&tmux);
+}
+
+/// `this cycle 1.3k tok` from a status bar.
+fn cycle_cost(screen: &str) -> String {
+    let status = status_row(screen);
+    let at = status.find("this cycle ").unwrap_or_else(|| panic!("no cost: {screen}"));
+    status[at..].split(" tok").next().unwrap().to_string()
+}
+
+#[test]
+fn a_cycle_costs_the_same_live_after_volk_open_and_in_a_second_instance() {
+    need_tmux!();
+    let server = Provider::repeating(DESIGN);
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = start(dir.path(), &server, 160, 48, "");
+    let live = cycle_cost(&tmux.wait_for("this cycle ", WAIT));
+    // A second workbench (read-only) on the same thread.
+    let second = Tmux {
+        socket: dir.path().join("tmux-second.sock"),
+        session: "volk-second".into(),
+    };
+    second.start(160, 48, &open_command(dir.path(), &server, ""));
+    let shot = second.wait_for("READ-ONLY", WAIT);
+    assert_eq!(cycle_cost(&second.wait_for("this cycle ", WAIT)), live, "{shot}");
+    second.keys(&["q"]);
+    second.wait_for("VOLK-EXITED-", Duration::from_secs(20));
+    quit(&tmux);
+    drop(tmux);
+    // Reopened after quitting.
+    let reopened = Tmux {
+        socket: dir.path().join("tmux-reopen.sock"),
+        session: "volk-reopen".into(),
+    };
+    reopened.start(160, 48, &open_command(dir.path(), &server, ""));
+    let shot = reopened.wait_for("your review", WAIT);
+    assert!(shot.contains("cycle 1/99"), "{shot}");
+    assert_eq!(cycle_cost(&reopened.wait_for("this cycle ", WAIT)), live);
+    quit(&reopened);
 }

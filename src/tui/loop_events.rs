@@ -204,13 +204,27 @@ impl App {
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
-            Phase::Cancelled { .. } => {
+            Phase::Cancelled { resume } => {
+                // A cancelled update leaves the cycle it revised under review; a
+                // cancelled first design is still cycle 1.
+                if let Some(cycle) = phase.reviewed_cycle() {
+                    self.cycle = cycle;
+                } else if let Phase::Designing { cycle } = **resume {
+                    self.cycle = cycle;
+                }
                 let bytes = self.end_stream();
                 self.backdrop_restore(Halt::Cancelled, bytes);
             }
             Phase::Failed {
-                message, retryable, ..
+                message,
+                retryable,
+                resume,
             } => {
+                // The header counts the cycle the failed call was writing (a project
+                // whose first cycle failed reopens as cycle 1, not 0).
+                if let Phase::Designing { cycle } = **resume {
+                    self.cycle = cycle;
+                }
                 let bytes = self.end_stream();
                 self.backdrop_restore(Halt::Failed, bytes);
                 self.popup = Some(Popup::Error(Failure::new(
