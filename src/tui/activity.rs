@@ -424,7 +424,7 @@ mod tests {
         let mut a = Activity::new(t0);
         a.observe(&text("ARCHITECTURE:\n"), at(t0, 800));
         // 9,600 bytes: 2,400 estimated tokens.
-        a.observe(&text(&"x".repeat(9_586)), at(t0, 50_000));
+        a.observe(&text(&"x".repeat(9_586)), at(t0, 52_000));
         let line = a.line(at(t0, 55_345), WIDE, "streaming Architecture");
         assert_eq!(
             line,
@@ -461,6 +461,8 @@ mod tests {
         let t0 = Instant::now();
         let mut a = Activity::new(t0);
         a.observe(&text(&"x".repeat(9_600)), at(t0, 800));
+        // Still flowing (no stall): the last piece came a moment ago.
+        a.observe(&text(""), at(t0, 64_000));
         let now = at(t0, 65_000);
         let label = "streaming Class diagram";
         let full = a.line(now, WIDE, label);

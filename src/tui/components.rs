@@ -317,6 +317,17 @@ mod tests {
         ("help", || with(reviewing(), &[ch('?')])),
         ("messages", || with(reviewing(), &[ch('M')])),
         ("go to line", || with(reviewing(), &[ch(':')])),
+        ("a conflict under the cursor", || {
+            let mut app = App::new(SessionInfo::default(), Theme::dark());
+            cycle(
+                &mut app,
+                1,
+                "<<<<<<< reviewer\nmine\n=======\ntheirs\n>>>>>>> architect\n",
+            );
+            phase(&mut app, Phase::AwaitingReview { cycle: 1 });
+            app.views[0].cursor = 1;
+            app
+        }),
         ("composer", || with(reviewing(), &[ch('a')])),
         ("search", || with(reviewing(), &[ch('/')])),
         ("searched", || {
@@ -348,6 +359,14 @@ mod tests {
                 commit(2),
                 commit(1),
             ])));
+            app
+        }),
+        ("error, a refused key", || {
+            let mut app = reviewing();
+            app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+                message: "HTTP 401 from http://x/v1: Incorrect API key".into(),
+                retryable: true,
+            }));
             app
         }),
         ("error, retryable", || {

@@ -12,6 +12,7 @@ pub mod app;
 pub mod backdrop;
 pub mod cli;
 pub mod components;
+pub mod conflict;
 pub mod diagram;
 pub mod diff;
 pub mod document;

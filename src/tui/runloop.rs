@@ -140,6 +140,18 @@ where
                     terminal.clear()?;
                     frames.request_now();
                 }
+                Intent::ResolveConflict { section, text } => {
+                    let path = app
+                        .info
+                        .project_dir
+                        .join("design")
+                        .join(section.file_name());
+                    match write_file(&path, &format!("{text}\n")) {
+                        Ok(()) => app.edited_by_hand(section, &text),
+                        Err(e) => app.error(format!("cannot write {}: {e}", path.display())),
+                    }
+                    frames.request_now();
+                }
                 other => {
                     if channels.commands.send(other).is_err() {
                         app.say("the design loop has stopped".into());
@@ -154,6 +166,17 @@ where
             }
         }
     }
+}
+
+/// Writes `text` to `path` through a temp file in the same directory and a rename,
+/// so an interrupted write never leaves half a file.
+fn write_file(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(text.as_bytes())?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {

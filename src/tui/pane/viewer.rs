@@ -68,6 +68,14 @@ pub const BINDINGS: &[Binding] = &[
         &[Chord::plain(KeyCode::Left), Chord::plain(KeyCode::Right)],
     ),
     Binding::new(
+        "< > =",
+        "in an edit conflict: keep the reviewer's side / the architect's / both",
+        Group::Reviewing,
+        &[Chord::ch('<'), Chord::ch('>'), Chord::ch('=')],
+    )
+    .hint("< > =", "keep mine/theirs/both", 0)
+    .when(in_conflict),
+    Binding::new(
         ":",
         "go to line N (:N, then Enter)",
         Group::Reading,
@@ -100,6 +108,10 @@ pub const BINDINGS: &[Binding] = &[
     .when(can_cancel),
 ];
 
+fn in_conflict(app: &App) -> bool {
+    app.conflict_at_cursor().is_some()
+}
+
 fn has_lines(app: &App) -> bool {
     !app.current_doc().is_empty()
 }
@@ -108,6 +120,9 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     let tab = app.tab.index();
     match key.code {
         KeyCode::Char('f') => app.focus = Focus::Review,
+        KeyCode::Char('<') => app.take_conflict(crate::tui::conflict::Take::Reviewer),
+        KeyCode::Char('>') => app.take_conflict(crate::tui::conflict::Take::Architect),
+        KeyCode::Char('=') => app.take_conflict(crate::tui::conflict::Take::Both),
         KeyCode::Char(':') if has_lines(app) => {
             app.popup = Some(crate::tui::popup::Popup::GoTo(Default::default()));
         }
