@@ -43,8 +43,11 @@ impl Timeline {
         let event = entry["event"].as_str().unwrap_or("?");
         let detail = &entry["detail"];
         if event == "reasoner_call" {
+            // An update writes the cycle after the one under review; a first design
+            // writes cycle 1 whatever the entry counted before it.
             self.writing = match detail["purpose"].as_str() {
-                Some("design" | "update") => Some(recorded + 1),
+                Some("update") => Some(recorded + 1),
+                Some("design") => Some(recorded.max(1)),
                 _ => None,
             };
         }

@@ -211,28 +211,35 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(commit) = &app.last_commit {
         facts.push_str(&format!(" · commit {commit}"));
     }
-    let wanted_left = if activity.is_some() {
-        width / 2
+    let now = std::time::Instant::now();
+    let plain_left = if app.is_streaming() {
+        format!(" {spinner} {writing}")
+    } else if app.phase.is_busy() {
+        format!(" {spinner} waiting for the reasoner")
     } else {
-        20 + facts.chars().count()
+        " idle".to_string()
     };
-    let hint_room = width.saturating_sub(wanted_left).max(width * 11 / 20);
+    let wanted_left = match activity {
+        Some(activity) => activity.line(now, width, &writing).chars().count() + 4,
+        None => plain_left.chars().count() + facts.chars().count() + 2,
+    };
+    // Four keys at 80 columns; narrower, the activity line comes first.
+    let least = if width >= 80 { width * 11 / 20 } else { 17 };
+    let hint_room = width.saturating_sub(wanted_left).max(least);
     let hints = crate::tui::keymap::hint_bar(app, hint_room);
     let hints = match activity {
+        // Narrow, the activity line needs the row more than the keys `?` lists.
+        Some(_) if width < 80 => "? help ".to_string(),
         // The activity line names the cancel key already.
         Some(_) => hints.replacen(&format!("{} · ", crate::tui::activity::CANCEL_HINT), "", 1),
         None => hints,
     };
     let room = width.saturating_sub(hints.chars().count() + 1);
     let mut left = if let Some(activity) = activity {
-        let line = activity.line(std::time::Instant::now(), room.saturating_sub(3), &writing);
+        let line = activity.line(now, room.saturating_sub(3), &writing);
         format!(" {spinner} {line}")
-    } else if app.is_streaming() {
-        format!(" {spinner} {writing}")
-    } else if app.phase.is_busy() {
-        format!(" {spinner} waiting for the reasoner")
     } else {
-        " idle".to_string()
+        plain_left
     };
     left.push_str(&facts);
     if left.chars().count() > room {

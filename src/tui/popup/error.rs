@@ -123,8 +123,7 @@ pub const BINDINGS: &[Binding] = &[
         "(failure) quit (asks when sent questions wait for an answer)",
         Group::Popups,
         &[Chord::ch('q')],
-    )
-    .hint("q", "quit", 3),
+    ),
 ];
 
 impl Failure {
