@@ -235,7 +235,10 @@ fn markdown_is_drawn_as_a_document_and_m_shows_the_source() {
     assert!(drawn.contains("│ FR-01  │ register a book  │"), "{drawn}");
     assert!(drawn.contains("│ NFR-01 │ answer in 200 ms │"), "{drawn}");
     assert!(drawn.contains("├────────┼"), "{drawn}");
-    assert!(!drawn.contains("| --- |") && !drawn.contains("|---"), "{drawn}");
+    assert!(
+        !drawn.contains("| --- |") && !drawn.contains("|---"),
+        "{drawn}"
+    );
     assert!(
         drawn.contains("def add(self, name: str) -> int:"),
         "{drawn}"
@@ -258,7 +261,11 @@ fn markdown_is_drawn_as_a_document_and_m_shows_the_source() {
     let body = find("owns persistence");
     let list_text = find("one writer");
     assert!(heading.modifier.contains(ratatui::style::Modifier::BOLD));
-    assert!(heading.modifier.contains(ratatui::style::Modifier::UNDERLINED));
+    assert!(
+        heading
+            .modifier
+            .contains(ratatui::style::Modifier::UNDERLINED)
+    );
     assert!(second.modifier.contains(ratatui::style::Modifier::BOLD));
     assert_ne!(
         (heading.fg, heading.modifier),

@@ -706,7 +706,10 @@ fn a_second_workbench_on_one_project_opens_read_only() {
         session: "volk-second".into(),
     };
     second.start(140, 40, &open("second"));
-    let screen = second.wait_for("READ-ONLY · held by volk open (pid", Duration::from_secs(30));
+    let screen = second.wait_for(
+        "READ-ONLY · held by volk open (pid",
+        Duration::from_secs(30),
+    );
     assert!(screen.contains("cycle 1/"), "{screen}");
     assert!(!tmux.screen().contains("READ-ONLY"), "the first one writes");
 

@@ -72,7 +72,10 @@ fn the_hints_show_at_every_focus_and_a_notice_goes_after_six_seconds_and_a_key()
         let noticed = tmux.wait_for("w: wrap off", Duration::from_secs(5));
         let status = status_row(&noticed);
         assert!(!status.contains("w: wrap off"), "{noticed}");
-        assert!(hinted_keys(&status) >= 4, "{width}: with a notice: {status}");
+        assert!(
+            hinted_keys(&status) >= 4,
+            "{width}: with a notice: {status}"
+        );
         // The review pane and the composer have their own keys.
         tmux.keys(&["f"]);
         std::thread::sleep(Duration::from_millis(300));
@@ -125,10 +128,16 @@ fn a_first_cycle_cut_at_six_kilobytes_keeps_its_text_dimmed_under_a_banner() {
     let dir = tempfile::tempdir().unwrap();
     let tmux = start(dir.path(), &server, 160, 48, "");
     let shot = tmux.wait_for("partial answer", WAIT);
-    assert!(shot.contains("cycle 1 failed · partial answer (6 KB)"), "{shot}");
+    assert!(
+        shot.contains("cycle 1 failed · partial answer (6 KB)"),
+        "{shot}"
+    );
     tmux.keys(&["Escape"]);
     let shot = tmux.wait_for("Component 88 keeps", Duration::from_secs(5));
-    assert!(!shot.contains("this cycle has no architecture section"), "{shot}");
+    assert!(
+        !shot.contains("this cycle has no architecture section"),
+        "{shot}"
+    );
     // Another tab says the answer stopped before it.
     tmux.keys(&["2"]);
     let other = tmux.wait_for("stopped before this section", Duration::from_secs(5));
@@ -142,7 +151,10 @@ fn a_first_cycle_cut_at_six_kilobytes_keeps_its_text_dimmed_under_a_banner() {
     };
     reopened.start(100, 30, &open_command(dir.path(), &server, ""));
     let shot = reopened.wait_for("failed", WAIT);
-    assert!(shot.lines().next().unwrap().contains("cycle 1/99"), "{shot}");
+    assert!(
+        shot.lines().next().unwrap().contains("cycle 1/99"),
+        "{shot}"
+    );
     reopened.keys(&["Escape"]);
     quit(&reopened);
 }
@@ -208,10 +220,16 @@ fn a_second_workbench_says_read_only_first_and_refuses_the_composer() {
         second.start(width, height, &open_command(dir.path(), &server, ""));
         let shot = second.wait_for("READ-ONLY", WAIT);
         let header = shot.lines().next().unwrap();
-        assert!(header.starts_with(" volk  READ-ONLY · held by"), "{width}: {shot}");
+        assert!(
+            header.starts_with(" volk  READ-ONLY · held by"),
+            "{width}: {shot}"
+        );
         second.keys(&["a"]);
         let refused = second.wait_for("you cannot write here", Duration::from_secs(5));
-        assert!(!refused.contains("Enter save"), "the composer opened: {refused}");
+        assert!(
+            !refused.contains("Enter save"),
+            "the composer opened: {refused}"
+        );
         second.keys(&["q"]);
         second.wait_for("VOLK-EXITED-", Duration::from_secs(20));
     }
@@ -232,12 +250,18 @@ fn all_seven_tabs_stay_on_screen_at_80_and_60_columns_with_their_counts() {
             assert!(tabs.contains(&format!("{n} ")), "{width}: tab {n}: {tabs}");
         }
         assert!(tabs.contains("7 Plan"), "{width}: {tabs}");
-        assert!(tabs.contains('✗') || tabs.contains('⚠'), "{width}: counts: {tabs}");
+        assert!(
+            tabs.contains('✗') || tabs.contains('⚠'),
+            "{width}: counts: {tabs}"
+        );
         // The last tab is picked by its digit and shown.
         tmux.keys(&["6"]);
         let journal = tmux.wait_for("design_started", Duration::from_secs(5));
         assert!(journal.lines().nth(1).unwrap().contains("6 J"), "{journal}");
-        assert!(!journal.contains("{\""), "raw JSON in the journal: {journal}");
+        assert!(
+            !journal.contains("{\""),
+            "raw JSON in the journal: {journal}"
+        );
         quit(&tmux);
     }
 }
@@ -252,9 +276,19 @@ fn the_journal_reads_costs_and_compiler_runs_in_words() {
     tmux.keys(&["6"]);
     let journal = tmux.wait_for("design_linted", Duration::from_secs(5));
     assert!(!journal.contains("{\""), "{journal}");
-    assert!(journal.contains("cycle 1 · ") && journal.contains(" tok streamed · full rewrite ≈ "), "{journal}");
-    let linted = journal.lines().find(|l| l.contains("design_linted")).unwrap();
-    assert!(linted.contains("cycle 1 · ") && linted.contains(" errors · ") || linted.contains(" error · "), "{linted}");
+    assert!(
+        journal.contains("cycle 1 · ") && journal.contains(" tok streamed · full rewrite ≈ "),
+        "{journal}"
+    );
+    let linted = journal
+        .lines()
+        .find(|l| l.contains("design_linted"))
+        .unwrap();
+    assert!(
+        linted.contains("cycle 1 · ") && linted.contains(" errors · ")
+            || linted.contains(" error · "),
+        "{linted}"
+    );
     quit(&tmux);
 }
 
@@ -268,7 +302,12 @@ fn a_multi_line_question_keeps_its_lines_in_the_threads_and_a_crlf_paste_is_not_
     tmux.keys(&["a"]);
     tmux.wait_for("Enter save", Duration::from_secs(5));
     // A paste with CRLF line ends, as a Windows clipboard gives it (no replacement).
-    tmux.run(&["set-buffer", "-b", "q", "is the flag fixed\r\nper flag or global?"]);
+    tmux.run(&[
+        "set-buffer",
+        "-b",
+        "q",
+        "is the flag fixed\r\nper flag or global?",
+    ]);
     tmux.run(&["paste-buffer", "-p", "-r", "-b", "q", "-t", &tmux.session]);
     std::thread::sleep(Duration::from_millis(300));
     tmux.keys(&["C-j"]);
@@ -276,8 +315,14 @@ fn a_multi_line_question_keeps_its_lines_in_the_threads_and_a_crlf_paste_is_not_
     std::thread::sleep(Duration::from_millis(200));
     let composer = tmux.screen();
     let rows: Vec<&str> = composer.lines().collect();
-    let first = rows.iter().position(|l| l.contains("is the flag fixed")).unwrap();
-    assert!(rows[first + 1].contains("per flag or global?"), "a doubled line break:\n{composer}");
+    let first = rows
+        .iter()
+        .position(|l| l.contains("is the flag fixed"))
+        .unwrap();
+    assert!(
+        rows[first + 1].contains("per flag or global?"),
+        "a doubled line break:\n{composer}"
+    );
     tmux.keys(&["Enter"]);
     tmux.keys(&["C-s"]);
     let threads = tmux.wait_for("Threads", WAIT);
@@ -288,7 +333,10 @@ fn a_multi_line_question_keeps_its_lines_in_the_threads_and_a_crlf_paste_is_not_
         .unwrap_or_else(|| panic!("{threads}"));
     let column = |row: &str, text: &str| row.find(text);
     assert!(rows[at + 1].contains("per flag or global?"), "{threads}");
-    assert!(rows[at + 2].contains("and what does cancel keep?"), "{threads}");
+    assert!(
+        rows[at + 2].contains("and what does cancel keep?"),
+        "{threads}"
+    );
     assert_eq!(
         column(rows[at], "is the flag"),
         column(rows[at + 1], "per flag"),
@@ -308,7 +356,10 @@ fn long_design_with_a_pause(pause: Duration) -> Provider {
         let rest = DESIGN.split_once("\nREQUIREMENTS:").unwrap().1;
         let tail = format!("\nREQUIREMENTS:{rest}");
         let events = |text: &str| -> Vec<u8> {
-            text.split_inclusive('\n').map(sse_chunk).collect::<String>().into_bytes()
+            text.split_inclusive('\n')
+                .map(sse_chunk)
+                .collect::<String>()
+                .into_bytes()
         };
         vec![
             Piece::Bytes(stream_head()),
@@ -354,7 +405,10 @@ fn citations_are_not_counted_against_requirements_that_have_not_streamed_yet() {
     need_tmux!();
     let server = Provider::paced(Arc::new(|_, _| {
         let events = |text: &str| -> Vec<u8> {
-            text.split_inclusive('\n').map(sse_chunk).collect::<String>().into_bytes()
+            text.split_inclusive('\n')
+                .map(sse_chunk)
+                .collect::<String>()
+                .into_bytes()
         };
         let first = "ARCHITECTURE:\n# A task CLI\n\n- The CLI serves FR-01 and FR-09.\n\nFILE_TREE:\nsrc/\n  cli.py\n";
         let rest = "\nREQUIREMENTS:\nFUNCTIONAL:\n1. FR-01: Add tasks.\n\nAPI_SPEC:\nadd(name: str) -> int\n\nCLASS_DIAGRAM:\nclassDiagram\n  Cli --> Store\n";
@@ -370,10 +424,16 @@ fn citations_are_not_counted_against_requirements_that_have_not_streamed_yet() {
     let tmux = start(dir.path(), &server, 160, 48, "");
     // The stream stalls after the file tree: the requirements have not come.
     let early = tmux.wait_for("no data for", Duration::from_secs(30));
-    assert!(!early.contains("your review"), "the pause was too short: {early}");
+    assert!(
+        !early.contains("your review"),
+        "the pause was too short: {early}"
+    );
     let tabs = early.lines().nth(1).unwrap();
     let architecture = tabs.split("2 Req").next().unwrap();
-    assert!(!architecture.contains('✗'), "counted before Requirements streamed: {tabs}");
+    assert!(
+        !architecture.contains('✗'),
+        "counted before Requirements streamed: {tabs}"
+    );
     // Once the requirements are in, FR-09 is unknown and counted.
     let done = tmux.wait_for("your review", WAIT);
     let tabs = done.lines().nth(1).unwrap();
@@ -384,7 +444,9 @@ fn citations_are_not_counted_against_requirements_that_have_not_streamed_yet() {
 /// `this cycle 1.3k tok` from a status bar.
 fn cycle_cost(screen: &str) -> String {
     let status = status_row(screen);
-    let at = status.find("this cycle ").unwrap_or_else(|| panic!("no cost: {screen}"));
+    let at = status
+        .find("this cycle ")
+        .unwrap_or_else(|| panic!("no cost: {screen}"));
     status[at..].split(" tok").next().unwrap().to_string()
 }
 
@@ -402,7 +464,11 @@ fn a_cycle_costs_the_same_live_after_volk_open_and_in_a_second_instance() {
     };
     second.start(160, 48, &open_command(dir.path(), &server, ""));
     let shot = second.wait_for("READ-ONLY", WAIT);
-    assert_eq!(cycle_cost(&second.wait_for("this cycle ", WAIT)), live, "{shot}");
+    assert_eq!(
+        cycle_cost(&second.wait_for("this cycle ", WAIT)),
+        live,
+        "{shot}"
+    );
     second.keys(&["q"]);
     second.wait_for("VOLK-EXITED-", Duration::from_secs(20));
     quit(&tmux);

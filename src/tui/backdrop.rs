@@ -154,9 +154,13 @@ impl App {
     /// arrived stays, marked as a partial answer.
     pub(crate) fn backdrop_restore(&mut self, how: Halt, bytes: usize) {
         let nothing_committed = self.backdrop.committed_cycle == 0
-            && Section::ALL.iter().all(|s| self.artifacts.get(*s).is_empty());
+            && Section::ALL
+                .iter()
+                .all(|s| self.artifacts.get(*s).is_empty());
         if nothing_committed {
-            let kept = Section::ALL.iter().any(|s| !self.docs[s.index()].is_empty());
+            let kept = Section::ALL
+                .iter()
+                .any(|s| !self.docs[s.index()].is_empty());
             self.backdrop.stale = [false; 5];
             self.backdrop.halted = true;
             if kept && self.backdrop.partial.is_none() {

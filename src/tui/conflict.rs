@@ -172,14 +172,18 @@ impl App {
 mod tests {
     use super::*;
 
-    const TEXT: &str = "a\n<<<<<<< reviewer\nmine\n||||||| base\nold\n=======\ntheirs\n>>>>>>> architect\nz";
+    const TEXT: &str =
+        "a\n<<<<<<< reviewer\nmine\n||||||| base\nold\n=======\ntheirs\n>>>>>>> architect\nz";
 
     #[test]
     fn each_take_keeps_its_side_and_drops_the_markers() {
         let lines: Vec<&str> = TEXT.lines().collect();
         assert_eq!(region_at(&lines, 0), None);
         let region = region_at(&lines, 4).unwrap();
-        assert_eq!((region.open, region.base, region.split, region.close), (1, Some(3), 5, 7));
+        assert_eq!(
+            (region.open, region.base, region.split, region.close),
+            (1, Some(3), 5, 7)
+        );
         assert_eq!(resolve(TEXT, region, Take::Reviewer), "a\nmine\nz");
         assert_eq!(resolve(TEXT, region, Take::Architect), "a\ntheirs\nz");
         assert_eq!(resolve(TEXT, region, Take::Both), "a\nmine\ntheirs\nz");

@@ -219,7 +219,8 @@ impl LineHighlighter {
                             start: start as u32,
                             end: end as u32,
                             style,
-                            pad: 0, fill: ' ',
+                            pad: 0,
+                            fill: ' ',
                         }),
                     }
                 }
@@ -264,7 +265,8 @@ fn plain_runs(line: &str) -> Runs {
         start: 0,
         end: line.len() as u32,
         style: Style::default(),
-        pad: 0, fill: ' ',
+        pad: 0,
+        fill: ' ',
     }])
 }
 

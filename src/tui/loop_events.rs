@@ -2,12 +2,12 @@
 //! (handed to [`crate::tui::stream`]), a finished cycle, the plan and reflection,
 //! query answers (history, an older cycle), notices and failures.
 
-use crate::tui::backdrop::Halt;
 use crate::design::Section;
 use crate::tui::app::{
     App, Follow, Metrics, OldCycle, Outcome, ReflectionView, Screen, Verdict, new_docs,
     without_trace,
 };
+use crate::tui::backdrop::Halt;
 use crate::tui::event::{AppEvent, LoopEvent, Phase};
 use crate::tui::popup::Popup;
 use crate::tui::popup::error::Failure;

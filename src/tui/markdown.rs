@@ -52,7 +52,8 @@ impl Styles {
                     .add_modifier(Modifier::UNDERLINED),
                 scope("keyword").add_modifier(Modifier::BOLD),
                 body.add_modifier(Modifier::BOLD),
-                body.add_modifier(Modifier::BOLD).add_modifier(Modifier::ITALIC),
+                body.add_modifier(Modifier::BOLD)
+                    .add_modifier(Modifier::ITALIC),
             ],
         }
     }
@@ -243,7 +244,8 @@ fn whole(line: &str, style: Style) -> Runs {
         start: 0,
         end: line.len() as u32,
         style,
-        pad: 0, fill: ' ',
+        pad: 0,
+        fill: ' ',
     }])
 }
 
@@ -253,7 +255,8 @@ fn push(out: &mut Vec<StyleRun>, start: usize, end: usize, style: Style) {
             start: start as u32,
             end: end as u32,
             style,
-            pad: 0, fill: ' ',
+            pad: 0,
+            fill: ' ',
         });
     }
 }

@@ -125,7 +125,9 @@ impl Notices {
 
     /// An error on screen, which Esc dismisses first.
     pub fn error_shown(&self) -> bool {
-        self.current.as_ref().is_some_and(|n| n.level == Level::Error)
+        self.current
+            .as_ref()
+            .is_some_and(|n| n.level == Level::Error)
     }
 
     pub fn log(&self) -> &[Logged] {
@@ -154,7 +156,10 @@ mod tests {
         assert!(n.shown(later).is_some());
         assert_eq!(n.deadline(), None);
         n.key_pressed();
-        assert!(n.shown(Instant::now()).is_some(), "a key before 6 s keeps it");
+        assert!(
+            n.shown(Instant::now()).is_some(),
+            "a key before 6 s keeps it"
+        );
         assert!(n.shown(later).is_none());
         assert!(n.deadline().is_some());
         assert!(n.expire(later));

@@ -63,10 +63,14 @@ pub fn lines(
         let question = t.question.replace("\r\n", "\n").replace('\r', "\n");
         let mut rows = question.split('\n');
         let head = badge(t.status, p);
-        let indent = " ".repeat(head.width() + 2 + unicode_width::UnicodeWidthStr::width(t.id.as_str()));
+        let indent =
+            " ".repeat(head.width() + 2 + unicode_width::UnicodeWidthStr::width(t.id.as_str()));
         out.push(Line::from(vec![
             head,
-            Span::styled(format!(" {} {}", t.id, rows.next().unwrap_or_default()), style),
+            Span::styled(
+                format!(" {} {}", t.id, rows.next().unwrap_or_default()),
+                style,
+            ),
         ]));
         for row in rows {
             out.push(Line::styled(format!("{indent}{row}"), style));

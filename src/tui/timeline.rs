@@ -300,17 +300,32 @@ mod tests {
         let mut t = Timeline::default();
         let call = json!({"time": "2026-12-01T09:12:05Z", "cycle": 2, "event": "reasoner_call",
             "detail": {"purpose": "update", "call": 4, "prompt_bytes": 9000}});
-        assert!(t.line(&call).starts_with("09:12:05      3  reasoner_call"), "{}", t.line(&call));
+        assert!(
+            t.line(&call).starts_with("09:12:05      3  reasoner_call"),
+            "{}",
+            t.line(&call)
+        );
         let cost = json!({"time": "2026-12-01T09:12:09Z", "cycle": 2, "event": "cycle_cost",
             "detail": {"cycle": 3, "cost": {"streamed_tokens": 1100, "full_rewrite_tokens": 9600}}});
         let l = t.line(&cost);
-        assert!(l.ends_with("cycle 3 · 1.1k tok streamed · full rewrite ≈ 9.6k"), "{l}");
+        assert!(
+            l.ends_with("cycle 3 · 1.1k tok streamed · full rewrite ≈ 9.6k"),
+            "{l}"
+        );
         assert!(l.contains("      3  cycle_cost"), "{l}");
         let linted = json!({"time": "2026-12-01T09:12:10Z", "cycle": 3, "event": "design_linted",
             "detail": {"ok": true, "errors": 0, "warnings": 30, "diagnostics": [{"code": "D011"}], "repair": 0}});
-        assert!(t.line(&linted).ends_with("cycle 3 · 0 errors · 30 warnings"), "{}", t.line(&linted));
+        assert!(
+            t.line(&linted)
+                .ends_with("cycle 3 · 0 errors · 30 warnings"),
+            "{}",
+            t.line(&linted)
+        );
         // Every kind of entry, with a nested detail: words, never JSON.
-        for name in crate::volk::journal::JournalEvent::ALL.iter().map(|e| e.name()) {
+        for name in crate::volk::journal::JournalEvent::ALL
+            .iter()
+            .map(|e| e.name())
+        {
             let entry = json!({"time": "x", "cycle": 1, "event": name,
                 "detail": {"a": {"b": [1, 2]}, "list": [{"x": 1}], "purpose": "design"}});
             let l = t.line(&entry);

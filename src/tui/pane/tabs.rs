@@ -149,7 +149,12 @@ fn label(app: &App, tab: Tab, fit: Fit) -> Label {
 fn labels(app: &App, width: u16) -> Vec<Label> {
     let gaps = Tab::COUNT - 1;
     let at = |fit| -> Vec<Label> { Tab::ALL.iter().map(|t| label(app, *t, fit)).collect() };
-    for candidate in [at(Fit::Full), at(Fit::Short), at(Fit::Tiny), at(Fit::Numbers)] {
+    for candidate in [
+        at(Fit::Full),
+        at(Fit::Short),
+        at(Fit::Tiny),
+        at(Fit::Numbers),
+    ] {
         if candidate.iter().map(Label::width).sum::<usize>() + gaps <= width as usize {
             return candidate;
         }

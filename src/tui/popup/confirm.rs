@@ -276,7 +276,9 @@ impl App {
         } else if self.phase.is_busy() && self.is_streaming() {
             Some("The architect is still working; quitting stops the call.")
         } else if sent_and_unanswered(&self.phase) {
-            Some("Your sent questions have no answer yet (the call failed); `volk open` keeps them and r sends them again.")
+            Some(
+                "Your sent questions have no answer yet (the call failed); `volk open` keeps them and r sends them again.",
+            )
         } else {
             None
         };

@@ -59,7 +59,10 @@ impl GoTo {
                 Handled::Consumed
             }
             KeyCode::Char(c) => {
-                app.say(format!(":{}{c}: a line number takes digits only", self.digits));
+                app.say(format!(
+                    ":{}{c}: a line number takes digits only",
+                    self.digits
+                ));
                 Handled::Consumed
             }
             _ => Handled::Ignored,
@@ -101,7 +104,9 @@ impl App {
         view.cursor = target - 1;
         view.follow = Follow::Manual;
         if target < line {
-            self.say(format!(":{line}: the document has {len} lines; at the last"));
+            self.say(format!(
+                ":{line}: the document has {len} lines; at the last"
+            ));
         }
     }
 }

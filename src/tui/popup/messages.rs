@@ -88,10 +88,7 @@ impl Messages {
                 Style::default().fg(p.muted),
             ));
         }
-        let title = format!(
-            " Messages ({}) · j/k scroll · Esc closes ",
-            log.len()
-        );
+        let title = format!(" Messages ({}) · j/k scroll · Esc closes ", log.len());
         frame.render_widget(Clear, rect);
         frame.render_widget(
             Paragraph::new(lines).block(popup_block(&p, title, p.accent)),
