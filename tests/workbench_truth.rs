@@ -484,3 +484,46 @@ fn a_cycle_costs_the_same_live_after_volk_open_and_in_a_second_instance() {
     assert_eq!(cycle_cost(&reopened.wait_for("this cycle ", WAIT)), live);
     quit(&reopened);
 }
+
+#[test]
+fn a_table_is_a_grid_and_a_conflict_is_drawn_as_one_and_resolved_by_a_key() {
+    need_tmux!();
+    let design = DESIGN.replace(
+        "## Layers\n",
+        "<<<<<<< reviewer\nThe store is SQLite, one writer.\n=======\n> The store is a JSON file.\n>>>>>>> architect\n\n## Layers\n",
+    );
+    let server = Provider::repeating(&design);
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = start(dir.path(), &server, 100, 30, "");
+    tmux.wait_for("your review", WAIT);
+    // The table: a grid, no rule row of dashes (once the highlighter is warm).
+    let shot = tmux.wait_for("├───────┼", Duration::from_secs(20));
+    assert!(shot.contains("│ cli   │ parses the arguments │"), "{shot}");
+    assert!(shot.contains("├───────┼"), "{shot}");
+    assert!(!shot.contains("| --- |"), "{shot}");
+    // The conflict: markers and both sides drawn as they are, not as a quote.
+    assert!(shot.contains("<<<<<<< reviewer"), "{shot}");
+    assert!(shot.contains("> The store is a JSON file."), "{shot}");
+    let row = shot.lines().find(|l| l.contains("<<<<<<< reviewer")).unwrap();
+    let line: String = row.chars().skip(1).take_while(|c| c.is_ascii_digit() || *c == ' ').collect();
+    let line = line.trim().to_string();
+    tmux.keys(&[":"]);
+    tmux.literal(&(line.parse::<usize>().unwrap() + 1).to_string());
+    tmux.keys(&["Enter"]);
+    let hinted = tmux.wait_for("keep mine/theirs/both", Duration::from_secs(5));
+    assert!(status_row(&hinted).contains("< > ="), "{hinted}");
+    tmux.keys(&["<"]);
+    let done = tmux.wait_for("committed as your edit", Duration::from_secs(5));
+    assert!(!done.contains("<<<<<<< reviewer"), "{done}");
+    let ws = dir.path().join("ws");
+    let project = std::fs::read_dir(&ws)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.join(".volk").is_dir())
+        .unwrap();
+    let file = std::fs::read_to_string(project.join("design/architecture.md")).unwrap();
+    assert!(file.contains("The store is SQLite, one writer."), "{file}");
+    assert!(!file.contains("JSON file") && !file.contains("<<<<<<<"), "{file}");
+    quit(&tmux);
+}
