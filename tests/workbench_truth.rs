@@ -504,8 +504,15 @@ fn a_table_is_a_grid_and_a_conflict_is_drawn_as_one_and_resolved_by_a_key() {
     // The conflict: markers and both sides drawn as they are, not as a quote.
     assert!(shot.contains("<<<<<<< reviewer"), "{shot}");
     assert!(shot.contains("> The store is a JSON file."), "{shot}");
-    let row = shot.lines().find(|l| l.contains("<<<<<<< reviewer")).unwrap();
-    let line: String = row.chars().skip(1).take_while(|c| c.is_ascii_digit() || *c == ' ').collect();
+    let row = shot
+        .lines()
+        .find(|l| l.contains("<<<<<<< reviewer"))
+        .unwrap();
+    let line: String = row
+        .chars()
+        .skip(1)
+        .take_while(|c| c.is_ascii_digit() || *c == ' ')
+        .collect();
     let line = line.trim().to_string();
     tmux.keys(&[":"]);
     tmux.literal(&(line.parse::<usize>().unwrap() + 1).to_string());
@@ -524,6 +531,9 @@ fn a_table_is_a_grid_and_a_conflict_is_drawn_as_one_and_resolved_by_a_key() {
         .unwrap();
     let file = std::fs::read_to_string(project.join("design/architecture.md")).unwrap();
     assert!(file.contains("The store is SQLite, one writer."), "{file}");
-    assert!(!file.contains("JSON file") && !file.contains("<<<<<<<"), "{file}");
+    assert!(
+        !file.contains("JSON file") && !file.contains("<<<<<<<"),
+        "{file}"
+    );
     quit(&tmux);
 }

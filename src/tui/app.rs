@@ -997,6 +997,45 @@ mod tests {
     }
 
     #[test]
+    fn keys_that_cannot_act_say_why_and_q_asks_with_sent_questions_pending() {
+        let mut app = reviewing();
+        app.focus = Focus::Review;
+        app.zoom = Zoom::Focused;
+        for c in ['/', 'S', 'E', 'c', 'd'] {
+            app.notice.clear();
+            app.on_key(key(KeyCode::Char(c)));
+            assert!(
+                app.notice
+                    .as_deref()
+                    .unwrap()
+                    .contains("+ splits the screen"),
+                "{c}: {:?}",
+                app.notice.as_deref()
+            );
+            assert!(
+                app.popup.is_none(),
+                "{c} opened a popup over the hidden viewer"
+            );
+        }
+        // An update failed with questions sent: q in the failure popup asks first.
+        app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+            message: "HTTP 503 from http://x/v1: overloaded".into(),
+            retryable: true,
+        }));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
+            resume: Box::new(Phase::Designing { cycle: 2 }),
+            message: "HTTP 503".into(),
+            retryable: true,
+        })));
+        app.on_key(key(KeyCode::Char('q')));
+        assert!(
+            matches!(app.popup, Some(Popup::Confirm(_))),
+            "q quit at once with sent questions pending"
+        );
+        assert!(!app.take_intents().contains(&Intent::Quit));
+    }
+
+    #[test]
     fn a_failure_that_cannot_be_retried_offers_no_retry() {
         let mut app = reviewing();
         // The order the runtime sends them in: the error, then the failed phase.

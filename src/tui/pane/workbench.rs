@@ -244,6 +244,16 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         }
         return Handled::Consumed;
     }
+    // The viewer is zoomed away: its keys say so rather than act on a hidden pane.
+    if app.zoom == Zoom::Focused
+        && app.focus == Focus::Review
+        && let KeyCode::Char(c @ ('/' | 'S' | 'E' | 'c' | 'd')) = key.code
+    {
+        app.say(format!(
+            "{c}: the viewer is hidden while the review pane is zoomed; + splits the screen"
+        ));
+        return Handled::Consumed;
+    }
     match key.code {
         KeyCode::Char('q') => app.request_quit(),
         KeyCode::Char('?') => app.open_help(),
@@ -283,6 +293,8 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
             let anchor = app.anchor_at_cursor();
             if anchor.is_some() {
                 app.open_composer(ComposerTarget::NewQuestion { anchor });
+            } else if crate::tui::pane::diagram::drawing_shown(app) {
+                app.say("c: the drawing has no lines to quote; v shows the Mermaid source".into());
             } else {
                 app.say("c: put the cursor on an artifact line first".into());
             }
