@@ -172,7 +172,10 @@ fn a_refused_key_offers_the_fix_not_a_retry() {
     let tmux = start(dir.path(), &server, 80, 24, "");
     let shot = tmux.wait_for("The reasoner failed", WAIT);
     assert!(!shot.contains("r: retry"), "{shot}");
-    assert!(shot.contains("OPENAI_API_KEY"), "{shot}");
+    assert!(
+        shot.contains("To fix: the provider refused the key: set a valid OPENAI_API_KEY"),
+        "{shot}"
+    );
     tmux.keys(&["r"]);
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(server.hits(), 1, "r sent the refused call again");

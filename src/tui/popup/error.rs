@@ -41,10 +41,21 @@ impl Failure {
 
 /// The way out of a failure that a retry would only repeat.
 fn fix_for(message: &str, app: &App) -> Option<String> {
+    // The header's words: `openai/gpt-4.1` (provider, then model).
+    let (provider, model) = app
+        .info
+        .reasoner
+        .split_once('/')
+        .unwrap_or((app.info.reasoner.as_str(), app.info.model.as_str()));
+    let model = if app.info.model.is_empty() {
+        model
+    } else {
+        app.info.model.as_str()
+    };
     let variable = crate::reasoner::select::PRESETS
         .iter()
-        .find(|p| p.name == app.info.reasoner)
-        .map_or("the API key variable", |p| p.key_variable);
+        .find(|p| p.name == provider)
+        .map_or("the provider's API key variable", |p| p.key_variable);
     let reopen = format!("volk open {}", app.info.project_dir.display());
     let lower = message.to_ascii_lowercase();
     if lower.starts_with("no api key") {
@@ -57,8 +68,7 @@ fn fix_for(message: &str, app: &App) -> Option<String> {
     }
     if lower.contains("http 404") && lower.contains("model") || lower.contains("model_not_found") {
         return Some(format!(
-            "the provider has no model {:?}: {reopen} --model NAME (one it lists)",
-            app.info.model
+            "the provider has no model {model:?}: {reopen} --model NAME (one it lists)"
         ));
     }
     if lower.starts_with("out of quota") {
