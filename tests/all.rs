@@ -45,6 +45,7 @@ mod untrusted_context;
 mod workbench;
 mod workbench_finish;
 mod workbench_threads;
+mod workbench_truth;
 
 /// Every `tests/*.rs` file is a module of this binary (cargo no longer finds them itself:
 /// `autotests = false`), so none is left out of the suite unnoticed.

@@ -231,14 +231,20 @@ fn markdown_is_drawn_as_a_document_and_m_shows_the_source() {
     ] {
         assert!(!drawn.contains(delimiter), "{delimiter:?} drawn:\n{drawn}");
     }
-    assert!(drawn.contains("| FR-01  | register a book  |"), "{drawn}");
-    assert!(drawn.contains("| NFR-01 | answer in 200 ms |"), "{drawn}");
+    // Tables are grids: no `| --- |` row.
+    assert!(drawn.contains("│ FR-01  │ register a book  │"), "{drawn}");
+    assert!(drawn.contains("│ NFR-01 │ answer in 200 ms │"), "{drawn}");
+    assert!(drawn.contains("├────────┼"), "{drawn}");
+    assert!(
+        !drawn.contains("| --- |") && !drawn.contains("|---"),
+        "{drawn}"
+    );
     assert!(
         drawn.contains("def add(self, name: str) -> int:"),
         "{drawn}"
     );
 
-    // Styles: the heading is bold and as bright as the body; list text is body text.
+    // Styles: headings are bold, each level its own look; list text is body text.
     let buffer = terminal.backend().buffer().clone();
     let find = |needle: &str| {
         let rows: Vec<String> = drawn
@@ -251,10 +257,21 @@ fn markdown_is_drawn_as_a_document_and_m_shows_the_source() {
         buffer[(x as u16, y as u16)].clone()
     };
     let heading = find("Architecture");
+    let second = find("Decisions");
     let body = find("owns persistence");
     let list_text = find("one writer");
     assert!(heading.modifier.contains(ratatui::style::Modifier::BOLD));
-    assert_eq!(heading.fg, body.fg, "the heading is as bright as the body");
+    assert!(
+        heading
+            .modifier
+            .contains(ratatui::style::Modifier::UNDERLINED)
+    );
+    assert!(second.modifier.contains(ratatui::style::Modifier::BOLD));
+    assert_ne!(
+        (heading.fg, heading.modifier),
+        (second.fg, second.modifier),
+        "heading levels look alike"
+    );
     assert_eq!(list_text.fg, body.fg, "list text is body text, not red");
 
     app.on_key(key(KeyCode::Char('m')));
@@ -491,7 +508,7 @@ fn the_hint_bar_lists_the_keys_of_the_focus_and_fits_80_columns() {
     app.on_key(key(KeyCode::Char('a')));
     typed(&mut app, "Why?");
     app.on_key(key(KeyCode::Enter));
-    app.notice = None;
+    app.notice.clear();
     let review = bottom(&mut app);
     assert!(review.contains("e edit · x delete"), "{review}");
     app.on_key(key(KeyCode::Char('a')));

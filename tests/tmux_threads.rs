@@ -192,7 +192,7 @@ fn the_ready_confirmation_lists_what_is_still_open() {
     );
     tmux.start(150, 44, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
-    let project = ws.join("tasks");
+    let project = ws.join("a-task-cli");
     tmux.keys(&["2"]);
     tmux.keys(&["j"]);
     tmux.keys(&["j"]);
@@ -303,7 +303,7 @@ fn r_after_a_failed_repair_sends_the_repair_again() {
     assert_eq!(prompts.len(), 4, "one retry, nothing else");
     assert_eq!(prompts[3], prompts[2], "the retry sends the failed repair");
     assert!(prompts[3].contains("not in the spec"));
-    let api = std::fs::read_to_string(ws.join("tasks/design/api_spec.md")).unwrap();
+    let api = std::fs::read_to_string(ws.join("a-task-cli/design/api_spec.md")).unwrap();
     assert!(api.contains("add(name: str, due: str) -> int"), "{api}");
 
     tmux.keys(&["q"]);

@@ -13,6 +13,9 @@ use crate::reasoner::StreamEvent;
 use crate::reasoner::metrics::BYTES_PER_TOKEN;
 use crate::reasoner::retry::Backoff;
 
+/// How long a stream may stay silent before the line says so instead of a rate.
+pub const STALL: Duration = Duration::from_secs(5);
+
 /// What the line says stops the call.
 pub const CANCEL_HINT: &str = "x cancel";
 
@@ -38,6 +41,8 @@ pub struct Activity {
     stage: Stage,
     /// The first text or thinking (as the call metrics in the journal count it).
     first_token: Option<Instant>,
+    /// The last text or thinking: a stream silent for [`STALL`] is a stall.
+    last_data: Option<Instant>,
     /// Text and thinking bytes so far: the token estimate until the provider reports.
     bytes: u64,
     /// Completion tokens the provider reported, if it did.
@@ -51,6 +56,7 @@ impl Activity {
             started: now,
             stage: Stage::Waiting { after: None },
             first_token: None,
+            last_data: None,
             bytes: 0,
             reported: None,
         }
@@ -87,6 +93,7 @@ impl Activity {
 
     fn token(&mut self, text: &str, now: Instant) {
         self.first_token.get_or_insert(now);
+        self.last_data = Some(now);
         self.bytes += text.len() as u64;
     }
 
@@ -110,7 +117,16 @@ impl Activity {
             ));
             let generating = now.saturating_duration_since(first);
             let tokens = self.tokens();
-            if generating >= Duration::from_secs(1) && tokens > 0 {
+            let silent = self
+                .last_data
+                .map_or(Duration::ZERO, |t| now.saturating_duration_since(t));
+            if silent >= STALL {
+                // A rate decaying over a stall would hide it; say it.
+                parts.push(Part::new(
+                    Rank::Cancel,
+                    format!("no data for {}", clock(silent)),
+                ));
+            } else if generating >= Duration::from_secs(1) && tokens > 0 {
                 let rate = tokens as f64 / generating.as_secs_f64();
                 parts.push(Part::new(Rank::Rate, format!("{rate:.0} tok/s")));
             }
@@ -342,6 +358,22 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_silent_for_five_seconds_says_so_instead_of_a_rate() {
+        let t0 = Instant::now();
+        let mut a = Activity::new(t0);
+        a.observe(&text("ARCHITECTURE:\nA CLI over a store.\n"), at(t0, 1_000));
+        a.observe(&text("More text of the answer.\n"), at(t0, 3_000));
+        let flowing = a.line(at(t0, 4_000), WIDE, "streaming Architecture");
+        assert!(flowing.contains("tok/s"), "{flowing}");
+        let stalled = a.line(at(t0, 48_000), WIDE, "streaming Architecture");
+        assert!(stalled.contains("no data for 45s"), "{stalled}");
+        assert!(!stalled.contains("tok/s"), "{stalled}");
+        // It survives a narrow line.
+        let narrow = a.line(at(t0, 48_000), 60, "streaming Architecture");
+        assert!(narrow.contains("no data for 45s"), "{narrow}");
+    }
+
+    #[test]
     fn thinking_counts_its_own_seconds() {
         let t0 = Instant::now();
         let mut a = Activity::new(t0);
@@ -392,7 +424,7 @@ mod tests {
         let mut a = Activity::new(t0);
         a.observe(&text("ARCHITECTURE:\n"), at(t0, 800));
         // 9,600 bytes: 2,400 estimated tokens.
-        a.observe(&text(&"x".repeat(9_586)), at(t0, 50_000));
+        a.observe(&text(&"x".repeat(9_586)), at(t0, 52_000));
         let line = a.line(at(t0, 55_345), WIDE, "streaming Architecture");
         assert_eq!(
             line,
@@ -430,6 +462,8 @@ mod tests {
         let t0 = Instant::now();
         let mut a = Activity::new(t0);
         a.observe(&text(&"x".repeat(9_600)), at(t0, 800));
+        // Still flowing (no stall): the last piece came a moment ago.
+        a.observe(&text(""), at(t0, 64_000));
         let now = at(t0, 65_000);
         let label = "streaming Class diagram";
         let full = a.line(now, WIDE, label);

@@ -190,6 +190,8 @@ pub struct App {
     pub cycle: u32,
     pub docs: Vec<Document>,
     pub journal: Document,
+    /// How the journal's entries so far label their cycles.
+    pub(crate) timeline: crate::tui::timeline::Timeline,
     /// The plan tab: the reflection and the execution plan (see [`crate::tui::pane::plan`]).
     pub plan_doc: Document,
     pub plan_prompts: crate::plan::Prompts,
@@ -230,7 +232,10 @@ pub struct App {
     pub metrics: Metrics,
     /// What the running call is doing, for the activity line.
     pub activity: crate::tui::activity::Running,
-    pub notice: Option<String>,
+    /// Why the last reasoner call was sent: the failure popup names what `r` resends.
+    pub last_call: Option<crate::volk::brief::Purpose>,
+    /// The notice on screen and the messages log (`M`).
+    pub notice: crate::tui::notice::Notices,
     /// A warning the summary repeats (the cycle limit forced finalization).
     pub warning: Option<String>,
     pub reflection: Option<ReflectionView>,
@@ -295,6 +300,7 @@ impl App {
             cycle: 0,
             docs,
             journal,
+            timeline: Default::default(),
             plan_doc,
             plan_prompts: crate::plan::Prompts::Cut,
             finalize: Default::default(),
@@ -324,7 +330,8 @@ impl App {
             committing: false,
             metrics: Metrics::default(),
             activity: Default::default(),
-            notice: None,
+            last_call: None,
+            notice: Default::default(),
             warning: None,
             reflection: None,
             plan: None,
@@ -353,6 +360,21 @@ impl App {
             last_find: Default::default(),
             backdrop: Default::default(),
         }
+    }
+
+    /// An info notice: shown for a few seconds and until the next key.
+    pub fn say(&mut self, text: String) {
+        self.notice.post(crate::tui::notice::Level::Info, text);
+    }
+
+    /// A warning notice: like [`App::say`], drawn in the warning colour.
+    pub fn warn(&mut self, text: String) {
+        self.notice.post(crate::tui::notice::Level::Warning, text);
+    }
+
+    /// An error notice: it stays until Esc dismisses it.
+    pub fn error(&mut self, text: String) {
+        self.notice.post(crate::tui::notice::Level::Error, text);
     }
 
     /// A decision for the design loop.
@@ -403,6 +425,8 @@ impl App {
 
     /// Gives a key to the first layer that takes it.
     pub fn on_key(&mut self, key: KeyEvent) {
+        // A notice posted before this key may go once it has been shown long enough.
+        self.notice.key_pressed();
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if ctrl && key.code == KeyCode::Char('c') && !matches!(self.popup, Some(Popup::Composer(_)))
         {
@@ -419,7 +443,7 @@ impl App {
     /// `x`: stops the running call.
     pub(crate) fn cancel_call(&mut self) {
         self.act(Action::Cancel);
-        self.notice = Some("cancelling the running call".into());
+        self.say("cancelling the running call".into());
     }
 
     /// `m`: draws every Markdown document (current, old cycle, raw answer) the new way.
@@ -461,16 +485,30 @@ impl App {
     /// reviewer edit when the verdict is sent.
     pub fn edited_by_hand(&mut self, section: Section, text: &str) {
         if self.artifacts.get(section) == text {
-            self.notice = Some(format!("{}: no change", section.file_name()));
+            self.say(format!("{}: no change", section.file_name()));
             return;
         }
         self.docs[section.index()].set_text(text);
         self.artifacts.set(section, text.to_string());
-        self.notice = Some(format!(
+        self.say(format!(
             "design/{} edited: it is committed as your edit and kept through the next cycle",
             section.file_name()
         ));
         self.clamp_views();
+    }
+
+    /// In a read-only workbench, says why `what` cannot be done here and how to take
+    /// the thread over; true when it refused.
+    pub(crate) fn refuse_read_only(&mut self, what: &str) -> bool {
+        let Some(holder) = &self.read_only else {
+            return false;
+        };
+        let text = format!(
+            "read-only: you cannot {what} here · to take over, quit {holder}, then volk open {}",
+            self.info.project_dir.display()
+        );
+        self.warn(text);
+        true
     }
 
     /// Intents produced since the last call.
@@ -485,7 +523,7 @@ impl App {
                 )
             });
             if intents.len() < before {
-                self.notice = Some(format!(
+                self.say(format!(
                     "read-only: {holder} holds this thread; nothing was sent"
                 ));
             }
@@ -534,6 +572,9 @@ impl App {
     /// `S`: settles the requirement or ADR the cursor line defines, else the artifact
     /// of the tab; settled already, it is unsettled.
     pub(crate) fn toggle_settled(&mut self) {
+        if self.refuse_read_only("settle parts") {
+            return;
+        }
         let Some(section) = self.tab.section() else {
             return;
         };
@@ -548,10 +589,10 @@ impl App {
         let label = mark.label();
         let mut marks = crate::cxp::ReviewMarks::default();
         if self.review.settled.contains(&label) {
-            self.notice = Some(format!("{label} is no longer settled"));
+            self.say(format!("{label} is no longer settled"));
             marks.unsettled.push(label);
         } else {
-            self.notice = Some(format!("{label} settled: the architect may not change it"));
+            self.say(format!("{label} settled: the architect may not change it"));
             marks.settled.push(label);
         }
         self.act(Action::Mark(marks));
@@ -584,10 +625,13 @@ impl App {
     }
 
     pub(crate) fn send_questions(&mut self) {
+        if self.refuse_read_only("send questions") {
+            return;
+        }
         let cycle = match self.phase.reviewed_cycle() {
             Some(cycle) if self.verdict != Verdict::Sent => cycle,
             _ => {
-                self.notice = Some(self.no_review_now("Ctrl-S"));
+                self.say(self.no_review_now("Ctrl-S"));
                 return;
             }
         };
@@ -596,7 +640,7 @@ impl App {
             self.draft.questions.push(Question::new(text));
         }
         if self.draft.questions.is_empty() {
-            self.notice = Some("Ctrl-S: add a question first (a), or answer READY (Ctrl-R)".into());
+            self.say("Ctrl-S: add a question first (a), or answer READY (Ctrl-R)".into());
             return;
         }
         if crate::tui::pane::finish::last_cycle(self) {
@@ -630,7 +674,7 @@ impl App {
         };
         self.draft_changed = true;
         self.review_selected = 0;
-        self.notice = Some("questions sent".into());
+        self.say("questions sent".into());
     }
 
     /// Enter on a thread: an addressed one opens the diff at the change that answers
@@ -707,7 +751,7 @@ impl App {
             self.draft.questions.insert(at, question);
             self.draft_changed = true;
             self.review_selected = at;
-            self.notice = Some("question restored".into());
+            self.say("question restored".into());
         }
     }
 
@@ -950,6 +994,45 @@ mod tests {
         assert_eq!(app.views[0].cursor, 2);
         app.on_key(key(KeyCode::Char('n')));
         assert_eq!(app.views[0].cursor, 2);
+    }
+
+    #[test]
+    fn keys_that_cannot_act_say_why_and_q_asks_with_sent_questions_pending() {
+        let mut app = reviewing();
+        app.focus = Focus::Review;
+        app.zoom = Zoom::Focused;
+        for c in ['/', 'S', 'E', 'c', 'd'] {
+            app.notice.clear();
+            app.on_key(key(KeyCode::Char(c)));
+            assert!(
+                app.notice
+                    .as_deref()
+                    .unwrap()
+                    .contains("+ splits the screen"),
+                "{c}: {:?}",
+                app.notice.as_deref()
+            );
+            assert!(
+                app.popup.is_none(),
+                "{c} opened a popup over the hidden viewer"
+            );
+        }
+        // An update failed with questions sent: q in the failure popup asks first.
+        app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+            message: "HTTP 503 from http://x/v1: overloaded".into(),
+            retryable: true,
+        }));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
+            resume: Box::new(Phase::Designing { cycle: 2 }),
+            message: "HTTP 503".into(),
+            retryable: true,
+        })));
+        app.on_key(key(KeyCode::Char('q')));
+        assert!(
+            matches!(app.popup, Some(Popup::Confirm(_))),
+            "q quit at once with sent questions pending"
+        );
+        assert!(!app.take_intents().contains(&Intent::Quit));
     }
 
     #[test]

@@ -25,31 +25,81 @@ pub struct Backdrop {
     /// The last call failed or was cancelled: nothing is on its way until the next
     /// call is asked for.
     halted: bool,
+    /// A first cycle that failed or was cancelled: no committed text to go back to,
+    /// so what arrived stays on screen, dimmed, under its own banner.
+    partial: Option<Partial>,
 }
 
-/// What a tab shows in place of text the running cycle has not written yet.
+/// What is left of a call that had no committed cycle behind it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Showing {
-    /// The cycle being written.
-    pub writing: u32,
-    /// The cycle whose text is on screen.
-    pub shown: u32,
-    /// The answer streams (else the call has not sent anything yet).
-    pub streaming: bool,
+pub struct Partial {
+    pub cycle: u32,
+    /// Bytes of the answer that arrived.
+    pub bytes: usize,
+    pub how: Halt,
+}
+
+/// How a call ended early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Halt {
+    Failed,
+    Cancelled,
+}
+
+/// What a tab shows in place of text the running cycle has not written yet, or of a
+/// first cycle that never finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Showing {
+    Committed {
+        /// The cycle being written.
+        writing: u32,
+        /// The cycle whose text is on screen.
+        shown: u32,
+        /// The answer streams (else the call has not sent anything yet).
+        streaming: bool,
+    },
+    /// The text of a first cycle that failed or was cancelled.
+    Partial(Partial),
 }
 
 impl Showing {
-    /// The viewer's banner: `cycle 3 streaming · showing cycle 2`.
+    /// The viewer's banner: `cycle 3 streaming · showing cycle 2`, or
+    /// `cycle 1 failed · partial answer (6 KB)`.
     pub fn banner(&self) -> String {
-        let what = if self.streaming {
-            "streaming"
-        } else {
-            "on its way"
+        match *self {
+            Showing::Committed {
+                writing,
+                shown,
+                streaming,
+            } => {
+                let what = if streaming { "streaming" } else { "on its way" };
+                format!("cycle {writing} {what} · showing cycle {shown}")
+            }
+            Showing::Partial(p) => p.banner(),
+        }
+    }
+}
+
+impl Partial {
+    pub fn banner(&self) -> String {
+        let how = match self.how {
+            Halt::Failed => "failed",
+            Halt::Cancelled => "cancelled",
         };
         format!(
-            "cycle {} {what} · showing cycle {}",
-            self.writing, self.shown
+            "cycle {} {how} · partial answer ({})",
+            self.cycle,
+            size(self.bytes)
         )
+    }
+}
+
+/// `812 B`, `6 KB`, `1.2 MB`.
+fn size(bytes: usize) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} B"),
+        b if b < 1024 * 1024 => format!("{} KB", (b + 512) / 1024),
+        b => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),
     }
 }
 
@@ -92,15 +142,36 @@ impl App {
     pub(crate) fn backdrop_begin(&mut self) {
         self.put_committed_back();
         self.backdrop.halted = false;
+        self.backdrop.partial = None;
         for section in Section::ALL {
             let i = section.index();
             self.backdrop.stale[i] = !self.docs[i].is_empty();
         }
     }
 
-    /// The call failed or was cancelled: the committed cycle is shown again, with its
-    /// change marks.
-    pub(crate) fn backdrop_restore(&mut self) {
+    /// The call failed or was cancelled after `bytes` of its answer: the committed
+    /// cycle is shown again, with its change marks. Without one (cycle 1), what
+    /// arrived stays, marked as a partial answer.
+    pub(crate) fn backdrop_restore(&mut self, how: Halt, bytes: usize) {
+        let nothing_committed = self.backdrop.committed_cycle == 0
+            && Section::ALL
+                .iter()
+                .all(|s| self.artifacts.get(*s).is_empty());
+        if nothing_committed {
+            let kept = Section::ALL
+                .iter()
+                .any(|s| !self.docs[s.index()].is_empty());
+            self.backdrop.stale = [false; 5];
+            self.backdrop.halted = true;
+            if kept && self.backdrop.partial.is_none() {
+                self.backdrop.partial = Some(Partial {
+                    cycle: self.cycle.max(1),
+                    bytes,
+                    how,
+                });
+            }
+            return;
+        }
         let any = self.put_committed_back();
         self.backdrop.stale = [false; 5];
         self.backdrop.halted = true;
@@ -132,6 +203,9 @@ impl App {
         if self.old_cycle.is_some() || self.raw.shown() || self.docs[i].is_empty() {
             return None;
         }
+        if let Some(partial) = self.backdrop.partial {
+            return Some(Showing::Partial(partial));
+        }
         let Phase::Designing { cycle } = self.phase else {
             return None;
         };
@@ -140,10 +214,15 @@ impl App {
             return None;
         }
         let streaming = self.is_streaming();
-        (b.stale[i] || !streaming).then_some(Showing {
+        (b.stale[i] || !streaming).then_some(Showing::Committed {
             writing: cycle,
             shown: b.committed_cycle,
             streaming,
         })
+    }
+
+    /// The first cycle that failed or was cancelled, whose partial text is shown.
+    pub fn partial_answer(&self) -> Option<Partial> {
+        self.backdrop.partial.filter(|_| self.old_cycle.is_none())
     }
 }

@@ -273,8 +273,8 @@ fn workbench(
         }
         let draft_path = draft::draft_path(&project_dir);
         let (saved, notice) = draft::load_or_set_aside(&draft_path, app.read_only.is_none());
-        if notice.is_some() {
-            app.notice = notice;
+        if let Some(notice) = notice {
+            app.warn(notice);
         }
         app.restore_draft(saved.clone());
         let (notice_tx, notice_rx) = tokio::sync::mpsc::unbounded_channel::<AppEvent>();

@@ -7,7 +7,9 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use crate::tui::app::{App, Focus, Screen};
 use crate::tui::keymap::{Binding, Handled};
 use crate::tui::pane::{diagram, finish, plan, review, summary, tabs, viewer, workbench};
-use crate::tui::popup::{composer, confirm, diff, error, help, history, problems, search, trace};
+use crate::tui::popup::{
+    composer, confirm, diff, error, goto, help, history, messages, problems, search, trace,
+};
 
 /// Every component's bindings, in help order.
 pub fn all_bindings() -> Vec<&'static Binding> {
@@ -22,6 +24,7 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         summary::BINDINGS,
         composer::BINDINGS,
         search::BINDINGS,
+        goto::BINDINGS,
         diff::BINDINGS,
         diff::SEARCH_BINDINGS,
         history::BINDINGS,
@@ -32,6 +35,7 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         confirm::LAST_CYCLE_BINDINGS,
         confirm::QUIT_BINDINGS,
         error::BINDINGS,
+        messages::BINDINGS,
         help::BINDINGS,
     ]
     .into_iter()
@@ -311,6 +315,19 @@ mod tests {
             app
         }),
         ("help", || with(reviewing(), &[ch('?')])),
+        ("messages", || with(reviewing(), &[ch('M')])),
+        ("go to line", || with(reviewing(), &[ch(':')])),
+        ("a conflict under the cursor", || {
+            let mut app = App::new(SessionInfo::default(), Theme::dark());
+            cycle(
+                &mut app,
+                1,
+                "<<<<<<< reviewer\nmine\n=======\ntheirs\n>>>>>>> architect\n",
+            );
+            phase(&mut app, Phase::AwaitingReview { cycle: 1 });
+            app.views[0].cursor = 1;
+            app
+        }),
         ("composer", || with(reviewing(), &[ch('a')])),
         ("search", || with(reviewing(), &[ch('/')])),
         ("searched", || {
@@ -342,6 +359,14 @@ mod tests {
                 commit(2),
                 commit(1),
             ])));
+            app
+        }),
+        ("error, a refused key", || {
+            let mut app = reviewing();
+            app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+                message: "HTTP 401 from http://x/v1: Incorrect API key".into(),
+                retryable: true,
+            }));
             app
         }),
         ("error, retryable", || {

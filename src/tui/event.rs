@@ -30,6 +30,11 @@ pub enum Intent {
         section: crate::design::Section,
         line: usize,
     },
+    /// Rewrite an artifact's file with a conflict resolved (`<`, `>`, `=`).
+    ResolveConflict {
+        section: crate::design::Section,
+        text: String,
+    },
     LoadHistory,
     LoadCommit {
         id: String,

@@ -220,6 +220,7 @@ impl LineHighlighter {
                             end: end as u32,
                             style,
                             pad: 0,
+                            fill: ' ',
                         }),
                     }
                 }
@@ -243,6 +244,8 @@ pub struct StyleRun {
     pub end: u32,
     pub style: Style,
     pub pad: u16,
+    /// What the padding is drawn with: a blank, or a table's grid line (`─`, `│`).
+    pub fill: char,
 }
 
 /// The colour scheme called `name` (the default dark one when unknown).
@@ -263,6 +266,7 @@ fn plain_runs(line: &str) -> Runs {
         end: line.len() as u32,
         style: Style::default(),
         pad: 0,
+        fill: ' ',
     }])
 }
 
@@ -278,6 +282,10 @@ pub fn styled_line<'a>(text: &'a str, runs: &[StyleRun]) -> Line<'a> {
             spans.push(Span::styled(piece, r.style));
         }
         let mut pad = r.pad as usize;
+        if r.fill != ' ' && pad > 0 {
+            spans.push(Span::styled(r.fill.to_string().repeat(pad), r.style));
+            continue;
+        }
         while pad > 0 {
             let n = pad.min(SPACES.len());
             spans.push(Span::raw(&SPACES[..n]));

@@ -7,6 +7,7 @@ use crate::tui::app::{
     App, Follow, Metrics, OldCycle, Outcome, ReflectionView, Screen, Verdict, new_docs,
     without_trace,
 };
+use crate::tui::backdrop::Halt;
 use crate::tui::event::{AppEvent, LoopEvent, Phase};
 use crate::tui::popup::Popup;
 use crate::tui::popup::error::Failure;
@@ -18,7 +19,8 @@ impl App {
     pub fn on_app_event(&mut self, event: AppEvent) {
         match event {
             AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
-            AppEvent::Loop(LoopEvent::CallStarted { call, .. }) => {
+            AppEvent::Loop(LoopEvent::CallStarted { call, purpose }) => {
+                self.last_call = Some(purpose);
                 self.activity.started(call, std::time::Instant::now())
             }
             AppEvent::Loop(LoopEvent::Delta {
@@ -86,11 +88,11 @@ impl App {
                 };
             }
             AppEvent::Loop(LoopEvent::Error { message, retryable }) => {
-                self.end_stream();
-                self.backdrop_restore();
+                let bytes = self.end_stream();
+                self.backdrop_restore(Halt::Failed, bytes);
                 self.verdict = Verdict::None;
-                self.notice = Some(message.clone());
-                self.popup = Some(Popup::Error(Failure { message, retryable }));
+                self.error(message.clone());
+                self.popup = Some(Popup::Error(Failure::new(message, retryable, self)));
             }
             AppEvent::Loop(LoopEvent::Journal(value)) => {
                 self.cost.on_journal(&value);
@@ -98,7 +100,7 @@ impl App {
                     self.journal
                         .append_lines(&format!("{}\n", crate::tui::timeline::header()));
                 }
-                let line = crate::tui::timeline::line(&value);
+                let line = self.timeline.line(&value);
                 self.journal.append_lines(&format!("{line}\n"));
             }
             AppEvent::Loop(LoopEvent::History(commits)) => {
@@ -139,17 +141,18 @@ impl App {
                 }
             }
             AppEvent::JobFailed(message) | AppEvent::Loop(LoopEvent::QueryFailed(message)) => {
-                self.notice = Some(message)
+                self.warn(message)
             }
             AppEvent::Loop(LoopEvent::Review(state)) => self.review = *state,
             AppEvent::Loop(LoopEvent::Notice(line)) => {
-                self.notice = Some(without_trace(line.trim_start_matches("[U:Ar]").trim()));
+                self.say(without_trace(line.trim_start_matches("[U:Ar]").trim()));
             }
             AppEvent::Loop(LoopEvent::Noticed(notice)) => {
                 let full = notice.to_string();
                 let full = full.trim_start_matches("[U:Ar]").trim();
                 // The summary's warning keeps the trace id; the status bar does not.
                 let line = without_trace(full);
+                let warning = matches!(notice, Notice::CycleLimit { .. });
                 match notice {
                     Notice::CycleLimit { .. } => {
                         self.warning = Some(full.to_string());
@@ -168,7 +171,11 @@ impl App {
                         }
                     }
                 }
-                self.notice = Some(line);
+                if warning {
+                    self.warn(line);
+                } else {
+                    self.say(line);
+                }
             }
         }
     }
@@ -197,19 +204,34 @@ impl App {
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
-            Phase::Cancelled { .. } => {
-                self.end_stream();
-                self.backdrop_restore();
+            Phase::Cancelled { resume } => {
+                // A cancelled update leaves the cycle it revised under review; a
+                // cancelled first design is still cycle 1.
+                if let Some(cycle) = phase.reviewed_cycle() {
+                    self.cycle = cycle;
+                } else if let Phase::Designing { cycle } = **resume {
+                    self.cycle = cycle;
+                }
+                let bytes = self.end_stream();
+                self.backdrop_restore(Halt::Cancelled, bytes);
             }
             Phase::Failed {
-                message, retryable, ..
+                message,
+                retryable,
+                resume,
             } => {
-                self.end_stream();
-                self.backdrop_restore();
-                self.popup = Some(Popup::Error(Failure {
-                    message: message.clone(),
-                    retryable: *retryable,
-                }));
+                // The header counts the cycle the failed call was writing (a project
+                // whose first cycle failed reopens as cycle 1, not 0).
+                if let Phase::Designing { cycle } = **resume {
+                    self.cycle = cycle;
+                }
+                let bytes = self.end_stream();
+                self.backdrop_restore(Halt::Failed, bytes);
+                self.popup = Some(Popup::Error(Failure::new(
+                    message.clone(),
+                    *retryable,
+                    self,
+                )));
             }
             _ => {}
         }

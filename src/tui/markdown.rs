@@ -23,11 +23,13 @@ use crate::tui::highlight::{LineHighlighter, Runs, StyleRun, convert, syntect_th
 #[derive(Debug, Clone, Copy)]
 struct Styles {
     body: Style,
-    heading: Style,
     marker: Style,
     code: Style,
     link: Style,
     muted: Style,
+    /// Headings by level: `#` underlined in the keyword colour, `##` in it, `###`
+    /// bold, deeper ones bold italic, so the outline reads at a glance.
+    levels: [Style; 4],
 }
 
 impl Styles {
@@ -40,12 +42,19 @@ impl Styles {
         let body = scope("text");
         Styles {
             body,
-            // Bright as the body, never dimmer, and bold.
-            heading: body.add_modifier(Modifier::BOLD),
             marker: scope("keyword"),
             code: scope("string"),
             link: scope("markup.underline.link").add_modifier(Modifier::UNDERLINED),
             muted: scope("comment"),
+            levels: [
+                scope("keyword")
+                    .add_modifier(Modifier::BOLD)
+                    .add_modifier(Modifier::UNDERLINED),
+                scope("keyword").add_modifier(Modifier::BOLD),
+                body.add_modifier(Modifier::BOLD),
+                body.add_modifier(Modifier::BOLD)
+                    .add_modifier(Modifier::ITALIC),
+            ],
         }
     }
 }
@@ -62,6 +71,8 @@ pub struct MarkdownRenderer {
     styles: Styles,
     syntax_theme: String,
     fence: Option<Fence>,
+    /// Inside an edit conflict: never Markdown, each side in its colour.
+    conflict: Option<crate::tui::conflict::Side>,
 }
 
 impl MarkdownRenderer {
@@ -71,6 +82,7 @@ impl MarkdownRenderer {
             styles: Styles::of(syntect_theme(syntax_theme)?),
             syntax_theme: syntax_theme.to_string(),
             fence: None,
+            conflict: None,
         })
     }
 
@@ -85,6 +97,19 @@ impl MarkdownRenderer {
             return Box::new([]);
         };
         let s = self.styles;
+        if let Some(marker) = crate::tui::conflict::marker(line) {
+            use crate::tui::conflict::Marker;
+            self.conflict = marker.side_after();
+            let style = match marker {
+                Marker::Open => crate::tui::conflict::REVIEWER,
+                Marker::Close => crate::tui::conflict::ARCHITECT,
+                Marker::Base | Marker::Split => s.muted,
+            };
+            return whole(line, style.add_modifier(Modifier::BOLD));
+        }
+        if let Some(side) = self.conflict {
+            return whole(line, side.style(s.muted));
+        }
         let (indent, body) = split_indent(line);
         if let Some(fence) = &mut self.fence {
             if closes(body, fence.byte, fence.len) && indent <= 3 {
@@ -116,7 +141,9 @@ impl MarkdownRenderer {
         }
         if let Some(title) = heading(body) {
             let at = title.as_ptr() as usize - line.as_ptr() as usize;
-            inline(line, at, at + title.len(), s.heading, &s, &mut out);
+            let level = body.bytes().take_while(|b| *b == b'#').count();
+            let style = s.levels[level.clamp(1, 4) - 1];
+            inline(line, at, at + title.len(), style, &s, &mut out);
             return out.into_boxed_slice();
         }
         if is_rule(body) {
@@ -167,31 +194,46 @@ impl MarkdownRenderer {
                 }
             }
         }
-        let delimiter = is_delimiter_row(line);
         let mut out: Vec<StyleRun> = Vec::new();
         let spans = cells(line);
+        let framed = line.trim_start().starts_with('|');
+        if is_delimiter_row(line) {
+            // The `| --- |` row becomes the grid's rule under the head.
+            let columns = spans.len().max(widths.len());
+            if framed {
+                fill(&mut out, 0, 1, '├', s.muted);
+            } else {
+                pad_last(&mut out, 1);
+            }
+            for i in 0..columns {
+                if i > 0 {
+                    fill(&mut out, 0, 1, '┼', s.muted);
+                }
+                let width = widths.get(i).copied().unwrap_or(0);
+                fill(&mut out, 0, width + 2, '─', s.muted);
+            }
+            if framed {
+                fill(&mut out, 0, 1, '┤', s.muted);
+            }
+            return out.into_boxed_slice();
+        }
         let mut at = 0;
         for (i, (a, b)) in spans.iter().copied().enumerate() {
-            // The pipe (and blanks) before the cell.
+            // The pipe (and blanks) before the cell: a grid line.
             if let Some(p) = line[at..a].find('|') {
-                push(&mut out, at + p, at + p + 1, s.muted);
+                fill(&mut out, at + p, 1, '│', s.muted);
             }
             pad_last(&mut out, 1);
             let width = widths.get(i).copied().unwrap_or(0);
-            if delimiter {
-                push(&mut out, a, b, s.muted);
-                pad_last(&mut out, width.saturating_sub(b - a) + 1);
-            } else {
-                inline(line, a, b, s.body, &s, &mut out);
-                pad_last(
-                    &mut out,
-                    width.saturating_sub(visible_width(&line[a..b])) + 1,
-                );
-            }
+            inline(line, a, b, s.body, &s, &mut out);
+            pad_last(
+                &mut out,
+                width.saturating_sub(visible_width(&line[a..b])) + 1,
+            );
             at = b;
         }
         if let Some(p) = line[at..].find('|') {
-            push(&mut out, at + p, at + p + 1, s.muted);
+            fill(&mut out, at + p, 1, '│', s.muted);
         }
         out.into_boxed_slice()
     }
@@ -203,6 +245,7 @@ fn whole(line: &str, style: Style) -> Runs {
         end: line.len() as u32,
         style,
         pad: 0,
+        fill: ' ',
     }])
 }
 
@@ -213,19 +256,32 @@ fn push(out: &mut Vec<StyleRun>, start: usize, end: usize, style: Style) {
             end: end as u32,
             style,
             pad: 0,
+            fill: ' ',
         });
     }
+}
+
+/// `n` copies of `with` drawn at byte `at` in place of no source byte (a grid line).
+fn fill(out: &mut Vec<StyleRun>, at: usize, n: usize, with: char, style: Style) {
+    out.push(StyleRun {
+        start: at as u32,
+        end: at as u32,
+        style,
+        pad: n as u16,
+        fill: with,
+    });
 }
 
 /// Adds `n` spaces after the last run (a zero-width run carries them if needed).
 fn pad_last(out: &mut Vec<StyleRun>, n: usize) {
     match out.last_mut() {
-        Some(last) => last.pad = last.pad.saturating_add(n as u16),
-        None => out.push(StyleRun {
+        Some(last) if last.fill == ' ' => last.pad = last.pad.saturating_add(n as u16),
+        _ => out.push(StyleRun {
             start: 0,
             end: 0,
             style: Style::default(),
             pad: n as u16,
+            fill: ' ',
         }),
     }
 }
@@ -404,11 +460,11 @@ fn visible_width(cell: &str) -> usize {
     let mut out = Vec::new();
     let styles = Styles {
         body: Style::default(),
-        heading: Style::default(),
         marker: Style::default(),
         code: Style::default(),
         link: Style::default(),
         muted: Style::default(),
+        levels: [Style::default(); 4],
     };
     inline(cell, 0, cell.len(), Style::default(), &styles, &mut out);
     out.iter()
@@ -449,11 +505,23 @@ mod tests {
     }
 
     #[test]
-    fn tables_are_aligned() {
+    fn tables_are_drawn_as_grids_without_their_rule_row() {
         let out = rendered("| id | name |\n|---|---|\n| FR-01 | **add** a book |\n");
-        assert_eq!(out[0], "| id    | name       |");
-        assert_eq!(out[1], "| ---   | ---        |");
-        assert_eq!(out[2], "| FR-01 | add a book |");
+        assert_eq!(out[0], "│ id    │ name       │");
+        assert_eq!(out[1], "├───────┼────────────┤");
+        assert_eq!(out[2], "│ FR-01 │ add a book │");
+    }
+
+    #[test]
+    fn a_conflict_is_drawn_as_one_not_as_markdown() {
+        let text = "intro\n<<<<<<< reviewer\n| mine |\n||||||| base\n> old\n=======\n# theirs\n>>>>>>> architect\n**after**";
+        let out = rendered(text);
+        assert_eq!(out[2], "| mine |", "not a table row");
+        assert_eq!(out[3], "||||||| base");
+        assert_eq!(out[4], "> old", "not a quote");
+        assert_eq!(out[6], "# theirs", "not a heading");
+        assert_eq!(out[7], ">>>>>>> architect");
+        assert_eq!(out[8], "after", "Markdown again after the conflict");
     }
 
     #[test]
@@ -481,9 +549,11 @@ mod tests {
     }
 
     #[test]
-    fn headings_are_bold_and_list_text_is_body_coloured() {
+    fn heading_levels_are_distinct_and_list_text_is_body_coloured() {
         warm_now();
-        let lines: Vec<String> = ["## Title", "1. item text"].map(String::from).to_vec();
+        let lines: Vec<String> = ["## Title", "1. item text", "# Top", "### Third"]
+            .map(String::from)
+            .to_vec();
         let mut r = MarkdownRenderer::new("base16-ocean.dark").unwrap();
         let styles = r.styles;
         let h = r.next_line(&lines, 0);
@@ -491,8 +561,14 @@ mod tests {
             h.iter()
                 .all(|run| run.style.add_modifier.contains(Modifier::BOLD))
         );
-        assert_eq!(h[0].style.fg, styles.body.fg);
         let item = r.next_line(&lines, 1);
+        let top = r.next_line(&lines, 2);
+        let third = r.next_line(&lines, 3);
+        let looks = |runs: &Runs| (runs[0].style.fg, runs[0].style.add_modifier);
+        assert_ne!(looks(&top), looks(&h));
+        assert_ne!(looks(&h), looks(&third));
+        assert_ne!(looks(&top), looks(&third));
+        assert_eq!(third[0].style.fg, styles.body.fg);
         let text_run = item.iter().find(|run| run.start as usize >= 3).unwrap();
         assert_eq!(text_run.style.fg, styles.body.fg);
         assert_ne!(item[0].style.fg, text_run.style.fg, "the marker stands out");

@@ -87,6 +87,29 @@ impl Problems {
     }
 }
 
+/// Where a rule looks a name up: a finding of it means nothing until that section
+/// has been written.
+enum LooksUp {
+    Nothing,
+    Section(Section),
+    /// Every other artifact (a requirement cited nowhere else, so far).
+    Others,
+}
+
+fn looks_up(code: Code) -> LooksUp {
+    match code {
+        Code::UnknownRequirement => LooksUp::Section(Section::Requirements),
+        Code::UnknownDecision => LooksUp::Section(Section::Architecture),
+        Code::ModuleWithoutFile | Code::ModuleWithoutTest => LooksUp::Section(Section::FileTree),
+        Code::FileWithoutApi | Code::ClassNotInApi | Code::DiagramContradictsApi => {
+            LooksUp::Section(Section::ApiSpec)
+        }
+        Code::ClassNotInDiagram => LooksUp::Section(Section::ClassDiagram),
+        Code::UntracedRequirement => LooksUp::Others,
+        _ => LooksUp::Nothing,
+    }
+}
+
 impl App {
     /// The five artifacts as the tabs show them: complete lines only (the streamed
     /// tail is not text yet), so finding lines are the viewer's line numbers.
@@ -141,9 +164,23 @@ impl App {
         }
         let mut diagnostics = lint(&self.shown_artifacts()).diagnostics;
         if streaming {
-            // A section the stream has not reached is not written yet, not empty.
+            // A section the stream has not reached is not written yet, not empty; and
+            // a finding that looks a name up in such a section (a cited id, a class,
+            // a module's file) is not a finding yet.
+            let growing = self.streaming_section();
+            let written = |s: Section| !self.docs[s.index()].is_empty() && growing != Some(s);
             diagnostics.retain(|d| {
-                d.code != Code::EmptyArtifact || !self.docs[d.artifact.index()].is_empty()
+                if d.code == Code::EmptyArtifact {
+                    return !self.docs[d.artifact.index()].is_empty();
+                }
+                match looks_up(d.code) {
+                    LooksUp::Nothing => true,
+                    LooksUp::Section(target) => written(target),
+                    LooksUp::Others => Section::ALL
+                        .iter()
+                        .filter(|s| **s != d.artifact)
+                        .all(|s| written(*s)),
+                }
             });
         }
         self.problems.set(diagnostics);

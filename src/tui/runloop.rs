@@ -64,6 +64,8 @@ where
     let mut input_since: Option<std::time::Instant> = None;
     loop {
         let deadline = frames.deadline(tokio::time::Instant::now());
+        // The notice on screen goes at its time without another key.
+        let notice_goes = app.notice.deadline().map(tokio::time::Instant::from_std);
         tokio::select! {
             biased;
             input = channels.terminal.recv() => match input {
@@ -104,6 +106,10 @@ where
                 }
                 None => events_open = false,
             },
+            _ = sleep_until(notice_goes), if notice_goes.is_some() => {
+                app.notice.expire(std::time::Instant::now());
+                frames.request();
+            }
             _ = spinner.tick(), if app.phase.is_busy() || app.committing || !highlight::is_warm() => {
                 app.tick();
                 frames.request();
@@ -130,20 +136,32 @@ where
                                     app.edited_by_hand(section, text.trim_end());
                                 }
                                 // Left as written; the feedback will be refused until fixed.
-                                Err(e) => app.notice = Some(e.to_string()),
+                                Err(e) => app.error(e.to_string()),
                             }
                         }
                         Ok(status) => {
-                            app.notice = Some(format!("the editor exited with {status}"));
+                            app.say(format!("the editor exited with {status}"));
                         }
-                        Err(e) => app.notice = Some(format!("cannot start the editor: {e}")),
+                        Err(e) => app.say(format!("cannot start the editor: {e}")),
                     }
                     terminal.clear()?;
                     frames.request_now();
                 }
+                Intent::ResolveConflict { section, text } => {
+                    let path = app
+                        .info
+                        .project_dir
+                        .join("design")
+                        .join(section.file_name());
+                    match write_file(&path, &format!("{text}\n")) {
+                        Ok(()) => app.edited_by_hand(section, &text),
+                        Err(e) => app.error(format!("cannot write {}: {e}", path.display())),
+                    }
+                    frames.request_now();
+                }
                 other => {
                     if channels.commands.send(other).is_err() {
-                        app.notice = Some("the design loop has stopped".into());
+                        app.say("the design loop has stopped".into());
                     }
                 }
             }
@@ -155,6 +173,17 @@ where
             }
         }
     }
+}
+
+/// Writes `text` to `path` through a temp file in the same directory and a rename,
+/// so an interrupted write never leaves half a file.
+fn write_file(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(text.as_bytes())?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {

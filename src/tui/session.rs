@@ -95,7 +95,9 @@ pub fn request(intent: Intent) -> Option<Request> {
             short_id,
             summary,
         }),
-        Intent::EditArtifact { .. } | Intent::Quit => return None,
+        Intent::EditArtifact { .. } | Intent::ResolveConflict { .. } | Intent::Quit => {
+            return None;
+        }
     })
 }
 

@@ -111,10 +111,13 @@ impl App {
         tab.section().is_some_and(|s| self.patch_label(s).is_some())
     }
 
-    /// The running call ended (or failed): nothing streams any more.
-    pub(crate) fn end_stream(&mut self) {
-        self.stream.live = None;
+    /// The running call ended (or failed): nothing streams any more. Its complete
+    /// lines are moved to the tabs first; returns how many bytes of answer came.
+    pub(crate) fn end_stream(&mut self) -> usize {
+        self.sync_stream();
+        let bytes = self.stream.live.take().map_or(0, |live| live.chars);
         self.activity.ended();
+        bytes
     }
 
     pub(crate) fn on_delta(&mut self, call: u64, purpose: Purpose, event: StreamEvent) {

@@ -58,10 +58,23 @@ pub fn lines(
         } else {
             Style::default()
         };
+        // A question of several lines keeps them, each further one indented under
+        // the first word after the id.
+        let question = t.question.replace("\r\n", "\n").replace('\r', "\n");
+        let mut rows = question.split('\n');
+        let head = badge(t.status, p);
+        let indent =
+            " ".repeat(head.width() + 2 + unicode_width::UnicodeWidthStr::width(t.id.as_str()));
         out.push(Line::from(vec![
-            badge(t.status, p),
-            Span::styled(format!(" {} {}", t.id, t.question), style),
+            head,
+            Span::styled(
+                format!(" {} {}", t.id, rows.next().unwrap_or_default()),
+                style,
+            ),
         ]));
+        for row in rows {
+            out.push(Line::styled(format!("{indent}{row}"), style));
+        }
         if let Some(anchor) = &t.anchor {
             out.push(Line::styled(format!("   ↳ {anchor}"), hint));
         }

@@ -24,23 +24,53 @@ fn columns(
         .to_string()
 }
 
-/// One journal entry (as written to `journal.jsonl`) as a timeline line.
+/// The journal read in order. An entry carries the cycle last written, so the
+/// entries of a call that writes the next cycle (its request, metrics, blocks, cost)
+/// are labelled with the cycle being written, as the header counts it.
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    writing: Option<u64>,
+}
+
+impl Timeline {
+    /// One journal entry (as written to `journal.jsonl`) as a timeline line.
+    pub fn line(&mut self, entry: &Value) -> String {
+        let time = entry["time"]
+            .as_str()
+            .and_then(|t| t.get(11..19))
+            .unwrap_or("--:--:--");
+        let recorded = entry["cycle"].as_u64().unwrap_or(0);
+        let event = entry["event"].as_str().unwrap_or("?");
+        let detail = &entry["detail"];
+        if event == "reasoner_call" {
+            // An update writes the cycle after the one under review; a first design
+            // writes cycle 1 whatever the entry counted before it.
+            self.writing = match detail["purpose"].as_str() {
+                Some("update") => Some(recorded + 1),
+                Some("design") => Some(recorded.max(1)),
+                _ => None,
+            };
+        }
+        let cycle = detail["cycle"]
+            .as_u64()
+            .unwrap_or_else(|| recorded.max(self.writing.unwrap_or(0)));
+        if matches!(event, "cycle_written" | "call_failed" | "call_cancelled") {
+            self.writing = None;
+        }
+        let metrics = &detail["metrics"];
+        let duration = metrics["elapsed_ms"]
+            .as_u64()
+            .map(seconds)
+            .unwrap_or_default();
+        let tokens = tokens(metrics);
+        let what = summary(event, detail, cycle);
+        columns(time, &cycle.to_string(), event, &duration, &tokens, &what)
+    }
+}
+
+/// One entry read on its own (no call before it to say which cycle it writes).
 pub fn line(entry: &Value) -> String {
-    let time = entry["time"]
-        .as_str()
-        .and_then(|t| t.get(11..19))
-        .unwrap_or("--:--:--");
-    let cycle = entry["cycle"].as_u64().unwrap_or(0);
-    let event = entry["event"].as_str().unwrap_or("?");
-    let detail = &entry["detail"];
-    let metrics = &detail["metrics"];
-    let duration = metrics["elapsed_ms"]
-        .as_u64()
-        .map(seconds)
-        .unwrap_or_default();
-    let tokens = tokens(metrics);
-    let what = summary(event, detail);
-    columns(time, &cycle.to_string(), event, &duration, &tokens, &what)
+    Timeline::default().line(entry)
 }
 
 fn seconds(ms: u64) -> String {
@@ -94,8 +124,8 @@ fn kb(bytes: u64) -> String {
     format!("{:.1} KB", bytes as f64 / 1024.0)
 }
 
-/// What the entry says, in a few words.
-fn summary(event: &str, d: &Value) -> String {
+/// What the entry says, in a few words (never JSON).
+fn summary(event: &str, d: &Value, cycle: u64) -> String {
     let text = |key: &str| d[key].as_str().unwrap_or("").to_string();
     let number = |key: &str| d[key].as_u64().unwrap_or(0);
     use JournalEvent as E;
@@ -156,19 +186,73 @@ fn summary(event: &str, d: &Value) -> String {
         E::ForcedFinalize => format!("cycle limit {} reached", number("max_cycles")),
         E::ReflectionStarted | E::ReflectionDone => format!("{} question(s)", number("questions")),
         E::PlanSteered => text("note"),
+        E::CycleCost => {
+            let cost = &d["cost"];
+            let streamed = cost["streamed_tokens"].as_u64().unwrap_or(0);
+            let full = cost["full_rewrite_tokens"].as_u64().unwrap_or(0);
+            format!(
+                "cycle {cycle} · {} tok streamed · full rewrite ≈ {}",
+                crate::volk::patch_cycle::short(streamed),
+                crate::volk::patch_cycle::short(full)
+            )
+        }
+        E::DesignLinted => {
+            let repair = match number("repair") {
+                0 => String::new(),
+                n => format!(" · after repair {n}"),
+            };
+            format!(
+                "cycle {cycle} · {} · {}{repair}",
+                plural(number("errors"), "error"),
+                plural(number("warnings"), "warning")
+            )
+        }
         _ => compact(d),
     }
 }
 
-/// Any other detail, as short JSON.
-fn compact(d: &Value) -> String {
-    if d.is_null() || d.as_object().is_some_and(|o| o.is_empty()) {
-        return String::new();
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
     }
-    let text = d.to_string();
-    match text.char_indices().nth(100) {
+}
+
+/// Any other detail in words: `key value` for each field, lists by their items
+/// (or their count when long), nested objects by their own fields. Never JSON, so a
+/// new kind of entry reads like the others.
+fn compact(d: &Value) -> String {
+    let text = words(d);
+    match text.char_indices().nth(120) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,
+    }
+}
+
+fn words(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.replace(['\n', '\r'], " "),
+        Value::Array(items) if items.len() > 4 || items.iter().any(|i| i.is_object()) => {
+            plural(items.len() as u64, "item")
+        }
+        Value::Array(items) => items.iter().map(words).collect::<Vec<_>>().join(", "),
+        Value::Object(map) => map
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| {
+                let inner = words(v);
+                if v.is_object() {
+                    format!("{} ({inner})", k.replace('_', " "))
+                } else {
+                    format!("{} {inner}", k.replace('_', " "))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" · "),
     }
 }
 
@@ -208,6 +292,44 @@ mod tests {
         );
         let unknown =
             json!({"time": "x", "cycle": 1, "event": "something_new", "detail": {"k": 1}});
-        assert!(line(&unknown).ends_with("{\"k\":1}"), "{}", line(&unknown));
+        assert!(line(&unknown).ends_with("k 1"), "{}", line(&unknown));
+    }
+
+    #[test]
+    fn costs_and_compiler_runs_read_in_words_under_the_cycle_being_written() {
+        let mut t = Timeline::default();
+        let call = json!({"time": "2026-12-01T09:12:05Z", "cycle": 2, "event": "reasoner_call",
+            "detail": {"purpose": "update", "call": 4, "prompt_bytes": 9000}});
+        assert!(
+            t.line(&call).starts_with("09:12:05      3  reasoner_call"),
+            "{}",
+            t.line(&call)
+        );
+        let cost = json!({"time": "2026-12-01T09:12:09Z", "cycle": 2, "event": "cycle_cost",
+            "detail": {"cycle": 3, "cost": {"streamed_tokens": 1100, "full_rewrite_tokens": 9600}}});
+        let l = t.line(&cost);
+        assert!(
+            l.ends_with("cycle 3 · 1.1k tok streamed · full rewrite ≈ 9.6k"),
+            "{l}"
+        );
+        assert!(l.contains("      3  cycle_cost"), "{l}");
+        let linted = json!({"time": "2026-12-01T09:12:10Z", "cycle": 3, "event": "design_linted",
+            "detail": {"ok": true, "errors": 0, "warnings": 30, "diagnostics": [{"code": "D011"}], "repair": 0}});
+        assert!(
+            t.line(&linted)
+                .ends_with("cycle 3 · 0 errors · 30 warnings"),
+            "{}",
+            t.line(&linted)
+        );
+        // Every kind of entry, with a nested detail: words, never JSON.
+        for name in crate::volk::journal::JournalEvent::ALL
+            .iter()
+            .map(|e| e.name())
+        {
+            let entry = json!({"time": "x", "cycle": 1, "event": name,
+                "detail": {"a": {"b": [1, 2]}, "list": [{"x": 1}], "purpose": "design"}});
+            let l = t.line(&entry);
+            assert!(!l.contains("{\"") && !l.contains('{'), "{name}: {l}");
+        }
     }
 }

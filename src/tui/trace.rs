@@ -81,21 +81,21 @@ impl App {
     /// `*`: traces a name on the cursor line and lists where it appears.
     pub(crate) fn trace_at_cursor(&mut self) {
         let Some(section) = self.tab.section() else {
-            self.notice = Some("*: trace works on the artifact tabs".into());
+            self.say("*: trace works on the artifact tabs".into());
             return;
         };
         let cursor = self.views[self.tab.index()].cursor;
         // The line as shown (an older cycle's, when one is open); the places are
         // the current design's.
         let Some(line) = self.current_doc().lines().get(cursor).cloned() else {
-            self.notice = Some("*: nothing on this line to trace".into());
+            self.say("*: nothing on this line to trace".into());
             return;
         };
         let artifacts = self.shown_artifacts();
         let model = DesignModel::read(&artifacts);
         let names = names_on_line(&line, &model);
         if names.is_empty() {
-            self.notice = Some("*: no requirement, ADR, class or module on this line".into());
+            self.say("*: no requirement, ADR, class or module on this line".into());
             return;
         }
         // A second `*` on the same line takes the line's next name.
@@ -113,7 +113,7 @@ impl App {
             .iter()
             .position(|o| o.artifact == section && o.line == cursor + 1)
             .unwrap_or(0);
-        self.notice = Some(format!(
+        self.say(format!(
             "*: {} in {} places · n N step through them",
             found.id,
             found.occurrences.len()
@@ -142,7 +142,8 @@ impl App {
         };
         let count = state.trace.occurrences.len();
         if count == 0 {
-            self.notice = Some(format!("*: {} appears nowhere", state.trace.id));
+            let text = format!("*: {} appears nowhere", state.trace.id);
+            self.say(text);
             return;
         }
         let next = if backwards {
@@ -168,7 +169,7 @@ impl App {
             notice.push_str(" · wrapped");
         }
         self.jump_to(place.artifact, place.line);
-        self.notice = Some(notice);
+        self.say(notice);
     }
 
     /// Shows the trace's place `index` (from the list's Enter).

@@ -116,11 +116,24 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
                 .add_modifier(Modifier::BOLD),
         ),
         Span::raw(" "),
-        // What matters first: the state and the cycle survive the narrowest terminal.
+    ];
+    // Read-only comes before anything else, so no width cuts it.
+    if let Some(holder) = &app.read_only {
+        spans.push(Span::styled(
+            format!("READ-ONLY · held by {holder}"),
+            Style::default()
+                .fg(p.tab_active_fg)
+                .bg(p.warning)
+                .add_modifier(Modifier::BOLD),
+        ));
+        spans.push(sep.clone());
+    }
+    spans.extend([
+        // What matters next: the state and the cycle survive the narrowest terminal.
         Span::styled(app.phase.short_label(), state_style),
         sep.clone(),
         Span::raw(format!("cycle {}/{}", app.cycle, max)),
-    ];
+    ]);
     if crate::tui::pane::finish::last_cycle(app) {
         spans.push(Span::styled(
             " last cycle",
@@ -145,12 +158,6 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
             Style::default().fg(p.muted),
         ),
     ]);
-    if let Some(holder) = &app.read_only {
-        spans.push(Span::styled(
-            format!("  [READ-ONLY: held by {holder}]"),
-            Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
-        ));
-    }
     if let Some(old) = &app.old_cycle {
         spans.push(Span::styled(
             format!("  [read-only: {}]", old.short_id),
@@ -174,85 +181,117 @@ fn short_thread(id: &str) -> String {
 fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let p = app.theme.palette;
     let base = Style::default().fg(p.status_fg).bg(p.status_bg);
+    let width = area.width as usize;
     let spinner = SPINNER[app.spinner % SPINNER.len()];
-    let mut left = String::new();
     let writing = match app.streaming_section() {
         Some(section) => format!("streaming {}", section.title()),
         None => app.phase.short_label(),
     };
     let activity = app.activity.activity();
-    if let Some(activity) = activity {
-        // The activity line first; the right side keeps `? help` (and `q quit`
-        // without a notice).
-        let tail = if app.notice.is_some() { 9 } else { 17 };
-        let room = (area.width as usize).saturating_sub(3 + tail);
-        let line = activity.line(std::time::Instant::now(), room, &writing);
-        left.push_str(&format!(" {spinner} {line}"));
-    } else if app.is_streaming() {
-        left.push_str(&format!(" {spinner} {writing}"));
-    } else if app.phase.is_busy() {
-        left.push_str(&format!(" {spinner} waiting for the reasoner"));
-    } else {
-        left.push_str(" idle");
-    }
+    // The hints keep at least their share of the row (four keys at 80 columns),
+    // whatever the activity line or the commit would take; the notice is drawn above
+    // the status bar, so it never takes their place.
+    let mut facts = String::new();
     if app.is_streaming() && activity.is_none() {
         if let Some(tps) = app.metrics.tokens_per_sec {
-            left.push_str(&format!(" · {tps:.0} tok/s"));
+            facts.push_str(&format!(" · {tps:.0} tok/s"));
         }
         if let Some(ttft) = app.metrics.ttft_ms {
-            left.push_str(&format!(" · first token {ttft} ms"));
+            facts.push_str(&format!(" · first token {ttft} ms"));
         }
     }
     if !app.is_streaming()
         && let Some(cost) = app.cost.latest()
     {
-        left.push_str(&format!(" · {}", cost.status()));
+        facts.push_str(&format!(" · {}", cost.status()));
     }
     if app.committing {
-        left.push_str(" · committing…");
+        facts.push_str(" · committing…");
     }
     if let Some(commit) = &app.last_commit {
-        left.push_str(&format!(" · commit {commit}"));
+        facts.push_str(&format!(" · commit {commit}"));
     }
-    let hints;
-    let hints_without_cancel;
-    let help = if app.notice.is_some() {
-        "  ? help "
+    let now = std::time::Instant::now();
+    let plain_left = if app.is_streaming() {
+        format!(" {spinner} {writing}")
+    } else if app.phase.is_busy() {
+        format!(" {spinner} waiting for the reasoner")
     } else {
-        let width = (area.width as usize).saturating_sub(left.chars().count() + 2);
-        hints = crate::tui::keymap::hint_bar(app, width);
-        match activity {
-            // The activity line names the cancel key already.
-            Some(_) => {
-                hints_without_cancel =
-                    hints.replacen(&format!("{} · ", crate::tui::activity::CANCEL_HINT), "", 1);
-                hints_without_cancel.as_str()
-            }
-            None => hints.as_str(),
-        }
+        " idle".to_string()
     };
-    let room =
-        (area.width as usize).saturating_sub(left.chars().count() + help.chars().count() + 3);
-    let right = match &app.notice {
-        Some(n) if n.chars().count() > room => {
-            let cut: String = n.chars().take(room.saturating_sub(1)).collect();
-            format!("{cut}…{help}")
-        }
-        Some(n) => format!("{n}{help}"),
-        None => help.to_string(),
+    let wanted_left = match activity {
+        Some(activity) => activity.line(now, width, &writing).chars().count() + 4,
+        None => plain_left.chars().count() + facts.chars().count() + 2,
     };
-    let notice_style = if app.notice.is_some() {
-        base.fg(p.warning)
+    // Four keys at 80 columns; narrower, the activity line comes first.
+    let least = if width >= 80 { width * 11 / 20 } else { 17 };
+    let hint_room = width.saturating_sub(wanted_left).max(least);
+    let hints = crate::tui::keymap::hint_bar(app, hint_room);
+    let hints = match activity {
+        // Narrow, the activity line needs the row more than the keys `?` lists.
+        Some(_) if width < 80 => "? help ".to_string(),
+        // The activity line names the cancel key already.
+        Some(_) => hints.replacen(&format!("{} · ", crate::tui::activity::CANCEL_HINT), "", 1),
+        None => hints,
+    };
+    let room = width.saturating_sub(hints.chars().count() + 1);
+    let mut left = if let Some(activity) = activity {
+        let line = activity.line(now, room.saturating_sub(3), &writing);
+        format!(" {spinner} {line}")
     } else {
-        base
+        plain_left
     };
-    let pad = (area.width as usize).saturating_sub(left.chars().count() + right.chars().count());
+    left.push_str(&facts);
+    if left.chars().count() > room {
+        let cut: String = left.chars().take(room.saturating_sub(1)).collect();
+        left = format!("{cut}…");
+    }
+    let pad = width.saturating_sub(left.chars().count() + hints.chars().count());
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled(left, base),
             Span::styled(" ".repeat(pad), base),
-            Span::styled(right, notice_style),
+            Span::styled(hints, base),
         ])),
         area,
+    );
+    if area.y > 0 {
+        draw_notice(frame, Rect::new(area.x, area.y - 1, area.width, 1), app);
+    }
+}
+
+/// The notice on screen, over the row above the status bar (the panes' bottom
+/// borders), in its level's colour; the position in the pane's corner stays visible.
+fn draw_notice(frame: &mut Frame, row: Rect, app: &App) {
+    use crate::tui::notice::Level;
+    let Some(notice) = app.notice.shown(std::time::Instant::now()) else {
+        return;
+    };
+    let p = app.theme.palette;
+    let (mark, colour) = match notice.level {
+        Level::Info => ("", p.accent),
+        Level::Warning => ("warning: ", p.warning),
+        Level::Error => ("error: ", p.error),
+    };
+    let tail = if notice.level == Level::Error {
+        " · Esc dismisses"
+    } else {
+        ""
+    };
+    let text = notice.text.replace(['\n', '\r'], " ");
+    let room = (row.width as usize).saturating_sub(14);
+    let mut line = format!(" {mark}{text}{tail} ");
+    if line.chars().count() > room {
+        let cut: String = line.chars().take(room.saturating_sub(2)).collect();
+        line = format!("{cut}… ");
+    }
+    let width = line.chars().count() as u16;
+    let style = Style::default()
+        .fg(colour)
+        .bg(p.status_bg)
+        .add_modifier(Modifier::BOLD);
+    frame.render_widget(
+        Paragraph::new(Line::styled(line, style)),
+        Rect::new(row.x + 1, row.y, width.min(row.width.saturating_sub(1)), 1),
     );
 }

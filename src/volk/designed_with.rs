@@ -100,8 +100,11 @@ pub fn resume_args(
     };
     let mut args = flags.clone();
     if args.reasoner.is_some() {
-        // The person chose; the recorded model and URL only fill in for the same provider.
-        if args.reasoner.as_deref() != Some(recorded.reasoner.as_str()) {
+        // The person chose; the recorded model and URL only fill in for the same provider
+        // (`--reasoner offline` on an offline-drafted design just continues it).
+        if args.reasoner.as_deref() != Some(recorded.reasoner.as_str())
+            || !matches!(Choice::parse(&recorded.reasoner), Some(Choice::Provider(_)))
+        {
             return Ok(args);
         }
     } else if !recorded.is_model() {
@@ -202,6 +205,18 @@ mod tests {
         let dir = project(r#"{"reasoner":{"reasoner":"offline","model":"offline"}}"#);
         let args = resume_args(dir.path(), &ReasonerArgs::default(), None).unwrap();
         assert_eq!(args.reasoner, None);
+        // The flag its own message suggests continues it (issue 26).
+        for model in ["offline", "drafter"] {
+            let dir = project(&format!(
+                r#"{{"reasoner":{{"reasoner":"offline","model":"{model}"}}}}"#
+            ));
+            let flags = ReasonerArgs {
+                reasoner: Some("offline".into()),
+                ..ReasonerArgs::default()
+            };
+            let args = resume_args(dir.path(), &flags, None).unwrap();
+            assert_eq!(args.reasoner.as_deref(), Some("offline"));
+        }
     }
 
     #[test]

@@ -9,15 +9,17 @@ use ratatui::buffer::Buffer;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::view;
 
-/// The header's facts for project `name`, designed by the offline drafter.
+/// The header's facts for project `name`, designed by the offline drafter, as the
+/// binary sets them (`src/tui/cli.rs`: the reasoner's own label, no separate model),
+/// so a snapshot's header is the one `volk demo` draws.
 pub fn info_for(name: &str) -> SessionInfo {
     SessionInfo {
         project_name: name.into(),
         project_dir: PathBuf::from(format!("/work/space/{name}")),
         thread_id: format!("demo-{name}"),
         max_cycles: 99,
-        reasoner: "offline".into(),
-        model: "drafter".into(),
+        reasoner: "offline drafter (no model)".into(),
+        model: String::new(),
     }
 }
 

@@ -117,3 +117,37 @@ pub fn demo_command(dir: &Path, workspace: &Path) -> String {
         workspace.display()
     )
 }
+
+/// The shell command that runs `volk design` on a small scope against the OpenAI
+/// compatible provider at `base_url` (a [`super::provider::Provider`]'s `v1()`), into
+/// `dir/ws`, with `extra` arguments; then prints the exit status and keeps the pane.
+pub fn design_command(dir: &Path, base_url: &str, extra: &str) -> String {
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let scope = dir.join("tasks.md");
+    if !scope.exists() {
+        std::fs::write(&scope, "# A task CLI\n1. Add tasks\n").unwrap();
+    }
+    format!(
+        "env HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 \
+         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
+         {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai \
+         --model scripted --base-url {base_url} {extra}; echo VOLK-EXITED-$?; sleep 30",
+        home = home.display(),
+        config = dir.join("config").display(),
+        log = dir.join("volk.log").display(),
+        volk = env!("CARGO_BIN_EXE_volk"),
+        scope = scope.display(),
+        ws = dir.join("ws").display(),
+    )
+}
+
+/// The screen's last non-blank row: the status bar.
+pub fn status_row(screen: &str) -> String {
+    screen
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+        .to_string()
+}

@@ -110,7 +110,7 @@ pub fn refresh(app: &mut App) {
     app.diagram = pane;
     match refreshed {
         Refreshed::Pending => app.redraw_soon = true,
-        Refreshed::Arrived(Some(why)) => app.notice = Some(refused_notice(&why)),
+        Refreshed::Arrived(Some(why)) => app.warn(refused_notice(&why)),
         Refreshed::Arrived(None) | Refreshed::Current => {}
     }
 }
@@ -147,7 +147,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     if key.code == KeyCode::Char('v')
         && let Some(why) = &d.refused
     {
-        app.notice = Some(refused_notice(why));
+        app.warn(refused_notice(why));
         return Handled::Consumed;
     }
     if key.code == KeyCode::Char('v') {

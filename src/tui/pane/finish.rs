@@ -109,7 +109,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         KeyCode::Char('b') if reopenable(app) => {
             app.act(Action::Reopen);
             app.verdict = Verdict::Sent;
-            app.notice = Some("READY withdrawn: the cycle is under review again".into());
+            app.say("READY withdrawn: the cycle is under review again".into());
         }
         KeyCode::Char('y') if approving(app) => {
             app.act(Action::ApprovePlan);

@@ -35,7 +35,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Prompts::Cut => Prompts::Full(PROMPT_COLUMNS),
                 Prompts::Full(_) => Prompts::Cut,
             };
-            app.notice = Some(match app.plan_prompts {
+            app.say(match app.plan_prompts {
                 Prompts::Cut => "p: prompts cut to a line".into(),
                 Prompts::Full(_) => "p: prompts in full".into(),
             });

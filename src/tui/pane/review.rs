@@ -145,7 +145,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
             match key.code {
                 KeyCode::Char('o') => app.open_composer(ComposerTarget::FollowUp(id)),
                 KeyCode::Delete | KeyCode::Char('x') => {
-                    app.notice = Some(format!("{id} closed"));
+                    app.say(format!("{id} closed"));
                     app.act(Action::Mark(crate::cxp::ReviewMarks {
                         close: vec![id],
                         ..Default::default()
@@ -168,7 +168,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
             if app.review_selected < n {
                 let removed = app.draft.questions.remove(app.review_selected);
                 app.deleted = Some((app.review_selected, removed));
-                app.notice = Some("question deleted · u undoes".into());
+                app.say("question deleted · u undoes".into());
                 app.draft_changed = true;
                 app.review_selected = app
                     .review_selected

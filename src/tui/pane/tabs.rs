@@ -59,6 +59,8 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
 enum Fit {
     Full,
     Short,
+    /// The shortest titles, without the padding blank before the number.
+    Tiny,
     Numbers,
 }
 
@@ -93,6 +95,14 @@ fn short_title(tab: Tab) -> &'static str {
     }
 }
 
+fn tiny_title(tab: Tab) -> &'static str {
+    match tab {
+        Tab::Artifact(Section::ClassDiagram) => "Cls",
+        Tab::Journal => "Jrnl",
+        other => short_title(other),
+    }
+}
+
 fn label(app: &App, tab: Tab, fit: Fit) -> Label {
     let section = tab.section();
     let marker = match section {
@@ -119,6 +129,10 @@ fn label(app: &App, tab: Tab, fit: Fit) -> Label {
             let lock = if settled { "*" } else { "" };
             format!(" {n} {marker}{}{lock} ", short_title(tab))
         }
+        Fit::Tiny => {
+            let lock = if settled { "*" } else { "" };
+            format!("{n} {marker}{}{lock} ", tiny_title(tab))
+        }
     };
     // Counts go after the title with one space between them and one at the end.
     let spaced = |c: Option<String>| c.map(|c| format!("{c} "));
@@ -130,16 +144,17 @@ fn label(app: &App, tab: Tab, fit: Fit) -> Label {
 }
 
 /// The labels of every tab at the widest fit that keeps them all in `width`
-/// columns. A design without findings keeps the whole titles (cut at the edge, as
-/// always); counts make the bar shorten its titles before any tab is cut.
+/// columns: the titles shorten, with their counts, before any tab is cut, so all
+/// seven stay reachable at 80 and at 60 columns.
 fn labels(app: &App, width: u16) -> Vec<Label> {
     let gaps = Tab::COUNT - 1;
     let at = |fit| -> Vec<Label> { Tab::ALL.iter().map(|t| label(app, *t, fit)).collect() };
-    let full = at(Fit::Full);
-    if app.problems.is_empty() {
-        return full;
-    }
-    for candidate in [full, at(Fit::Short), at(Fit::Numbers)] {
+    for candidate in [
+        at(Fit::Full),
+        at(Fit::Short),
+        at(Fit::Tiny),
+        at(Fit::Numbers),
+    ] {
         if candidate.iter().map(Label::width).sum::<usize>() + gaps <= width as usize {
             return candidate;
         }

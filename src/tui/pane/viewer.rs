@@ -68,6 +68,22 @@ pub const BINDINGS: &[Binding] = &[
         &[Chord::plain(KeyCode::Left), Chord::plain(KeyCode::Right)],
     ),
     Binding::new(
+        "< > =",
+        "in an edit conflict: keep the reviewer's side / the architect's / both",
+        Group::Reviewing,
+        &[Chord::ch('<'), Chord::ch('>'), Chord::ch('=')],
+    )
+    .hint("< > =", "keep mine/theirs/both", 0)
+    .when(in_conflict),
+    Binding::new(
+        ":",
+        "go to line N (:N, then Enter)",
+        Group::Reading,
+        &[Chord::ch(':')],
+    )
+    .hint(":", "go to line", 7)
+    .when(has_lines),
+    Binding::new(
         "*",
         "trace the id, class or module on the line across tabs (again: next name)",
         Group::Reading,
@@ -92,14 +108,29 @@ pub const BINDINGS: &[Binding] = &[
     .when(can_cancel),
 ];
 
+fn in_conflict(app: &App) -> bool {
+    app.conflict_at_cursor().is_some()
+}
+
+fn has_lines(app: &App) -> bool {
+    !app.current_doc().is_empty()
+}
+
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     let tab = app.tab.index();
     match key.code {
         KeyCode::Char('f') => app.focus = Focus::Review,
+        KeyCode::Char('<') => app.take_conflict(crate::tui::conflict::Take::Reviewer),
+        KeyCode::Char('>') => app.take_conflict(crate::tui::conflict::Take::Architect),
+        KeyCode::Char('=') => app.take_conflict(crate::tui::conflict::Take::Both),
+        KeyCode::Char(':') if has_lines(app) => {
+            app.popup = Some(crate::tui::popup::Popup::GoTo(Default::default()));
+        }
+        KeyCode::Char(':') => app.say(":: this tab has no lines yet".into()),
         KeyCode::Char('*') => app.trace_at_cursor(),
         KeyCode::Char('x') if can_cancel(app) => app.ask_cancel(),
         KeyCode::Left | KeyCode::Right if app.wrap == Wrap::Soft => {
-            app.notice = Some("←/→ scroll sideways with wrap off (w)".into());
+            app.say("←/→ scroll sideways with wrap off (w)".into());
         }
         KeyCode::Left => {
             let view = &mut app.views[tab];
@@ -223,6 +254,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             (None, _) => "the decision journal fills as the loop moves".to_string(),
             (Some(_), phase) if phase.is_busy() => {
                 "waiting for the architect to reach this section…".to_string()
+            }
+            (Some(_), _) if app.partial_answer().is_some() => {
+                let partial = app.partial_answer().map(|p| p.banner()).unwrap_or_default();
+                format!("{partial}: the answer stopped before this section")
             }
             (Some(s), _) => format!("this cycle has no {} section", s.title().to_lowercase()),
         };

@@ -207,8 +207,14 @@ pub const BINDINGS: &[Binding] = &[
     .hint("+", "zoom", 8),
     HELP,
     Binding::new(
+        "M",
+        "messages: every notice of this run, with its time and level",
+        Group::Always,
+        &[Chord::ch('M')],
+    ),
+    Binding::new(
         "Esc",
-        "close a popup, leave an old cycle, or cancel the call (asks)",
+        "dismiss an error notice, close a popup, leave an old cycle, or cancel the call (asks)",
         Group::Always,
         &[Chord::plain(KeyCode::Esc)],
     ),
@@ -238,11 +244,26 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         }
         return Handled::Consumed;
     }
+    // The viewer is zoomed away: its keys say so rather than act on a hidden pane.
+    if app.zoom == Zoom::Focused
+        && app.focus == Focus::Review
+        && let KeyCode::Char(c @ ('/' | 'S' | 'E' | 'c' | 'd')) = key.code
+    {
+        app.say(format!(
+            "{c}: the viewer is hidden while the review pane is zoomed; + splits the screen"
+        ));
+        return Handled::Consumed;
+    }
     match key.code {
         KeyCode::Char('q') => app.request_quit(),
         KeyCode::Char('?') => app.open_help(),
+        KeyCode::Char('M') => {
+            app.popup = Some(crate::tui::popup::Popup::Messages(Default::default()));
+        }
         KeyCode::Esc => {
-            if app.old_cycle.take().is_some() {
+            if app.notice.error_shown() {
+                app.notice.clear();
+            } else if app.old_cycle.take().is_some() {
                 app.clamp_views();
             } else if app.focus == Focus::Viewer && crate::tui::pane::viewer::can_cancel(app) {
                 app.ask_cancel();
@@ -251,7 +272,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
             }
         }
         KeyCode::Char('a' | 'c') if !can_ask(app) => {
-            app.notice = Some(if crate::tui::pane::finish::design_closed(app) {
+            app.say(if crate::tui::pane::finish::design_closed(app) {
                 "the design is final: no more questions can be sent".into()
             } else {
                 "READY was answered: b (after the reflection) goes back to the review".into()
@@ -262,7 +283,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Zoom::Split => Zoom::Focused,
                 Zoom::Focused => Zoom::Split,
             };
-            app.notice = Some(match app.zoom {
+            app.say(match app.zoom {
                 Zoom::Focused => "+: zoomed; + again splits the screen".into(),
                 Zoom::Split => "+: split screen".into(),
             });
@@ -272,15 +293,18 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
             let anchor = app.anchor_at_cursor();
             if anchor.is_some() {
                 app.open_composer(ComposerTarget::NewQuestion { anchor });
+            } else if crate::tui::pane::diagram::drawing_shown(app) {
+                app.say("c: the drawing has no lines to quote; v shows the Mermaid source".into());
             } else {
-                app.notice = Some("c: put the cursor on an artifact line first".into());
+                app.say("c: put the cursor on an artifact line first".into());
             }
         }
         KeyCode::Char('d') => app.open_diff(),
         KeyCode::Char('S') if app.old_cycle.is_none() => app.toggle_settled(),
         KeyCode::Char('E') if !matches!(app.phase, Phase::AwaitingReview { .. }) => {
-            app.notice = Some("E: edit once the cycle waits for your review".into());
+            app.say("E: edit once the cycle waits for your review".into());
         }
+        KeyCode::Char('E') if app.refuse_read_only("edit artifacts") => {}
         KeyCode::Char('E') if app.old_cycle.is_none() => {
             if let Some(section) = app.tab.section() {
                 app.intents.push(Intent::EditArtifact {
@@ -295,7 +319,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Wrap::Soft => Wrap::Off,
                 Wrap::Off => Wrap::Soft,
             };
-            app.notice = Some(match app.wrap {
+            app.say(match app.wrap {
                 Wrap::Soft => "w: wrap on (at words)".into(),
                 Wrap::Off => "w: wrap off (←/→ scroll sideways)".into(),
             });
@@ -306,7 +330,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Rendering::Source => Rendering::Rendered,
             };
             app.set_rendering(rendering);
-            app.notice = Some(match rendering {
+            app.say(match rendering {
                 Rendering::Rendered => "m: Markdown drawn as a document".into(),
                 Rendering::Source => "m: Markdown shown as source".into(),
             });
@@ -316,7 +340,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Gutter::Numbers => Gutter::Hidden,
                 Gutter::Hidden => Gutter::Numbers,
             };
-            app.notice = Some(match app.gutter {
+            app.say(match app.gutter {
                 Gutter::Numbers => "l: line numbers shown".into(),
                 Gutter::Hidden => "l: line numbers hidden".into(),
             });

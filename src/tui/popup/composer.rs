@@ -87,7 +87,7 @@ impl Composer {
                 // Clears the composer; the text goes to the yank buffer (Ctrl-Y).
                 self.editor.select_all();
                 self.editor.cut();
-                app.notice = Some("composer cleared · Ctrl-Y brings it back".into());
+                app.say("composer cleared · Ctrl-Y brings it back".into());
             }
             KeyCode::Enter => self.editor.insert_newline(),
             _ => {
@@ -221,6 +221,9 @@ impl App {
     }
 
     pub(crate) fn open_composer(&mut self, target: ComposerTarget) {
+        if self.refuse_read_only("write") {
+            return;
+        }
         let initial = match &target {
             ComposerTarget::NewQuestion { .. } => self.draft.composer.clone(),
             ComposerTarget::EditQuestion(i) => self

@@ -117,7 +117,7 @@ impl Confirm {
                 if yes && let Some(cycle) = app.phase.reviewed_cycle() {
                     app.send_now(cycle);
                 } else {
-                    app.notice = Some("nothing sent: your questions are kept".into());
+                    app.say("nothing sent: your questions are kept".into());
                 }
                 Handled::Close
             }
@@ -294,8 +294,11 @@ impl App {
 
     /// Ctrl-R: asks before answering READY.
     pub(crate) fn ask_ready(&mut self) {
+        if self.refuse_read_only("answer READY") {
+            return;
+        }
         if !matches!(self.phase, Phase::AwaitingReview { .. }) || self.verdict == Verdict::Sent {
-            self.notice = Some(self.no_review_now("Ctrl-R"));
+            self.say(self.no_review_now("Ctrl-R"));
             return;
         }
         self.popup = Some(Popup::Confirm(Confirm::Ready));
@@ -303,12 +306,20 @@ impl App {
 
     /// `q`: quits, asking first when a draft is unsent or a call runs.
     pub(crate) fn request_quit(&mut self) {
+        fn sent_and_unanswered(phase: &Phase) -> bool {
+            matches!(phase, Phase::Failed { resume, .. } | Phase::Cancelled { resume }
+                if matches!(**resume, Phase::Designing { cycle } if cycle > 1))
+        }
         // A draft that can never be sent (the design is final) is not worth a question.
         let unsent = self.draft.is_unsent() && !crate::tui::pane::finish::design_closed(self);
         let reason = if unsent && self.screen == Screen::Workbench {
             Some("Your draft is not sent (it stays saved for `volk open`).")
         } else if self.phase.is_busy() && self.is_streaming() {
             Some("The architect is still working; quitting stops the call.")
+        } else if sent_and_unanswered(&self.phase) {
+            Some(
+                "Your sent questions have no answer yet (the call failed); `volk open` keeps them and r sends them again.",
+            )
         } else {
             None
         };

@@ -258,7 +258,7 @@ impl DiffView {
                 };
                 match self.diff.next_hunk(after) {
                     Some(line) => self.focus(line, app),
-                    None => app.notice = Some("]: no hunk below".into()),
+                    None => app.say("]: no hunk below".into()),
                 }
             }
             KeyCode::Char('[') => {
@@ -269,7 +269,7 @@ impl DiffView {
                 };
                 match self.diff.previous_hunk(before) {
                     Some(line) => self.focus(line, app),
-                    None => app.notice = Some("[: no hunk above".into()),
+                    None => app.say("[: no hunk above".into()),
                 }
             }
             KeyCode::Char('/') => {
@@ -287,7 +287,7 @@ impl DiffView {
                     Columns::SideBySide => Columns::Unified,
                 };
                 self.layout = Layout::Chosen(next);
-                app.notice = Some(match next {
+                app.say(match next {
                     Columns::Unified => "diff: unified".into(),
                     Columns::SideBySide => "diff: side by side".into(),
                 });
@@ -335,7 +335,7 @@ impl DiffView {
 
     fn search_next(&mut self, backwards: bool, app: &mut App) {
         if self.search.query.is_empty() {
-            app.notice = Some("/: type a search first".into());
+            app.say("/: type a search first".into());
             return;
         }
         let direction = if backwards {
@@ -765,7 +765,7 @@ impl App {
     /// `d`: the diff of the current tab's artifact.
     pub(crate) fn open_diff(&mut self) {
         let Some(section) = self.tab.section() else {
-            self.notice = Some("d: the journal has no diff".into());
+            self.say("d: the journal has no diff".into());
             return;
         };
         self.open_diff_for(section, false);
@@ -775,7 +775,7 @@ impl App {
     /// first changed hunk (a thread's answer).
     pub(crate) fn open_diff_for(&mut self, section: Section, at_change: bool) {
         let Some(previous) = &self.previous else {
-            self.notice = Some("d: no earlier cycle to compare with yet".into());
+            self.say("d: no earlier cycle to compare with yet".into());
             return;
         };
         let diff = Diff::new(previous.get(section), self.artifacts.get(section));

@@ -8,7 +8,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 
 use crate::tui::app::App;
-use crate::tui::event::Action;
+use crate::tui::event::{Action, Phase};
 use crate::tui::keymap::{Binding, Chord, Group, Handled};
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, popup_block};
@@ -16,22 +16,111 @@ use crate::tui::widgets::{centered, popup_block};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
     pub message: String,
+    /// The core would retry (it said so); a retry the provider will refuse the same
+    /// way is still not offered (see [`Failure::fix`]).
     pub retryable: bool,
+    /// What to do instead of `r` when a retry cannot help (a refused key, a model
+    /// the provider does not know, no key, no quota).
+    pub fix: Option<String>,
+    /// The call `r` sends again, in words.
+    pub call: String,
+}
+
+impl Failure {
+    /// The failure `message` of the last call (`call` says which).
+    pub fn new(message: String, retryable: bool, app: &App) -> Failure {
+        let fix = fix_for(&message, app);
+        Failure {
+            call: retried_call(app),
+            retryable: retryable && fix.is_none(),
+            fix,
+            message,
+        }
+    }
+}
+
+/// The way out of a failure that a retry would only repeat.
+fn fix_for(message: &str, app: &App) -> Option<String> {
+    // The header's words: `openai/gpt-4.1` (provider, then model).
+    let (provider, model) = app
+        .info
+        .reasoner
+        .split_once('/')
+        .unwrap_or((app.info.reasoner.as_str(), app.info.model.as_str()));
+    let model = if app.info.model.is_empty() {
+        model
+    } else {
+        app.info.model.as_str()
+    };
+    let variable = crate::reasoner::select::PRESETS
+        .iter()
+        .find(|p| p.name == provider)
+        .map_or("the provider's API key variable", |p| p.key_variable);
+    let reopen = format!("volk open {}", app.info.project_dir.display());
+    let lower = message.to_ascii_lowercase();
+    if lower.starts_with("no api key") {
+        return Some(format!("set {variable}, then {reopen}"));
+    }
+    if lower.contains("http 401") || lower.contains("http 403") {
+        return Some(format!(
+            "the provider refused the key: set a valid {variable}, then {reopen}"
+        ));
+    }
+    if lower.contains("http 404") && lower.contains("model") || lower.contains("model_not_found") {
+        return Some(format!(
+            "the provider has no model {model:?}: {reopen} --model NAME (one it lists)"
+        ));
+    }
+    if lower.starts_with("out of quota") {
+        return Some(format!(
+            "the account is out of quota: add credit or raise the limit, then {reopen}"
+        ));
+    }
+    None
+}
+
+/// What the core sends again on a retry: the call that failed, with the same
+/// request (a repair pass stays a repair pass), or, when the call was the reflection
+/// or the plan, that step.
+fn retried_call(app: &App) -> String {
+    use crate::volk::brief::Purpose;
+    let cycle = app.phase.resume().map_or(app.cycle, |r| match r {
+        Phase::Designing { cycle } => *cycle,
+        _ => app.cycle,
+    });
+    match app.last_call {
+        Some(Purpose::Design) => format!("the same design request for cycle {cycle}"),
+        Some(Purpose::Update) => format!("the same update request for cycle {cycle}"),
+        Some(Purpose::Reflect) => "the reflection".to_string(),
+        Some(Purpose::Plan) => "the execution plan request".to_string(),
+        None => format!("the request for cycle {cycle}"),
+    }
 }
 
 fn retryable(app: &App) -> bool {
     matches!(&app.popup, Some(Popup::Error(f)) if f.retryable)
 }
 
+fn not_retryable(app: &App) -> bool {
+    matches!(&app.popup, Some(Popup::Error(f)) if !f.retryable)
+}
+
 pub const BINDINGS: &[Binding] = &[
     Binding::new(
         "r",
-        "(failure) retry, when the failure allows it",
+        "(failure) send the failed request again, when a retry can help",
         Group::Popups,
         &[Chord::ch('r')],
     )
     .hint("r", "retry", 1)
     .when(retryable),
+    Binding::new(
+        "r",
+        "(failure, no retry) says why a retry cannot help and what to do",
+        Group::Popups,
+        &[Chord::ch('r')],
+    )
+    .when(not_retryable),
     Binding::new(
         "Esc / Enter",
         "(failure) close",
@@ -39,7 +128,12 @@ pub const BINDINGS: &[Binding] = &[
         &[Chord::plain(KeyCode::Esc), Chord::plain(KeyCode::Enter)],
     )
     .hint("Esc", "close", 2),
-    Binding::new("q", "(failure) quit", Group::Popups, &[Chord::ch('q')]),
+    Binding::new(
+        "q",
+        "(failure) quit (asks when sent questions wait for an answer)",
+        Group::Popups,
+        &[Chord::ch('q')],
+    ),
 ];
 
 impl Failure {
@@ -47,8 +141,16 @@ impl Failure {
         match key.code {
             KeyCode::Char('r') if self.retryable => {
                 app.act(Action::Retry);
-                app.notice = None;
+                app.notice.clear();
+                app.say(format!("r: sending {} again", self.call));
                 Handled::Close
+            }
+            KeyCode::Char('r') => {
+                app.warn(match &self.fix {
+                    Some(fix) => format!("r: a retry would fail the same way; {fix}"),
+                    None => "r: this failure cannot be retried".to_string(),
+                });
+                Handled::Consumed
             }
             KeyCode::Esc | KeyCode::Enter => Handled::Close,
             KeyCode::Char('q') => {
@@ -62,13 +164,23 @@ impl Failure {
     pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         let mut lines = vec![Line::raw(self.message.clone()), Line::raw("")];
+        if let Some(fix) = &self.fix {
+            lines.push(Line::styled(
+                format!("To fix: {fix}."),
+                Style::default().fg(p.warning),
+            ));
+            lines.push(Line::raw(""));
+        } else if self.retryable {
+            lines.push(Line::raw(format!("r sends {} again.", self.call)));
+            lines.push(Line::raw(""));
+        }
         let keys = if self.retryable {
             "r: retry · Esc: close · q: quit"
         } else {
             "Esc: close · q: quit"
         };
         lines.push(Line::styled(keys, Style::default().fg(p.accent)));
-        let rect = centered(area, 70, 8);
+        let rect = centered(area, 76, 12);
         frame.render_widget(Clear, rect);
         frame.render_widget(
             Paragraph::new(lines)

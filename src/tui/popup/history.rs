@@ -139,7 +139,7 @@ impl History {
                                 section: diff.section,
                                 layout: diff.layout,
                             });
-                            app.notice = Some(format!("reading {}…", c.short_id));
+                            app.say(format!("reading {}…", c.short_id));
                         }
                     }
                     app.intents.push(Intent::LoadCommit {

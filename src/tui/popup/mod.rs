@@ -6,8 +6,10 @@ pub mod composer;
 pub mod confirm;
 pub mod diff;
 pub mod error;
+pub mod goto;
 pub mod help;
 pub mod history;
+pub mod messages;
 pub mod problems;
 pub mod search;
 pub mod trace;
@@ -30,6 +32,8 @@ pub enum Popup {
     Error(error::Failure),
     Problems(problems::ProblemList),
     Trace(trace::TraceList),
+    Messages(messages::Messages),
+    GoTo(goto::GoTo),
 }
 
 impl Popup {
@@ -52,6 +56,8 @@ impl Popup {
             Popup::Error(p) => p.on_key(key, app),
             Popup::Problems(p) => p.on_key(key, app),
             Popup::Trace(p) => p.on_key(key, app),
+            Popup::Messages(p) => p.on_key(key, app),
+            Popup::GoTo(p) => p.on_key(key, app),
         }
     }
 
@@ -66,6 +72,8 @@ impl Popup {
             Popup::Error(p) => p.draw(frame, area, app),
             Popup::Problems(p) => p.draw(frame, area, app),
             Popup::Trace(p) => p.draw(frame, area, app),
+            Popup::Messages(p) => p.draw(frame, area, app),
+            Popup::GoTo(p) => p.draw(frame, area, app),
         }
     }
 
@@ -85,6 +93,8 @@ impl Popup {
             Popup::Error(_) => error::BINDINGS,
             Popup::Problems(_) => problems::BINDINGS,
             Popup::Trace(_) => trace::BINDINGS,
+            Popup::Messages(_) => messages::BINDINGS,
+            Popup::GoTo(_) => goto::BINDINGS,
         }
     }
 }

@@ -64,7 +64,7 @@ impl ProblemList {
                 let (section, line) = (d.artifact, d.line);
                 let notice = format!("{} {}", d.code, d.message);
                 app.jump_to(section, line);
-                app.notice = Some(notice);
+                app.say(notice);
                 return Handled::Close;
             }
             _ => return Handled::Ignored,

@@ -114,7 +114,7 @@ impl App {
 
     pub(crate) fn search_next(&mut self, backwards: bool) {
         if self.last_search.is_empty() {
-            self.notice = Some("/: type a search first".into());
+            self.say("/: type a search first".into());
             return;
         }
         let from = self.views[self.tab.index()].cursor;
@@ -146,7 +146,7 @@ impl App {
         let Some(line) = found else {
             let status = format!("not found: {}", self.last_search);
             self.search_status = Some(status.clone());
-            self.notice = Some(status);
+            self.say(status);
             return;
         };
         let doc = self.current_doc();
@@ -173,7 +173,7 @@ impl App {
         let view = &mut self.views[self.tab.index()];
         view.cursor = line;
         view.follow = Follow::Manual;
-        self.notice = Some(format!("/{} {status}", self.last_search));
+        self.say(format!("/{} {status}", self.last_search));
         self.search_status = Some(status);
     }
 }
