@@ -6,9 +6,12 @@ pub mod cli;
 pub mod diagnostic;
 pub mod report;
 pub mod rules;
+pub mod scope;
 pub mod trace;
+pub mod types;
 
 pub use diagnostic::{Code, Diagnostic};
+pub use crate::design::model::lang::{DECLARATIVE_FILES, test_convention};
 
 use crate::design::Artifacts;
 use crate::design::model::DesignModel;
