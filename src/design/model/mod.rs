@@ -207,10 +207,12 @@ fn read_ids(section: Section, text: &str, model: &mut DesignModel) {
             define(model, at, line.start, line.text, rest);
         }
     }
-    // A table row defines an id only when no list, heading or paragraph does.
+    // A table row defines an id only when no list, heading or paragraph does; two
+    // rows of id tables defining one id are a duplicate like two list items.
+    let listed_before = (model.requirements.len(), model.decisions.len());
     for (at, start, rest) in deferred {
-        let listed = model.requirements.iter().any(|r| r.id == at.id)
-            || model.decisions.iter().any(|d| d.id == at.id);
+        let listed = model.requirements[..listed_before.0].iter().any(|r| r.id == at.id)
+            || model.decisions[..listed_before.1].iter().any(|d| d.id == at.id);
         let span = start + at.span.start..start + at.span.end;
         if listed {
             model.citations.push(Citation {
