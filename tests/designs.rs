@@ -13,6 +13,9 @@ use volk::design::lint::{Code, lint};
 use volk::design::model::mermaid;
 use volk::design::{Artifacts, Section};
 
+mod support;
+use support::provider::Provider;
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/designs")
 }
@@ -420,15 +423,20 @@ fn every_section_is_linted() {
 
 /// The reply text of a design: the fixture's five files under their markers.
 fn reply_of(dir: &str) -> String {
-    let design = fixtures().join(dir).join("design");
+    reply_of_design(&fixtures().join(dir))
+}
+
+fn reply_of_design(dir: &Path) -> String {
+    let design = dir.join("design");
     let mut out = String::new();
     for section in Section::ALL {
         let text = std::fs::read_to_string(design.join(section.file_name())).unwrap();
-        let text = text
-            .trim_end()
-            .trim_start_matches("```mermaid\n")
-            .trim_end_matches("```")
-            .trim_end();
+        let text = text.trim_end();
+        // A diagram fenced for GitHub goes bare into the reply; other fences stay.
+        let text = match text.strip_prefix("```mermaid\n") {
+            Some(inner) => inner.trim_end_matches("```").trim_end(),
+            None => text,
+        };
         let _ = writeln!(out, "{}:\n{text}\n", section.marker());
     }
     out
@@ -778,4 +786,46 @@ fn injected_gaps_are_found_with_their_code_and_line() {
         found as f64 * 100.0 / mutations.len() as f64
     );
     assert!(missed.is_empty(), "{missed:#?}");
+}
+
+/// In the loop: a model that answers with a clean corpus design gets exactly one
+/// request (the design), never a design-compiler repair pass, and the review
+/// carries no findings.
+#[test]
+fn a_clean_design_sends_no_repair_request() {
+    for dir in corpus() {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let provider = Provider::scripted(vec![reply_of_design(&dir)]);
+        let work = tempfile::tempdir().unwrap();
+        let packet =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/packets/example1_scope.json");
+        let out = Command::new(env!("CARGO_BIN_EXE_volk"))
+            .args(["run", "--packet"])
+            .arg(&packet)
+            .arg("--workspace")
+            .arg(work.path().join("w"))
+            .args(["--reasoner", "openai", "--base-url", &provider.v1()])
+            .current_dir(work.path())
+            .env("VOLK_LOG", work.path().join("volk.log"))
+            .env("VOLK_CONFIG_DIR", work.path().join("no-user-config"))
+            .env_remove("VOLK_REASONER")
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap();
+        let prompts = provider.prompts();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            prompts.last().map_or("", |p| &p[..p.len().min(3000)])
+        );
+        let review: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            review["payload"]["diagnostics"],
+            serde_json::json!([]),
+            "{name}"
+        );
+        assert_eq!(provider.hits(), 1, "{name}: a repair request was sent");
+    }
 }
