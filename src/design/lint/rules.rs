@@ -333,7 +333,10 @@ fn modules(model: &DesignModel, tree: &TreeFacts, out: &mut Vec<Diagnostic>) {
         if names::is_wiring(&file.path) {
             continue;
         }
-        if !api.contains(parts) && !declared_by_class(&file.path, parts, &classes_by_name) {
+        if !api.contains(parts)
+            && !declared_by_class(&file.path, parts, &classes_by_name)
+            && !in_go_package(model, &api_parts, &file.path)
+        {
             out.push(Diagnostic::new(
                 Code::FileWithoutApi,
                 Section::FileTree,
@@ -357,6 +360,24 @@ fn class_homes<'a, 'b>(
         }
     }
     out
+}
+
+/// A Go file in a directory the spec describes as a package (`## Package store
+/// (\`internal/store\`)`): Go's unit is the package, not the file.
+fn in_go_package(model: &DesignModel, api_parts: &ComponentList, path: &str) -> bool {
+    let Some(parent) = path.strip_suffix(names::file_name(path)) else {
+        return false;
+    };
+    if !path.ends_with(".go") {
+        return false;
+    }
+    let dir = names::components(parent);
+    model.api.modules.iter().enumerate().any(|(i, m)| {
+        names::source_extension(&m.name).is_none() && !m.name.is_empty() && {
+            let parts = api_parts.get(i);
+            !dir.is_empty() && dir.ends_with(parts)
+        }
+    })
 }
 
 /// A file named after a class the spec declares in its directory's module

@@ -55,6 +55,8 @@ const OMITS: &[&str] = &[
 pub struct DiagramScope {
     kinds: Vec<Left>,
     names: Vec<String>,
+    /// "Only the domain model is shown": whatever is not drawn is left out on purpose.
+    partial: bool,
 }
 
 impl DiagramScope {
@@ -73,6 +75,11 @@ impl DiagramScope {
                 continue;
             }
             let lower = trimmed.to_ascii_lowercase();
+            let only = lower.contains("only")
+                && ["show", "draw", "cover", "depict", "focus", "include"]
+                    .iter()
+                    .any(|w| lower.contains(w));
+            scope.partial |= only;
             if !OMITS.iter().any(|w| lower.contains(w)) {
                 continue;
             }
@@ -89,7 +96,7 @@ impl DiagramScope {
     }
 
     pub fn leaves_out(&self, class: &ApiClass) -> bool {
-        if self.names.iter().any(|n| *n == class.name) {
+        if self.partial || self.names.iter().any(|n| *n == class.name) {
             return true;
         }
         let name = class.name.as_str();
@@ -132,5 +139,6 @@ mod tests {
         let named = DiagramScope::read("Records used only as request bodies (`CreateInvoice`) are omitted.");
         assert!(spec.classes().filter(|c| named.leaves_out(c)).any(|c| c.name == "CreateInvoice"));
         assert!(DiagramScope::read("All classes are drawn.").kinds.is_empty());
+        assert!(DiagramScope::read("Only the domain layer is shown.").partial);
     }
 }

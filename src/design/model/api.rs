@@ -529,6 +529,45 @@ fn class_header(content: &str) -> Option<ClassHeader> {
     })
 }
 
+/// A heading that names a class without the keyword: `### \`OrderService\``,
+/// `### OrderRepository (interface)`, `### PaymentGateway — port`. A plain word
+/// (`### Errors`) is a heading, not a class, unless it is backticked.
+fn heading_class(content: &str, backticked: bool) -> Option<ClassHeader> {
+    let name_len = content
+        .char_indices()
+        .find(|(_, c)| !is_ident_char(*c))
+        .map_or(content.len(), |(i, _)| i);
+    let name = &content[..name_len];
+    let rest = content[name_len..].trim_start_matches(['`', '*']).trim();
+    let lower = rest.to_ascii_lowercase();
+    let says_class = ["class", "interface", "service", "struct", "record", "trait", "enum"]
+        .iter()
+        .any(|w| lower.contains(w));
+    let camel = name.chars().filter(char::is_ascii_uppercase).count() >= 2
+        && name.bytes().any(|b| b.is_ascii_lowercase());
+    if !name.starts_with(|c: char| c.is_ascii_uppercase())
+        || !(rest.is_empty() || rest.starts_with(['(', '—', '–', '-', ':']))
+        || !(camel || backticked || says_class)
+    {
+        return None;
+    }
+    let kind = if lower.contains("interface") || lower.contains("port") || lower.contains("protocol") {
+        ClassKind::Interface
+    } else if lower.contains("enum") {
+        ClassKind::Enum
+    } else {
+        ClassKind::Class
+    };
+    Some(ClassHeader {
+        name: name.to_string(),
+        kind,
+        bases: Vec::new(),
+        generics: Vec::new(),
+        at: 0,
+        params: None,
+    })
+}
+
 /// `save(self, record) -> int`, `def save(...)`, `+save(record) int`, `pub fn
 /// save(&self)`, and in code any return type first (`Optional<Order> findById(UUID
 /// id)`, `Task<Invoice?> GetAsync(Guid id)`): the function name and where it starts
@@ -823,7 +862,10 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
             });
             continue;
         }
-        if let Some(h) = class_header(content) {
+        let header = class_header(content).or_else(|| {
+            level.and_then(|_| heading_class(content, line.text.contains('`')))
+        });
+        if let Some(h) = header {
             let start = line.start + offset + h.at;
             let header_types = h
                 .params
@@ -1211,6 +1253,14 @@ pub fn helper() -> u32
         let got: Vec<(&str, ClassKind)> = spec.classes().map(|c| (c.name.as_str(), c.kind)).collect();
         assert_eq!(got, [("Order", ClassKind::Mentioned), ("Bookmark", ClassKind::Mentioned)]);
         assert_eq!(&t[spec.modules[0].classes[0].span.clone()], "Order");
+    }
+
+    #[test]
+    fn a_heading_may_name_a_class() {
+        let t = "## `src/orders/service.ts`\n\n### OrderService\n\n- `place(cmd: PlaceOrder): Order`\n\n### Errors\n\n- `fail(): void`\n";
+        let spec = parse(t);
+        assert_eq!(names(&spec), [("OrderService".to_string(), vec!["place".to_string()])]);
+        assert_eq!(spec.modules[0].functions[0].name, "fail");
     }
 
     #[test]

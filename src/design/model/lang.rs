@@ -216,10 +216,44 @@ pub fn signature_types(code: &str, at: usize, lang: Lang) -> Vec<(String, Range<
             _ => {}
         }
     }
-    if close <= code.len() {
-        out.extend(type_names(&code[close.min(code.len())..], at + close.min(code.len())));
-    }
+    let tail = &code[close.min(code.len())..];
+    let (skip, expr) = return_type(tail);
+    out.extend(type_names(expr, at + close.min(code.len()) + skip));
     out
+}
+
+/// The return type after a parameter list (`-> list[Task]  # FR-1`, `: Promise<T |
+/// undefined>;`, `(Link, error)`), without what follows it: a comment, or prose
+/// such as `: Adds a task`.
+fn return_type(tail: &str) -> (usize, &str) {
+    let start = tail.len()
+        - tail
+            .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '-' | '>' | ':' | '='))
+            .len();
+    let rest = &tail[start..];
+    let bytes = rest.as_bytes();
+    let mut depth = 0usize;
+    let mut end = 0;
+    while end < bytes.len() {
+        let b = bytes[end];
+        match b {
+            b'(' | b'<' | b'[' | b'{' => depth += 1,
+            b')' | b'>' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b' ' | b'\t' if depth == 0 => {
+                // `T | None` goes on; anything else after a space is not the type.
+                let after = rest[end..].trim_start();
+                if let Some(union) = after.strip_prefix('|') {
+                    end = rest.len() - union.trim_start().len();
+                    continue;
+                }
+                break;
+            }
+            b':' | b';' | b',' | b'#' if depth == 0 => break,
+            _ => {}
+        }
+        end += 1;
+    }
+    (start, &rest[..end])
 }
 
 /// One parameter's types, without its name.
@@ -264,6 +298,10 @@ const PYTHON: &[&str] = &[
     "Logger", "Thread", "Lock", "Event", "Queue", "Future", "Task", "BytesIO", "StringIO",
     "Popen", "CompletedProcess", "ZoneInfo", "Ellipsis", "NotImplemented", "ABC",
     "Executor", "Namespace", "ArgumentParser", "Traceback",
+    // the frameworks a Python design names most (FastAPI, Django, SQLAlchemy, pydantic)
+    "APIRouter", "FastAPI", "Depends", "HTTPException", "Request", "Response", "BaseModel",
+    "Field", "Session", "AsyncSession", "Engine", "Mapped", "QuerySet", "HttpRequest",
+    "HttpResponse", "JsonResponse", "DataFrame", "Series", "UploadFile", "BackgroundTasks",
 ];
 
 const TYPESCRIPT: &[&str] = &[
@@ -275,6 +313,10 @@ const TYPESCRIPT: &[&str] = &[
     "Generator", "AsyncGenerator", "Function", "Object", "String", "Number", "Boolean", "Symbol",
     "BigInt", "ReadableStream", "WritableStream", "Blob", "File", "FormData", "NodeJS",
     "EventEmitter", "Readable", "Writable", "Stream", "Uint8ClampedArray", "DataView",
+    // Express, NestJS, TypeORM, Prisma, React, RxJS
+    "Router", "NextFunction", "RequestHandler", "Express", "Application", "Observable",
+    "Repository", "DataSource", "EntityManager", "PrismaClient", "ReactNode", "JSX",
+    "Injectable", "HttpException", "ExecutionContext", "ZodType", "ZodSchema",
 ];
 
 const GO: &[&str] = &[
@@ -282,6 +324,7 @@ const GO: &[&str] = &[
     "Request", "ResponseWriter", "Handler", "HandlerFunc", "Mutex", "RWMutex", "WaitGroup",
     "Logger", "Client", "Server", "Conn", "Listener", "File", "Buffer", "Builder", "Error",
     "Value", "Ticker", "Timer", "Location", "Regexp", "Cmd", "Rows", "Row", "Tx", "DB",
+    "Pool", "Router", "Engine", "RouterGroup", "Header", "Cookie", "URL", "Template",
 ];
 
 const JAVA: &[&str] = &[
@@ -298,6 +341,11 @@ const JAVA: &[&str] = &[
     "Writer", "Charset", "Pattern", "Class", "Comparable", "Comparator", "Deque", "Queue",
     "Locale", "Currency", "Thread", "AutoCloseable", "CharSequence", "StringBuilder", "Record",
     "Enum", "Collectors", "Flux", "Mono",
+    // Spring, Jakarta, Micronaut: the types a Java service design uses unqualified
+    "ResponseEntity", "HttpStatus", "HttpHeaders", "Pageable", "Page", "Sort", "JpaRepository",
+    "CrudRepository", "MultipartFile", "Model", "HttpServletRequest", "HttpServletResponse",
+    "RestTemplate", "WebClient", "ApplicationEvent", "Authentication", "UserDetails",
+    "EntityManager", "Transactional", "Logger", "JsonNode", "ObjectMapper",
 ];
 
 const KOTLIN: &[&str] = &[
@@ -307,6 +355,9 @@ const KOTLIN: &[&str] = &[
     "Result", "Regex", "Comparable", "Throwable", "Exception", "Flow", "StateFlow",
     "SharedFlow", "MutableStateFlow", "Deferred", "Job", "CoroutineScope", "Channel",
     "Duration", "Instant", "LocalDate", "LocalDateTime", "BigDecimal", "Lazy",
+    // Ktor, Exposed, Spring for Kotlin
+    "ApplicationCall", "Route", "Routing", "Application", "HttpStatusCode", "Database",
+    "Transaction", "ResultRow", "Table", "ResponseEntity", "HttpClient", "Json",
 ];
 
 const CSHARP: &[&str] = &[
@@ -321,6 +372,11 @@ const CSHARP: &[&str] = &[
     "ReadOnlySpan", "Memory", "ReadOnlyMemory", "Nullable", "Lazy", "Tuple", "ValueTuple",
     "Type", "Attribute", "IDisposable", "IAsyncDisposable", "StringBuilder", "Encoding", "Regex",
     "Random", "TimeProvider", "Enum", "Array", "IQueryable", "Expression",
+    // ASP.NET Core, EF Core
+    "IActionResult", "ActionResult", "ControllerBase", "IResult", "Results", "WebApplication",
+    "WebApplicationBuilder", "HttpContext", "HttpRequest", "HttpResponse", "DbContext", "DbSet",
+    "ModelBuilder", "IHostedService", "BackgroundService", "IMediator", "IFormFile",
+    "ClaimsPrincipal", "JsonSerializerOptions", "IHttpClientFactory", "IMemoryCache",
 ];
 
 const RUST: &[&str] = &[
@@ -333,6 +389,10 @@ const RUST: &[&str] = &[
     "Default", "From", "Into", "AsRef", "Read", "Write", "BufRead", "BufReader", "BufWriter",
     "Stdin", "Stdout", "TcpStream", "TcpListener", "SocketAddr", "IpAddr", "Command", "Child",
     "Sender", "Receiver", "JoinHandle", "Any", "Seek", "Infallible", "NonZeroU32", "NonZeroU64",
+    // the crates a Rust design names most (serde, tokio, axum, sqlx, chrono, uuid, anyhow)
+    "Serialize", "Deserialize", "Value", "Uuid", "DateTime", "Utc", "NaiveDate", "Json", "State",
+    "Router", "Extension", "Query", "IntoResponse", "Response", "StatusCode", "PgPool", "Pool",
+    "Bytes", "Client", "Runtime", "Parser", "Subcommand", "Args",
 ];
 
 #[cfg(test)]
