@@ -317,8 +317,24 @@ impl<'a> TreeFacts<'a> {
 fn modules(model: &DesignModel, tree: &TreeFacts, out: &mut Vec<Diagnostic>) {
     let tree_index = ModuleIndex::new(&tree.parts);
     let api_parts = ComponentList::of(model.api.modules.iter().map(|m| m.name.as_str()));
+    // A package names a directory; a flat tree lists files only, so the directories
+    // of its source files count too (not of its tests) (`src/main/java/com/park/web/X.java` holds `com.park.web`).
+    let dirs: Vec<&str> = model
+        .tree
+        .entries
+        .iter()
+        .zip(&tree.roles)
+        .filter(|(e, role)| !e.is_dir && **role != Role::Test)
+        .flat_map(|(e, _)| {
+            let path = e.path.as_str();
+            path.match_indices('/').map(move |(i, _)| &path[..i])
+        })
+        .collect();
+    let dir_parts = ComponentList::of(dirs.into_iter());
+    let dir_index = ModuleIndex::new(&dir_parts);
     for (i, m) in model.api.modules.iter().enumerate() {
-        if !m.name.is_empty() && !tree_index.contains(api_parts.get(i)) {
+        let parts = api_parts.get(i);
+        if !m.name.is_empty() && !tree_index.contains(parts) && !dir_index.contains(parts) {
             out.push(Diagnostic::new(
                 Code::ModuleWithoutFile,
                 Section::ApiSpec,

@@ -907,6 +907,9 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
         }
         let (receiver, rest, rest_at) = go_receiver(content);
         let Some((name, at)) = function_header(rest, code) else {
+            if !in_fence {
+                inline_declarations(&mut r, line.text, line.start, lang);
+            }
             continue;
         };
         let at = rest_at + at;
@@ -957,6 +960,38 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
         }
     }
     r.spec
+}
+
+/// Declarations in backticks inside prose (`` `TicketResponse` is a `record
+/// TicketResponse(String id)` ``): mentioned classes, specified but not required
+/// in the diagram.
+fn inline_declarations(r: &mut Reader, text: &str, line_start: usize, lang: Lang) {
+    let mut base = 0;
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('`') else {
+            return;
+        };
+        let span = &after[..close];
+        if let Some(h) = class_header(span) {
+            let at = line_start + base + open + 1 + h.at;
+            let m = r.module(at);
+            r.spec.modules[m].classes.push(ApiClass {
+                span: at..at + h.name.len(),
+                name: h.name,
+                kind: ClassKind::Mentioned,
+                bases: h.bases,
+                generics: h.generics,
+                methods: Vec::new(),
+                header_types: Vec::new(),
+                lang,
+            });
+        }
+        let used = open + 1 + close + 1;
+        base += used;
+        rest = &rest[used..];
+    }
 }
 
 /// The class of that name, latest first (a Go method may follow its type's section).

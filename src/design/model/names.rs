@@ -257,6 +257,7 @@ pub fn tested_stem_of(path: &str) -> Option<&str> {
             strip_suffix_ignore_case(stem, "spec")
                 .filter(|s| !s.is_empty() && stem.ends_with("Spec"))
         })
+        .or_else(|| stem.strip_suffix("IT").filter(|s| s.ends_with(|c: char| c.is_ascii_lowercase())))
         .or_else(|| {
             let infix = |w: &[u8]| w == b".test." || w == b".spec.";
             (stem.len() < file.len() && file.as_bytes().windows(6).any(infix)).then_some(stem)
@@ -391,6 +392,8 @@ mod tests {
         let spec = TestTarget::of("src/orders/orders.service.spec.ts");
         assert!(spec.covers(&TestTarget::of_source("src/orders/orders.service.ts")));
         assert!(!spec.covers(&TestTarget::of_source("src/orders/orders.controller.ts")));
+        let it = TestTarget::of("src/test/java/a/JdbcStoreIT.java");
+        assert!(it.covers(&TestTarget::of_source("src/main/java/a/JdbcStore.java")));
         let go = TestTarget::of("internal/wal/writer_test.go");
         assert!(go.covers(&TestTarget::of_source("internal/wal/writer.go")));
         assert!(is_wiring("cmd/kvd/main.go") && is_wiring("src/Web/Program.cs"));
