@@ -74,9 +74,12 @@ impl Lang {
             (Lang::Python, count(&["python", "django", "fastapi", "flask", "pytest"])),
             (
                 Lang::TypeScript,
-                count(&["typescript", "node.js", "nestjs", "express", "javascript", "deno"]),
+                count(&[
+                    "typescript", "node.js", "nestjs", "express.js", "expressjs", "express 4",
+                    "express 5", "express app", "javascript", "deno",
+                ]),
             ),
-            (Lang::Go, count(&["golang", "go 1.", "in go ", "go module", "go,"])),
+            (Lang::Go, count(&["golang", "go 1.", "in go ", "go module", " go,", "written in go"])),
             (Lang::Java, java),
             (Lang::Kotlin, count(&["kotlin", "ktor"])),
             (Lang::CSharp, count(&["c#", ".net", "asp.net", "csharp"])),
