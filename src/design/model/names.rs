@@ -84,10 +84,15 @@ pub enum Role {
     Other,
 }
 
+/// Django's `tests.py` (and a lone `test.py`): the tests of its whole directory.
+fn is_directory_test(path: &str) -> bool {
+    matches!(file_name(path), "tests.py" | "test.py")
+}
+
 pub fn role(path: &str) -> Role {
     if source_extension(path).is_none() {
         Role::Other
-    } else if in_test_dir(path) || tested_stem_of(path).is_some() {
+    } else if in_test_dir(path) || tested_stem_of(path).is_some() || is_directory_test(path) {
         Role::Test
     } else if PLUMBING.contains(&file_name(path)) {
         Role::Other
@@ -101,7 +106,7 @@ pub fn is_test_file(path: &str) -> bool {
     if source_extension(path).is_none() {
         return false;
     }
-    in_test_dir(path) || tested_stem_of(path).is_some()
+    in_test_dir(path) || tested_stem_of(path).is_some() || is_directory_test(path)
 }
 
 fn in_test_dir(path: &str) -> bool {
@@ -151,6 +156,12 @@ fn module_dirs(path: &str) -> Vec<String> {
 impl TestTarget {
     /// A test file: `tests/unit/patients/test_models.py` tests `models` in `patients`.
     pub fn of(path: &str) -> TestTarget {
+        if is_directory_test(path) {
+            return TestTarget {
+                stem: String::new(),
+                dirs: module_dirs(path),
+            };
+        }
         let stem = match tested_stem_of(path) {
             Some(s) => s.to_ascii_lowercase(),
             None => {
@@ -178,6 +189,9 @@ impl TestTarget {
     /// from the root are dropped, one path ends with the other (a flat `tests/`
     /// covers every module of that name; `tests/unit/patients/` only `…/patients/`).
     pub fn covers(&self, source: &TestTarget) -> bool {
+        if self.stem.is_empty() {
+            return self.dirs == source.dirs;
+        }
         if self.stem != source.stem {
             return false;
         }
@@ -392,6 +406,9 @@ mod tests {
         let spec = TestTarget::of("src/orders/orders.service.spec.ts");
         assert!(spec.covers(&TestTarget::of_source("src/orders/orders.service.ts")));
         assert!(!spec.covers(&TestTarget::of_source("src/orders/orders.controller.ts")));
+        let django = TestTarget::of("shop/orders/tests.py");
+        assert!(django.covers(&TestTarget::of_source("shop/orders/views.py")));
+        assert!(!django.covers(&TestTarget::of_source("shop/billing/views.py")));
         let it = TestTarget::of("src/test/java/a/JdbcStoreIT.java");
         assert!(it.covers(&TestTarget::of_source("src/main/java/a/JdbcStore.java")));
         let go = TestTarget::of("internal/wal/writer_test.go");
