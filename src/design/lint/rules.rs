@@ -116,17 +116,19 @@ fn requirements(
     let mut first = HashMap::default();
     for r in &model.requirements {
         if let Some(earlier) = first.insert(r.id, r) {
+            // At the first definition, the one the rest of the design cites (#24).
+            let again = artifacts.requirements[..r.span.start].matches('\n').count() + 1;
             out.push(
                 Diagnostic::new(
                     Code::DuplicateRequirement,
                     Section::Requirements,
-                    r.span.clone(),
-                    format!("requirement {} is defined twice", r.written),
+                    earlier.span.clone(),
+                    format!(
+                        "requirement {} is defined twice (again as {} on line {again})",
+                        earlier.written, r.written
+                    ),
                 )
-                .note(format!(
-                    "first defined as {}: {}",
-                    earlier.written, earlier.text
-                )),
+                .note(format!("defined again as {}: {}", r.written, r.text)),
             );
             first.insert(r.id, earlier);
         }
