@@ -653,7 +653,9 @@ fn generated_mutations(dir: &Path, clean: &Artifacts, out: &mut Vec<Mutation>) {
     for r in &model.requirements {
         let req = &clean.requirements;
         let start = req[..r.span.start].rfind('\n').map_or(0, |i| i + 1);
-        let end = req[r.span.start..].find('\n').map_or(req.len(), |i| r.span.start + i + 1);
+        let end = req[r.span.start..]
+            .find('\n')
+            .map_or(req.len(), |i| r.span.start + i + 1);
         let line_text = &req[start..end];
         if volk::design::model::ids::scan(line_text).len() != 1
             || model.requirements.iter().filter(|o| o.id == r.id).count() != 1
@@ -797,8 +799,8 @@ fn a_clean_design_sends_no_repair_request() {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let provider = Provider::scripted(vec![reply_of_design(&dir)]);
         let work = tempfile::tempdir().unwrap();
-        let packet =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/packets/example1_scope.json");
+        let packet = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/packets/example1_scope.json");
         let out = Command::new(env!("CARGO_BIN_EXE_volk"))
             .args(["run", "--packet"])
             .arg(&packet)

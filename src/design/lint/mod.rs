@@ -10,8 +10,8 @@ pub mod scope;
 pub mod trace;
 pub mod types;
 
-pub use diagnostic::{Code, Diagnostic};
 pub use crate::design::model::lang::{DECLARATIVE_FILES, test_convention};
+pub use diagnostic::{Code, Diagnostic};
 
 use crate::design::Artifacts;
 use crate::design::model::DesignModel;

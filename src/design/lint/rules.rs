@@ -374,7 +374,9 @@ fn class_homes<'a, 'b>(
     let mut out: HashMap<&str, Vec<&[&str]>> = HashMap::default();
     for (i, m) in model.api.modules.iter().enumerate() {
         for c in &m.classes {
-            out.entry(c.name.as_str()).or_default().push(api_parts.get(i));
+            out.entry(c.name.as_str())
+                .or_default()
+                .push(api_parts.get(i));
         }
     }
     out
@@ -423,16 +425,22 @@ fn tests(artifacts: &Artifacts, model: &DesignModel, tree: &TreeFacts, out: &mut
         .collect();
     // Rust unit tests live in the module: a tree line saying so covers its file, a
     // sentence anywhere else covers every Rust file.
-    let in_file_everywhere = [&artifacts.architecture, &artifacts.api_spec, &artifacts.file_tree]
-        .iter()
-        .any(|t| {
-            lines_of(t)
-                .filter(|l| l.contains("cfg(test)"))
-                .any(|l| !t.as_str().eq(&artifacts.file_tree) || !l.contains(".rs"))
-        });
+    let in_file_everywhere = [
+        &artifacts.architecture,
+        &artifacts.api_spec,
+        &artifacts.file_tree,
+    ]
+    .iter()
+    .any(|t| {
+        lines_of(t)
+            .filter(|l| l.contains("cfg(test)"))
+            .any(|l| !t.as_str().eq(&artifacts.file_tree) || !l.contains(".rs"))
+    });
     let api_parts = ComponentList::of(model.api.modules.iter().map(|m| m.name.as_str()));
     for (file, parts) in tree.sources(model) {
-        if names::is_declarative_path(&file.path) || is_declarative(model, &api_parts, &file.path, parts) {
+        if names::is_declarative_path(&file.path)
+            || is_declarative(model, &api_parts, &file.path, parts)
+        {
             continue;
         }
         if file.path.ends_with(".rs") {
@@ -474,7 +482,12 @@ fn line_at(text: &str, at: usize) -> &str {
 /// A file whose API declares no behaviour: its module's classes are all interfaces,
 /// enums, records, aliases or data without methods, and it has no function but a
 /// `main`. A file the spec does not describe is not declarative (D021 says so).
-fn is_declarative(model: &DesignModel, api_parts: &ComponentList, path: &str, parts: &[&str]) -> bool {
+fn is_declarative(
+    model: &DesignModel,
+    api_parts: &ComponentList,
+    path: &str,
+    parts: &[&str],
+) -> bool {
     let file = names::file_name(path);
     let stem = file.split_once('.').map_or(file, |(s, _)| s);
     let dir = &parts[..parts.len().saturating_sub(1)];
@@ -562,7 +575,10 @@ fn classes(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnostic>
             continue;
         }
         for m in c.members.iter().filter(|m| m.kind == MemberKind::Method) {
-            if !api.iter().any(|a| a.methods.iter().any(|s| s.name == m.name)) {
+            if !api
+                .iter()
+                .any(|a| a.methods.iter().any(|s| s.name == m.name))
+            {
                 out.push(Diagnostic::new(
                     Code::DiagramContradictsApi,
                     Section::ClassDiagram,

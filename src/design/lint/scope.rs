@@ -46,8 +46,20 @@ const WORDS: &[(&str, Left)] = &[
 
 /// Words that make a sentence say something is left out.
 const OMITS: &[&str] = &[
-    "omit", "left out", "leave out", "leaves out", "not shown", "not drawn", "excluded",
-    "exclude", "elided", "hidden", "not included", "does not show", "doesn't show", "skipped",
+    "omit",
+    "left out",
+    "leave out",
+    "leaves out",
+    "not shown",
+    "not drawn",
+    "excluded",
+    "exclude",
+    "elided",
+    "hidden",
+    "not included",
+    "does not show",
+    "doesn't show",
+    "skipped",
     "without",
 ];
 
@@ -101,11 +113,11 @@ impl DiagramScope {
         }
         let name = class.name.as_str();
         self.kinds.iter().any(|k| match k {
-            Left::Dto => {
-                ["Dto", "DTO", "Request", "Response", "Payload", "Body", "Input", "Output"]
-                    .iter()
-                    .any(|s| name.ends_with(s))
-            }
+            Left::Dto => [
+                "Dto", "DTO", "Request", "Response", "Payload", "Body", "Input", "Output",
+            ]
+            .iter()
+            .any(|s| name.ends_with(s)),
             Left::Record => class.kind == ClassKind::Record,
             Left::Enum => class.kind == ClassKind::Enum,
             Left::Exception => name.ends_with("Exception") || name.ends_with("Error"),
@@ -113,7 +125,9 @@ impl DiagramScope {
             Left::Module => name.ends_with("Module"),
             Left::Interface => matches!(class.kind, ClassKind::Interface | ClassKind::Trait),
             Left::Entity => name.ends_with("Entity"),
-            Left::Config => ["Config", "Settings", "Options"].iter().any(|s| name.ends_with(s)),
+            Left::Config => ["Config", "Settings", "Options"]
+                .iter()
+                .any(|s| name.ends_with(s)),
             Left::Test => name.ends_with("Test") || name.ends_with("Tests"),
         })
     }
@@ -129,16 +143,28 @@ mod tests {
         let spec = api::parse(
             "```ts\nexport class PlaceOrderDto {}\nexport class OrdersModule {}\nexport class Order {}\n```\n```csharp\npublic sealed record CreateInvoice(Guid Id);\n```\n",
         );
-        let scope = DiagramScope::read("Nest modules and DTOs are omitted.\n\n```mermaid\nclassDiagram\n  class Order\n```\n");
+        let scope = DiagramScope::read(
+            "Nest modules and DTOs are omitted.\n\n```mermaid\nclassDiagram\n  class Order\n```\n",
+        );
         let left: Vec<&str> = spec
             .classes()
             .filter(|c| scope.leaves_out(c))
             .map(|c| c.name.as_str())
             .collect();
         assert_eq!(left, ["PlaceOrderDto", "OrdersModule"]);
-        let named = DiagramScope::read("Records used only as request bodies (`CreateInvoice`) are omitted.");
-        assert!(spec.classes().filter(|c| named.leaves_out(c)).any(|c| c.name == "CreateInvoice"));
-        assert!(DiagramScope::read("All classes are drawn.").kinds.is_empty());
+        let named = DiagramScope::read(
+            "Records used only as request bodies (`CreateInvoice`) are omitted.",
+        );
+        assert!(
+            spec.classes()
+                .filter(|c| named.leaves_out(c))
+                .any(|c| c.name == "CreateInvoice")
+        );
+        assert!(
+            DiagramScope::read("All classes are drawn.")
+                .kinds
+                .is_empty()
+        );
         assert!(DiagramScope::read("Only the domain layer is shown.").partial);
     }
 }

@@ -248,7 +248,10 @@ fn heading_paths(content: &str) -> Vec<(String, Range<usize>)> {
         let token = &after[..close];
         if token.contains('/') && looks_like_module(token) || source_extension(token).is_some() {
             let start = base + open + 1;
-            out.push((token.trim_end_matches('/').to_string(), start..start + token.len()));
+            out.push((
+                token.trim_end_matches('/').to_string(),
+                start..start + token.len(),
+            ));
         }
         let used = open + 1 + close + 1;
         base += used;
@@ -323,7 +326,9 @@ fn strip_decorations(mut rest: &str) -> &str {
             };
         } else if trimmed.starts_with("#[") {
             rest = balanced(&trimmed[1..], '[', ']').map_or("", |(_, r)| r);
-        } else if trimmed.starts_with('[') && trimmed[1..].starts_with(|c: char| c.is_ascii_uppercase()) {
+        } else if trimmed.starts_with('[')
+            && trimmed[1..].starts_with(|c: char| c.is_ascii_uppercase())
+        {
             rest = balanced(trimmed, '[', ']').map_or("", |(_, r)| r);
         } else {
             return trimmed;
@@ -366,7 +371,18 @@ fn class_header(content: &str) -> Option<ClassHeader> {
     let first = rest.as_bytes().first()?.to_ascii_lowercase();
     if !matches!(
         first,
-        b'p' | b'e' | b'a' | b'f' | b'd' | b'c' | b's' | b't' | b'i' | b'r' | b'o' | b'v' | b'n'
+        b'p' | b'e'
+            | b'a'
+            | b'f'
+            | b'd'
+            | b'c'
+            | b's'
+            | b't'
+            | b'i'
+            | b'r'
+            | b'o'
+            | b'v'
+            | b'n'
             | b'u'
     ) {
         return None;
@@ -540,9 +556,17 @@ fn heading_class(content: &str, backticked: bool) -> Option<ClassHeader> {
     let name = &content[..name_len];
     let rest = content[name_len..].trim_start_matches(['`', '*']).trim();
     let lower = rest.to_ascii_lowercase();
-    let says_class = ["class", "interface", "service", "struct", "record", "trait", "enum"]
-        .iter()
-        .any(|w| lower.contains(w));
+    let says_class = [
+        "class",
+        "interface",
+        "service",
+        "struct",
+        "record",
+        "trait",
+        "enum",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
     let camel = name.chars().filter(char::is_ascii_uppercase).count() >= 2
         && name.bytes().any(|b| b.is_ascii_lowercase());
     if !name.starts_with(|c: char| c.is_ascii_uppercase())
@@ -551,13 +575,14 @@ fn heading_class(content: &str, backticked: bool) -> Option<ClassHeader> {
     {
         return None;
     }
-    let kind = if lower.contains("interface") || lower.contains("port") || lower.contains("protocol") {
-        ClassKind::Interface
-    } else if lower.contains("enum") {
-        ClassKind::Enum
-    } else {
-        ClassKind::Class
-    };
+    let kind =
+        if lower.contains("interface") || lower.contains("port") || lower.contains("protocol") {
+            ClassKind::Interface
+        } else if lower.contains("enum") {
+            ClassKind::Enum
+        } else {
+            ClassKind::Class
+        };
     Some(ClassHeader {
         name: name.to_string(),
         kind,
@@ -584,7 +609,10 @@ fn function_header(content: &str, code: bool) -> Option<(String, usize)> {
         || !name.chars().all(is_ident_char)
         || name.chars().next().is_some_and(|c| c.is_ascii_digit())
         || STATEMENT_WORDS.contains(&name)
-        || matches!(name, "function" | "func" | "fn" | "def" | "fun" | "sizeof" | "typeof")
+        || matches!(
+            name,
+            "function" | "func" | "fn" | "def" | "fun" | "sizeof" | "typeof"
+        )
     {
         return None;
     }
@@ -627,9 +655,32 @@ enum Scope {
 fn is_data_tag(tag: &str) -> bool {
     matches!(
         tag.to_ascii_lowercase().as_str(),
-        "yaml" | "yml" | "json" | "jsonc" | "http" | "sql" | "bash" | "sh" | "shell" | "console"
-            | "toml" | "xml" | "ini" | "mermaid" | "plantuml" | "graphql" | "proto" | "protobuf"
-            | "dockerfile" | "env" | "csv" | "diff" | "hcl" | "terraform" | "make" | "makefile"
+        "yaml"
+            | "yml"
+            | "json"
+            | "jsonc"
+            | "http"
+            | "sql"
+            | "bash"
+            | "sh"
+            | "shell"
+            | "console"
+            | "toml"
+            | "xml"
+            | "ini"
+            | "mermaid"
+            | "plantuml"
+            | "graphql"
+            | "proto"
+            | "protobuf"
+            | "dockerfile"
+            | "env"
+            | "csv"
+            | "diff"
+            | "hcl"
+            | "terraform"
+            | "make"
+            | "makefile"
     )
 }
 
@@ -827,9 +878,7 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
                 continue;
             }
         }
-        if !in_fence
-            && let Some((name, range)) = module_header(content, level.is_some())
-        {
+        if !in_fence && let Some((name, range)) = module_header(content, level.is_some()) {
             let start = line.start + offset + range.start;
             r.push_module(name, start..start + range.len());
             continue;
@@ -862,15 +911,18 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
             });
             continue;
         }
-        let header = class_header(content).or_else(|| {
-            level.and_then(|_| heading_class(content, line.text.contains('`')))
-        });
+        let header = class_header(content)
+            .or_else(|| level.and_then(|_| heading_class(content, line.text.contains('`'))));
         if let Some(h) = header {
             let start = line.start + offset + h.at;
             let header_types = h
                 .params
                 .map(|(a, b)| {
-                    signature_types(&content[a - 1..=b.min(content.len() - 1)], line.start + offset + a - 1, lang)
+                    signature_types(
+                        &content[a - 1..=b.min(content.len() - 1)],
+                        line.start + offset + a - 1,
+                        lang,
+                    )
                 })
                 .unwrap_or_default();
             let m = r.module(start);
@@ -952,7 +1004,12 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
         }
         let m = r.module(start);
         match r.class {
-            Some((cm, c, _)) => match r.spec.modules.get_mut(cm).and_then(|x| x.classes.get_mut(c)) {
+            Some((cm, c, _)) => match r
+                .spec
+                .modules
+                .get_mut(cm)
+                .and_then(|x| x.classes.get_mut(c))
+            {
                 Some(class) => class.methods.push(signature),
                 None => r.spec.modules[m].functions.push(signature),
             },
@@ -996,13 +1053,17 @@ fn inline_declarations(r: &mut Reader, text: &str, line_start: usize, lang: Lang
 
 /// The class of that name, latest first (a Go method may follow its type's section).
 fn find_class(spec: &ApiSpec, name: &str) -> Option<(usize, usize)> {
-    spec.modules.iter().enumerate().rev().find_map(|(m, module)| {
-        module
-            .classes
-            .iter()
-            .position(|c| c.name == name)
-            .map(|c| (m, c))
-    })
+    spec.modules
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(m, module)| {
+            module
+                .classes
+                .iter()
+                .position(|c| c.name == name)
+                .map(|c| (m, c))
+        })
 }
 
 /// Go's `func (s *Store) Get(…)`: the receiver's type, and the rest from the name on
@@ -1083,7 +1144,8 @@ fn bold_name(content: &str) -> Option<(String, usize)> {
     if !(tail.is_empty() || tail.starts_with(['—', '–', '-', ':', '(', ','])) {
         return None;
     }
-    let at = content.len() - inner.len() + (inner[..end].len() - inner[..end].trim_start_matches('`').len());
+    let at = content.len() - inner.len()
+        + (inner[..end].len() - inner[..end].trim_start_matches('`').len());
     Some((name.to_string(), at))
 }
 
@@ -1110,7 +1172,9 @@ fn read_table_row(r: &mut Reader, table: &mut Option<Table>, text: &str, line_st
             .collect();
         let find = |words: &[&str]| names.iter().position(|n| words.contains(&n.as_str()));
         *table = Some(Table {
-            class: find(&["class", "type", "symbol", "classes", "types", "name", "struct"]),
+            class: find(&[
+                "class", "type", "symbol", "classes", "types", "name", "struct",
+            ]),
             kind: find(&["kind", "type kind", "category"]),
             header: true,
         });
@@ -1118,7 +1182,10 @@ fn read_table_row(r: &mut Reader, table: &mut Option<Table>, text: &str, line_st
     };
     if t.header {
         t.header = false;
-        if cells.iter().all(|(_, c)| c.trim().chars().all(|c| matches!(c, '-' | ':'))) {
+        if cells
+            .iter()
+            .all(|(_, c)| c.trim().chars().all(|c| matches!(c, '-' | ':')))
+        {
             return;
         }
     }
@@ -1233,7 +1300,12 @@ pub fn helper() -> u32
 
     fn names(spec: &ApiSpec) -> Vec<(String, Vec<String>)> {
         spec.classes()
-            .map(|c| (c.name.clone(), c.methods.iter().map(|m| m.name.clone()).collect()))
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    c.methods.iter().map(|m| m.name.clone()).collect(),
+                )
+            })
             .collect()
     }
 
@@ -1265,7 +1337,11 @@ pub fn helper() -> u32
         assert_eq!(classes[7].bases, ["SqlRepository"]);
         assert_eq!(classes[8].bases, ["Repo"]);
         assert_eq!(classes[8].generics, ["T"]);
-        let types: Vec<&str> = classes[2].methods[0].types.iter().map(|(n, _)| n.as_str()).collect();
+        let types: Vec<&str> = classes[2].methods[0]
+            .types
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect();
         assert_eq!(types, ["Guid"]);
     }
 
@@ -1276,17 +1352,33 @@ pub fn helper() -> u32
         let names: Vec<&str> = spec.modules.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(
             names,
-            ["internal/store", "internal/store/store.go", "src/orders/orders.service.ts", "a/source.py", "a/parser.py"]
+            [
+                "internal/store",
+                "internal/store/store.go",
+                "src/orders/orders.service.ts",
+                "a/source.py",
+                "a/parser.py"
+            ]
         );
-        assert_eq!(&t[spec.modules[2].span.clone()], "src/orders/orders.service.ts");
+        assert_eq!(
+            &t[spec.modules[2].span.clone()],
+            "src/orders/orders.service.ts"
+        );
     }
 
     #[test]
     fn symbol_tables_and_bold_names_mention_classes() {
         let t = "| module | class | kind |\n|---|---|---|\n| orders | `Order` | class |\n| orders | place | function |\n\n- **Bookmark** — `{ id: number }`\n";
         let spec = parse(t);
-        let got: Vec<(&str, ClassKind)> = spec.classes().map(|c| (c.name.as_str(), c.kind)).collect();
-        assert_eq!(got, [("Order", ClassKind::Mentioned), ("Bookmark", ClassKind::Mentioned)]);
+        let got: Vec<(&str, ClassKind)> =
+            spec.classes().map(|c| (c.name.as_str(), c.kind)).collect();
+        assert_eq!(
+            got,
+            [
+                ("Order", ClassKind::Mentioned),
+                ("Bookmark", ClassKind::Mentioned)
+            ]
+        );
         assert_eq!(&t[spec.modules[0].classes[0].span.clone()], "Order");
     }
 
@@ -1294,7 +1386,10 @@ pub fn helper() -> u32
     fn a_heading_may_name_a_class() {
         let t = "## `src/orders/service.ts`\n\n### OrderService\n\n- `place(cmd: PlaceOrder): Order`\n\n### Errors\n\n- `fail(): void`\n";
         let spec = parse(t);
-        assert_eq!(names(&spec), [("OrderService".to_string(), vec!["place".to_string()])]);
+        assert_eq!(
+            names(&spec),
+            [("OrderService".to_string(), vec!["place".to_string()])]
+        );
         assert_eq!(spec.modules[0].functions[0].name, "fail");
     }
 

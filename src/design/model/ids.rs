@@ -129,10 +129,13 @@ pub fn scan(text: &str) -> Vec<IdAt> {
             let sub_end = end + 1 + sub_digits;
             let ends_word = sub_end >= bytes.len()
                 || !(is_word_byte(bytes[sub_end])
-                    || bytes[sub_end] == b'.' && bytes.get(sub_end + 1).is_some_and(u8::is_ascii_digit));
+                    || bytes[sub_end] == b'.'
+                        && bytes.get(sub_end + 1).is_some_and(u8::is_ascii_digit));
             if sub_digits > 0
                 && ends_word
-                && let Some(n) = text.get(end + 1..sub_end).and_then(|d| d.parse::<u64>().ok())
+                && let Some(n) = text
+                    .get(end + 1..sub_end)
+                    .and_then(|d| d.parse::<u64>().ok())
                 && n > 0
             {
                 sub = n;

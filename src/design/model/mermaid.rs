@@ -579,7 +579,11 @@ fn member_of(text: &str, at: usize) -> Option<Member> {
     let mut types = match kind {
         MemberKind::Method => {
             let paren = plain.find('(').unwrap_or(0);
-            let types = super::lang::signature_types(&plain[paren..], body_at + paren, super::lang::Lang::Unknown);
+            let types = super::lang::signature_types(
+                &plain[paren..],
+                body_at + paren,
+                super::lang::Lang::Unknown,
+            );
             types
         }
         MemberKind::Attribute => match plain.find(':') {

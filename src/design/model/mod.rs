@@ -17,8 +17,8 @@ use crate::design::questions::open_question_items;
 use crate::design::{Artifacts, Section};
 
 pub use api::{ApiClass, ApiModule, ApiSpec, ClassKind, Signature};
-pub use lang::Lang;
 pub use ids::{Id, IdAt, IdKind};
+pub use lang::Lang;
 pub use mermaid::{ClassDiagram, DiagramClass, Member, MemberKind, Relation, RelationKind};
 pub use tree::{FileTree, TreeEntry};
 
@@ -211,8 +211,12 @@ fn read_ids(section: Section, text: &str, model: &mut DesignModel) {
     // rows of id tables defining one id are a duplicate like two list items.
     let listed_before = (model.requirements.len(), model.decisions.len());
     for (at, start, rest) in deferred {
-        let listed = model.requirements[..listed_before.0].iter().any(|r| r.id == at.id)
-            || model.decisions[..listed_before.1].iter().any(|d| d.id == at.id);
+        let listed = model.requirements[..listed_before.0]
+            .iter()
+            .any(|r| r.id == at.id)
+            || model.decisions[..listed_before.1]
+                .iter()
+                .any(|d| d.id == at.id);
         let span = start + at.span.start..start + at.span.end;
         if listed {
             model.citations.push(Citation {
@@ -233,7 +237,13 @@ fn define(model: &mut DesignModel, at: IdAt, line_start: usize, line: &str, rest
     push_definition(model, at.id, written, rest, span);
 }
 
-fn push_definition(model: &mut DesignModel, id: Id, written: String, rest: String, span: Range<usize>) {
+fn push_definition(
+    model: &mut DesignModel,
+    id: Id,
+    written: String,
+    rest: String,
+    span: Range<usize>,
+) {
     if id.kind == IdKind::Decision {
         model.decisions.push(Decision {
             id,

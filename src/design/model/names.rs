@@ -121,9 +121,15 @@ fn in_test_dir(path: &str) -> bool {
 
 /// `Shop.Orders.Tests` (a .NET test project): the project it tests.
 fn test_project_suffix(dir: &str) -> Option<&str> {
-    [".Tests", ".UnitTests", ".IntegrationTests", ".Test", ".Specs"]
-        .iter()
-        .find_map(|s| dir.strip_suffix(s))
+    [
+        ".Tests",
+        ".UnitTests",
+        ".IntegrationTests",
+        ".Test",
+        ".Specs",
+    ]
+    .iter()
+    .find_map(|s| dir.strip_suffix(s))
 }
 
 /// Directory names that only say "source" or "tests", never which module: a test
@@ -131,8 +137,22 @@ fn test_project_suffix(dir: &str) -> Option<&str> {
 fn is_layout_dir(d: &str) -> bool {
     matches!(
         d,
-        "src" | "source" | "main" | "test" | "tests" | "testing" | "java" | "kotlin" | "scala"
-            | "unit" | "integration" | "e2e" | "functional" | "__tests__" | "spec" | "specs"
+        "src"
+            | "source"
+            | "main"
+            | "test"
+            | "tests"
+            | "testing"
+            | "java"
+            | "kotlin"
+            | "scala"
+            | "unit"
+            | "integration"
+            | "e2e"
+            | "functional"
+            | "__tests__"
+            | "spec"
+            | "specs"
             | "it"
     )
 }
@@ -166,7 +186,9 @@ impl TestTarget {
             Some(s) => s.to_ascii_lowercase(),
             None => {
                 let file = file_name(path);
-                file.rsplit_once('.').map_or(file, |(s, _)| s).to_ascii_lowercase()
+                file.rsplit_once('.')
+                    .map_or(file, |(s, _)| s)
+                    .to_ascii_lowercase()
             }
         };
         TestTarget {
@@ -214,12 +236,26 @@ pub fn is_wiring(path: &str) -> bool {
     let stem = file.split_once('.').map_or(file, |(s, _)| s);
     matches!(
         stem,
-        "main" | "Main" | "Program" | "Startup" | "index" | "mod" | "lib" | "__init__"
-            | "__main__" | "package-info" | "module-info" | "conftest" | "setup" | "build"
+        "main"
+            | "Main"
+            | "Program"
+            | "Startup"
+            | "index"
+            | "mod"
+            | "lib"
+            | "__init__"
+            | "__main__"
+            | "package-info"
+            | "module-info"
+            | "conftest"
+            | "setup"
+            | "build"
     ) || file.ends_with(".module.ts")
         || file.contains(".config.")
         || (stem.ends_with("Application") && stem.len() > "Application".len())
-        || path.split('/').any(|d| matches!(d, "migrations" | "migration" | "migrate"))
+        || path
+            .split('/')
+            .any(|d| matches!(d, "migrations" | "migration" | "migrate"))
 }
 
 /// Files that need no test by their name alone: wiring, module files, migrations,
@@ -233,11 +269,29 @@ pub fn is_declarative_path(path: &str) -> bool {
     let stem = lower.split_once('.').map_or(lower.as_str(), |(s, _)| s);
     matches!(
         stem,
-        "config" | "settings" | "configuration" | "constants" | "types" | "schema" | "schemas"
-            | "dto" | "dtos" | "errors" | "exceptions" | "application"
-    ) || [".dto.", ".types.", ".schema.", ".config.", ".d.ts", ".entity.", ".interface."]
-        .iter()
-        .any(|m| lower.contains(m))
+        "config"
+            | "settings"
+            | "configuration"
+            | "constants"
+            | "types"
+            | "schema"
+            | "schemas"
+            | "dto"
+            | "dtos"
+            | "errors"
+            | "exceptions"
+            | "application"
+    ) || [
+        ".dto.",
+        ".types.",
+        ".schema.",
+        ".config.",
+        ".d.ts",
+        ".entity.",
+        ".interface.",
+    ]
+    .iter()
+    .any(|m| lower.contains(m))
         || path.split('/').any(|d| matches!(d, "dto" | "dtos"))
 }
 
@@ -271,7 +325,10 @@ pub fn tested_stem_of(path: &str) -> Option<&str> {
             strip_suffix_ignore_case(stem, "spec")
                 .filter(|s| !s.is_empty() && stem.ends_with("Spec"))
         })
-        .or_else(|| stem.strip_suffix("IT").filter(|s| s.ends_with(|c: char| c.is_ascii_lowercase())))
+        .or_else(|| {
+            stem.strip_suffix("IT")
+                .filter(|s| s.ends_with(|c: char| c.is_ascii_lowercase()))
+        })
         .or_else(|| {
             let infix = |w: &[u8]| w == b".test." || w == b".spec.";
             (stem.len() < file.len() && file.as_bytes().windows(6).any(infix)).then_some(stem)
@@ -398,8 +455,12 @@ mod tests {
         let flat = TestTarget::of("tests/test_storage.py");
         assert!(flat.covers(&TestTarget::of_source("src/taskman/storage.py")));
         let java = TestTarget::of("lib/src/test/java/com/acme/loans/LoanServiceTests.java");
-        assert!(java.covers(&TestTarget::of_source("lib/src/main/java/com/acme/loans/LoanService.java")));
-        assert!(!java.covers(&TestTarget::of_source("lib/src/main/java/com/acme/members/LoanService.java")));
+        assert!(java.covers(&TestTarget::of_source(
+            "lib/src/main/java/com/acme/loans/LoanService.java"
+        )));
+        assert!(!java.covers(&TestTarget::of_source(
+            "lib/src/main/java/com/acme/members/LoanService.java"
+        )));
         let cs = TestTarget::of("tests/Shop.Domain.Tests/InvoiceTests.cs");
         assert!(is_test_file("tests/Shop.Domain.Tests/InvoiceTests.cs"));
         assert!(cs.covers(&TestTarget::of_source("src/Shop.Domain/Invoice.cs")));
