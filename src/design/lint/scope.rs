@@ -108,7 +108,7 @@ impl DiagramScope {
     }
 
     pub fn leaves_out(&self, class: &ApiClass) -> bool {
-        if self.partial || self.names.iter().any(|n| *n == class.name) {
+        if self.partial || self.names.contains(&class.name) {
             return true;
         }
         let name = class.name.as_str();

@@ -579,12 +579,11 @@ fn member_of(text: &str, at: usize) -> Option<Member> {
     let mut types = match kind {
         MemberKind::Method => {
             let paren = plain.find('(').unwrap_or(0);
-            let types = super::lang::signature_types(
+            super::lang::signature_types(
                 &plain[paren..],
                 body_at + paren,
                 super::lang::Lang::Unknown,
-            );
-            types
+            )
         }
         MemberKind::Attribute => match plain.find(':') {
             Some(colon) => super::lang::type_names(&plain[colon + 1..], body_at + colon + 1),
