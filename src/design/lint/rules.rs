@@ -437,9 +437,10 @@ fn tests(artifacts: &Artifacts, model: &DesignModel, tree: &TreeFacts, out: &mut
             .any(|l| !t.as_str().eq(&artifacts.file_tree) || !l.contains(".rs"))
     });
     let api_parts = ComponentList::of(model.api.modules.iter().map(|m| m.name.as_str()));
+    let index = ApiIndex::new(model, &api_parts);
     for (file, parts) in tree.sources(model) {
         if names::is_declarative_path(&file.path)
-            || is_declarative(model, &api_parts, &file.path, parts)
+            || is_declarative(model, &api_parts, &index, &file.path, parts)
         {
             continue;
         }
@@ -479,12 +480,39 @@ fn line_at(text: &str, at: usize) -> &str {
     &text[start..end]
 }
 
+/// The API modules and classes indexed for the test rule: modules by their last
+/// name component (two names can only match when those agree), classes by name.
+struct ApiIndex<'a> {
+    by_last: HashMap<&'a str, Vec<usize>>,
+    by_class: HashMap<&'a str, Vec<(usize, usize)>>,
+}
+
+impl<'a> ApiIndex<'a> {
+    fn new(model: &'a DesignModel, api_parts: &ComponentList<'a>) -> Self {
+        let mut by_last: HashMap<&str, Vec<usize>> = HashMap::default();
+        let mut by_class: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
+        for (i, m) in model.api.modules.iter().enumerate() {
+            if let Some(last) = api_parts.get(i).last() {
+                by_last.entry(last).or_default().push(i);
+            }
+            for (c, class) in m.classes.iter().enumerate() {
+                by_class
+                    .entry(class.name.as_str())
+                    .or_default()
+                    .push((i, c));
+            }
+        }
+        ApiIndex { by_last, by_class }
+    }
+}
+
 /// A file whose API declares no behaviour: its module's classes are all interfaces,
 /// enums, records, aliases or data without methods, and it has no function but a
 /// `main`. A file the spec does not describe is not declarative (D021 says so).
 fn is_declarative(
     model: &DesignModel,
     api_parts: &ComponentList,
+    index: &ApiIndex,
     path: &str,
     parts: &[&str],
 ) -> bool {
@@ -492,26 +520,35 @@ fn is_declarative(
     let stem = file.split_once('.').map_or(file, |(s, _)| s);
     let dir = &parts[..parts.len().saturating_sub(1)];
     let mut described = false;
-    for (i, m) in model.api.modules.iter().enumerate() {
-        let module_parts = api_parts.get(i);
-        let own = !m.name.is_empty() && same_module(module_parts, parts);
-        let behaviour_here = m
+    let own_modules = parts
+        .last()
+        .and_then(|l| index.by_last.get(l))
+        .into_iter()
+        .flatten();
+    for &i in own_modules {
+        let m = &model.api.modules[i];
+        if m.name.is_empty() || !same_module(api_parts.get(i), parts) {
+            continue;
+        }
+        described = true;
+        let behaviour = m
             .functions
             .iter()
             .any(|f| !matches!(f.name.as_str(), "main" | "bootstrap"));
-        if own {
-            described = true;
-            if behaviour_here || m.classes.iter().any(|c| c.has_behaviour()) {
-                return false;
-            }
+        if behaviour || m.classes.iter().any(|c| c.has_behaviour()) {
+            return false;
         }
-        for c in m.classes.iter().filter(|c| c.name == stem) {
-            let home = m.name.is_empty() || same_module(module_parts, dir) || own;
-            if home && c.kind != crate::design::model::ClassKind::Mentioned {
-                described = true;
-                if c.has_behaviour() {
-                    return false;
-                }
+    }
+    for &(i, c) in index.by_class.get(stem).into_iter().flatten() {
+        let m = &model.api.modules[i];
+        let class = &m.classes[c];
+        let module_parts = api_parts.get(i);
+        let home =
+            m.name.is_empty() || same_module(module_parts, dir) || same_module(module_parts, parts);
+        if home && class.kind != crate::design::model::ClassKind::Mentioned {
+            described = true;
+            if class.has_behaviour() {
+                return false;
             }
         }
     }
