@@ -13,6 +13,9 @@ use volk::design::lint::{Code, lint};
 use volk::design::model::mermaid;
 use volk::design::{Artifacts, Section};
 
+mod support;
+use support::provider::Provider;
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/designs")
 }
@@ -420,15 +423,20 @@ fn every_section_is_linted() {
 
 /// The reply text of a design: the fixture's five files under their markers.
 fn reply_of(dir: &str) -> String {
-    let design = fixtures().join(dir).join("design");
+    reply_of_design(&fixtures().join(dir))
+}
+
+fn reply_of_design(dir: &Path) -> String {
+    let design = dir.join("design");
     let mut out = String::new();
     for section in Section::ALL {
         let text = std::fs::read_to_string(design.join(section.file_name())).unwrap();
-        let text = text
-            .trim_end()
-            .trim_start_matches("```mermaid\n")
-            .trim_end_matches("```")
-            .trim_end();
+        let text = text.trim_end();
+        // A diagram fenced for GitHub goes bare into the reply; other fences stay.
+        let text = match text.strip_prefix("```mermaid\n") {
+            Some(inner) => inner.trim_end_matches("```").trim_end(),
+            None => text,
+        };
         let _ = writeln!(out, "{}:\n{text}\n", section.marker());
     }
     out
@@ -541,5 +549,285 @@ fn lint_repairs_0_sends_the_findings_with_the_review() {
     let on_disk = &report["diagnostics"][0];
     for key in ["severity", "code", "message", "artifact", "line", "column"] {
         assert_eq!(on_disk[key], diags[0][key], "{key}");
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The corpus: designs written the way different models and architects write them,
+// in seven languages, each clean by a careful reading, and mutated copies with one
+// real gap each.
+
+fn corpus() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join("corpus"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("design").is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn read_artifacts(dir: &Path) -> Artifacts {
+    let design = dir.join("design");
+    Artifacts::from(
+        Section::ALL.map(|s| std::fs::read_to_string(design.join(s.file_name())).unwrap()),
+    )
+}
+
+fn line_of_offset(text: &str, at: usize) -> usize {
+    text[..at].matches('\n').count() + 1
+}
+
+/// One injected gap and the finding it must produce.
+struct Mutation {
+    design: String,
+    name: String,
+    artifacts: Artifacts,
+    code: Code,
+    at: Section,
+    line: usize,
+}
+
+fn section(key: &str) -> Section {
+    Section::ALL.into_iter().find(|s| s.key() == key).unwrap()
+}
+
+/// The mutations a design's `mutations.json` states: text replacements, the code
+/// expected and the line (the `nth` line containing `line_of` in artifact `at`).
+fn stated_mutations(dir: &Path, clean: &Artifacts, out: &mut Vec<Mutation>) {
+    let Ok(text) = std::fs::read_to_string(dir.join("mutations.json")) else {
+        return;
+    };
+    let design = dir.file_name().unwrap().to_string_lossy().to_string();
+    let list: Value = serde_json::from_str(&text).unwrap();
+    for m in list.as_array().unwrap() {
+        let name = m["name"].as_str().unwrap();
+        let mut a = clean.clone();
+        let target = section(m["artifact"].as_str().unwrap());
+        let pairs: Vec<(String, String)> = match &m["replace"][0] {
+            Value::String(_) => vec![(
+                m["replace"][0].as_str().unwrap().into(),
+                m["replace"][1].as_str().unwrap().into(),
+            )],
+            _ => m["replace"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| (p[0].as_str().unwrap().into(), p[1].as_str().unwrap().into()))
+                .collect(),
+        };
+        for (old, new) in pairs {
+            let text = a.get(target).to_string();
+            assert_eq!(text.matches(&old).count(), 1, "{design}/{name}: {old:?}");
+            *a.get_mut(target) = text.replacen(&old, &new, 1);
+        }
+        let at = section(m["at"].as_str().unwrap());
+        let needle = m["line_of"].as_str().unwrap();
+        let nth = m["nth"].as_u64().unwrap_or(0) as usize;
+        let text = a.get(at);
+        let line = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains(needle))
+            .nth(nth)
+            .unwrap_or_else(|| panic!("{design}/{name}: no line with {needle:?}"))
+            .0
+            + 1;
+        out.push(Mutation {
+            design: design.clone(),
+            name: name.to_string(),
+            artifacts: a,
+            code: Code::from_id(m["code"].as_str().unwrap()).unwrap(),
+            at,
+            line,
+        });
+    }
+}
+
+/// Generated mutations. Each functional requirement's definition deleted: D011 at
+/// its first citation. Each class the diagram declares renamed to one the spec
+/// lacks: D030 on that line.
+fn generated_mutations(dir: &Path, clean: &Artifacts, out: &mut Vec<Mutation>) {
+    let design = dir.file_name().unwrap().to_string_lossy().to_string();
+    let model = volk::design::model::DesignModel::read(clean);
+    for r in &model.requirements {
+        let req = &clean.requirements;
+        let start = req[..r.span.start].rfind('\n').map_or(0, |i| i + 1);
+        let end = req[r.span.start..]
+            .find('\n')
+            .map_or(req.len(), |i| r.span.start + i + 1);
+        let line_text = &req[start..end];
+        if volk::design::model::ids::scan(line_text).len() != 1
+            || model.requirements.iter().filter(|o| o.id == r.id).count() != 1
+        {
+            continue;
+        }
+        let Some(first) = model
+            .citations
+            .iter()
+            .filter(|c| c.id == r.id && c.section != Section::Requirements)
+            .min_by_key(|c| (c.section, c.span.start))
+        else {
+            continue;
+        };
+        let mut a = clean.clone();
+        a.requirements = format!("{}{}", &req[..start], &req[end..]);
+        let line = line_of_offset(a.get(first.section), first.span.start);
+        out.push(Mutation {
+            design: design.clone(),
+            name: format!("definition of {} deleted", r.written),
+            artifacts: a,
+            code: Code::UnknownRequirement,
+            at: first.section,
+            line,
+        });
+    }
+    let diagram = &clean.class_diagram;
+    let mut offset = 0;
+    for l in diagram.split_inclusive('\n') {
+        let trimmed = l.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("class ") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                let mut a = clean.clone();
+                let at = offset + (l.len() - trimmed.len()) + "class ".len();
+                a.class_diagram = format!(
+                    "{}{}Phantom{}",
+                    &diagram[..at],
+                    name,
+                    &diagram[at + name.len()..]
+                );
+                out.push(Mutation {
+                    design: design.clone(),
+                    name: format!("diagram class {name} not in the spec"),
+                    artifacts: a,
+                    code: Code::ClassNotInApi,
+                    at: Section::ClassDiagram,
+                    line: line_of_offset(diagram, offset),
+                });
+            }
+        }
+        offset += l.len();
+    }
+}
+
+#[test]
+fn the_corpus_designs_lint_clean_through_the_binary() {
+    let mut lines = 0;
+    let mut findings = Vec::new();
+    let designs = corpus();
+    assert!(designs.len() >= 12, "{designs:?}");
+    let mut large = 0;
+    for dir in &designs {
+        let expect: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expect.json")).unwrap())
+                .unwrap();
+        assert_eq!(expect["findings"], serde_json::json!([]));
+        let a = read_artifacts(dir);
+        let n: usize = Section::ALL.iter().map(|s| a.get(*s).lines().count()).sum();
+        large += usize::from(n > 1500);
+        lines += n;
+        let (status, report) = lint_json(dir);
+        for d in report["diagnostics"].as_array().unwrap() {
+            findings.push(format!(
+                "{}: {} {}:{} {}",
+                dir.file_name().unwrap().to_string_lossy(),
+                d["code"],
+                d["artifact"],
+                d["line"],
+                d["message"]
+            ));
+        }
+        assert_eq!(status, 0, "{}", dir.display());
+    }
+    assert!(large >= 2, "two designs over 1,500 lines");
+    eprintln!(
+        "corpus: {} designs, {lines} lines, {} findings ({:.2} per 1,000 lines)",
+        designs.len(),
+        findings.len(),
+        findings.len() as f64 * 1000.0 / lines as f64
+    );
+    assert!(findings.is_empty(), "{findings:#?}");
+}
+
+#[test]
+fn injected_gaps_are_found_with_their_code_and_line() {
+    let mut mutations = Vec::new();
+    for dir in corpus() {
+        let clean = read_artifacts(&dir);
+        stated_mutations(&dir, &clean, &mut mutations);
+        generated_mutations(&dir, &clean, &mut mutations);
+    }
+    assert!(mutations.len() >= 100, "{}", mutations.len());
+    let mut missed = Vec::new();
+    for m in &mutations {
+        let linted = lint(&m.artifacts);
+        let hit = linted
+            .diagnostics
+            .iter()
+            .any(|d| d.code == m.code && d.artifact == m.at && d.line == m.line);
+        if !hit {
+            let got: Vec<String> = linted.diagnostics.iter().map(|d| d.one_line()).collect();
+            missed.push(format!(
+                "{}/{}: want {} {}:{}, got {got:#?}",
+                m.design,
+                m.name,
+                m.code,
+                m.at.key(),
+                m.line
+            ));
+        }
+    }
+    let found = mutations.len() - missed.len();
+    eprintln!(
+        "mutations: {found} of {} found with their code and line ({:.1}%)",
+        mutations.len(),
+        found as f64 * 100.0 / mutations.len() as f64
+    );
+    assert!(missed.is_empty(), "{missed:#?}");
+}
+
+/// In the loop: a model that answers with a clean corpus design gets exactly one
+/// request (the design), never a design-compiler repair pass, and the review
+/// carries no findings.
+#[test]
+fn a_clean_design_sends_no_repair_request() {
+    for dir in corpus() {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let provider = Provider::scripted(vec![reply_of_design(&dir)]);
+        let work = tempfile::tempdir().unwrap();
+        let packet = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/packets/example1_scope.json");
+        let out = Command::new(env!("CARGO_BIN_EXE_volk"))
+            .args(["run", "--packet"])
+            .arg(&packet)
+            .arg("--workspace")
+            .arg(work.path().join("w"))
+            .args(["--reasoner", "openai", "--base-url", &provider.v1()])
+            .current_dir(work.path())
+            .env("VOLK_LOG", work.path().join("volk.log"))
+            .env("VOLK_CONFIG_DIR", work.path().join("no-user-config"))
+            .env_remove("VOLK_REASONER")
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap();
+        let prompts = provider.prompts();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            prompts.last().map_or("", |p| &p[..p.len().min(3000)])
+        );
+        let review: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            review["payload"]["diagnostics"],
+            serde_json::json!([]),
+            "{name}"
+        );
+        assert_eq!(provider.hits(), 1, "{name}: a repair request was sent");
     }
 }

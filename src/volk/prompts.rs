@@ -254,8 +254,24 @@ pub fn design(brief: &Brief, context: &str) -> String {
             ("scope_sections", &scope_sections(brief)),
             ("ux_section", &ux_section(brief)),
             ("context_section", &context_section(context)),
+            ("test_convention", &test_convention_text()),
         ],
     )
+}
+
+/// The test layout the design compiler checks (D022), in its own words, so the
+/// first design and the checker agree: one line per language, then what needs none.
+fn test_convention_text() -> String {
+    use crate::design::lint::{DECLARATIVE_FILES, test_convention};
+    use crate::design::model::Lang;
+    let mut out = String::from(
+        "Name and place each test by its language's convention; a test covers the module whose path it mirrors:\n",
+    );
+    for lang in Lang::ALL {
+        let _ = writeln!(out, "- {}", test_convention(lang));
+    }
+    out.push_str(DECLARATIVE_FILES);
+    out
 }
 
 /// The retry of an answer that had no section markers: the answer, and the markers
@@ -397,6 +413,19 @@ mod tests {
     fn render_is_single_pass() {
         let out = render("a {{x}} b {{y}} {{z}}", &[("x", "{{y}}"), ("y", "Y")]);
         assert_eq!(out, "a {{y}} b Y {{z}}");
+    }
+
+    #[test]
+    fn the_design_prompt_states_the_test_convention_the_checker_enforces() {
+        let prompt = design(&Brief::default(), "");
+        for lang in crate::design::model::Lang::ALL {
+            assert!(
+                prompt.contains(crate::design::lint::test_convention(lang)),
+                "{lang:?}"
+            );
+        }
+        assert!(prompt.contains(crate::design::lint::DECLARATIVE_FILES));
+        assert!(!prompt.contains("{{test_convention}}"));
     }
 
     #[test]

@@ -25,6 +25,7 @@ rule_codes! {
     ClassNotInApi = "D030", Error, "every class in the diagram is defined in the API spec";
     ClassNotInDiagram = "D031", Warning, "every API class appears in the class diagram";
     DiagramContradictsApi = "D032", Warning, "diagram members and relationships agree with the API spec";
+    UnspecifiedType = "D033", Warning, "every type an API signature or diagram member uses is specified in the design or is the language's own";
     UnassumedQuestion = "D040", Warning, "every open question states the answer assumed meanwhile";
     UnresolvedConflict = "D050", Error, "no conflict between a reviewer's edit and the architect's revision is left unresolved";
 }

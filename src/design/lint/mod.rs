@@ -6,8 +6,11 @@ pub mod cli;
 pub mod diagnostic;
 pub mod report;
 pub mod rules;
+pub mod scope;
 pub mod trace;
+pub mod types;
 
+pub use crate::design::model::lang::{DECLARATIVE_FILES, test_convention};
 pub use diagnostic::{Code, Diagnostic};
 
 use crate::design::Artifacts;

@@ -1,7 +1,6 @@
 //! The rules: each reads the design model and reports what does not hold, at the place
 //! a person would fix it.
 
-use std::borrow::Cow;
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 
 use foldhash::fast::FixedState;
@@ -60,10 +59,13 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
         if present.contains(&Section::ApiSpec) {
             modules(model, &tree, out);
         }
-        tests(model, &tree, out);
+        tests(artifacts, model, &tree, out);
     }
     if present.contains(&Section::ApiSpec) && present.contains(&Section::ClassDiagram) {
-        classes(model, out);
+        classes(artifacts, model, out);
+    }
+    if present.contains(&Section::ApiSpec) {
+        super::types::check(model, out);
     }
     conflicts(artifacts, out);
     for q in model.questions.iter().filter(|q| !q.assumed) {
@@ -115,17 +117,19 @@ fn requirements(
     let mut first = HashMap::default();
     for r in &model.requirements {
         if let Some(earlier) = first.insert(r.id, r) {
+            // At the first definition, the one the rest of the design cites (#24).
+            let again = artifacts.requirements[..r.span.start].matches('\n').count() + 1;
             out.push(
                 Diagnostic::new(
                     Code::DuplicateRequirement,
                     Section::Requirements,
-                    r.span.clone(),
-                    format!("requirement {} is defined twice", r.written),
+                    earlier.span.clone(),
+                    format!(
+                        "requirement {} is defined twice (again as {} on line {again})",
+                        earlier.written, r.written
+                    ),
                 )
-                .note(format!(
-                    "first defined as {}: {}",
-                    earlier.written, earlier.text
-                )),
+                .note(format!("defined again as {}: {}", r.written, r.text)),
             );
             first.insert(r.id, earlier);
         }
@@ -141,6 +145,8 @@ fn requirements(
     {
         if c.section != Section::Requirements {
             cited_elsewhere.insert(c.id);
+            // Citing FR-3.1 traces FR-3, and citing FR-3 traces its sub-requirements.
+            cited_elsewhere.insert(c.id.parent());
         }
         if !first.contains_key(&c.id) {
             out.push(Diagnostic::new(
@@ -159,6 +165,7 @@ fn requirements(
     for r in &model.requirements {
         if r.id.kind == IdKind::Functional
             && !cited_elsewhere.contains(&r.id)
+            && !cited_elsewhere.contains(&r.id.parent())
             && reported.insert(r.id)
         {
             out.push(
@@ -358,8 +365,24 @@ fn climbs_out(path: &str) -> bool {
 fn modules(model: &DesignModel, tree: &TreeFacts, out: &mut Vec<Diagnostic>) {
     let tree_index = ModuleIndex::new(&tree.parts);
     let api_parts = ComponentList::of(model.api.modules.iter().map(|m| m.name.as_str()));
+    // A package names a directory; a flat tree lists files only, so the directories
+    // of its source files count too (not of its tests) (`src/main/java/com/park/web/X.java` holds `com.park.web`).
+    let dirs: Vec<&str> = model
+        .tree
+        .entries
+        .iter()
+        .zip(&tree.roles)
+        .filter(|(e, role)| !e.is_dir && **role != Role::Test)
+        .flat_map(|(e, _)| {
+            let path = e.path.as_str();
+            path.match_indices('/').map(move |(i, _)| &path[..i])
+        })
+        .collect();
+    let dir_parts = ComponentList::of(dirs.into_iter());
+    let dir_index = ModuleIndex::new(&dir_parts);
     for (i, m) in model.api.modules.iter().enumerate() {
-        if !m.name.is_empty() && !tree_index.contains(api_parts.get(i)) {
+        let parts = api_parts.get(i);
+        if !m.name.is_empty() && !tree_index.contains(parts) && !dir_index.contains(parts) {
             out.push(Diagnostic::new(
                 Code::ModuleWithoutFile,
                 Section::ApiSpec,
@@ -369,8 +392,15 @@ fn modules(model: &DesignModel, tree: &TreeFacts, out: &mut Vec<Diagnostic>) {
         }
     }
     let api = ModuleIndex::new(&api_parts);
+    let classes_by_name = class_homes(model, &api_parts);
     for (file, parts) in tree.sources(model) {
-        if !api.contains(parts) {
+        if names::is_wiring(&file.path) {
+            continue;
+        }
+        if !api.contains(parts)
+            && !declared_by_class(&file.path, parts, &classes_by_name)
+            && !in_go_package(model, &api_parts, &file.path)
+        {
             out.push(Diagnostic::new(
                 Code::FileWithoutApi,
                 Section::FileTree,
@@ -381,47 +411,200 @@ fn modules(model: &DesignModel, tree: &TreeFacts, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// The lower-case file name up to its first dot; borrowed when already lower case.
-fn stem(path: &str) -> Cow<'_, str> {
-    let file = names::file_name(path);
-    lower(file.split_once('.').map_or(file, |(s, _)| s))
-}
-
-fn lower(text: &str) -> Cow<'_, str> {
-    if text.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(text.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(text)
+/// Per class name, the components of the modules declaring it (empty for a class
+/// outside any named module): Java, Kotlin and C# keep one class per file.
+fn class_homes<'a, 'b>(
+    model: &'a DesignModel,
+    api_parts: &'b ComponentList<'a>,
+) -> HashMap<&'a str, Vec<&'b [&'a str]>> {
+    let mut out: HashMap<&str, Vec<&[&str]>> = HashMap::default();
+    for (i, m) in model.api.modules.iter().enumerate() {
+        for c in &m.classes {
+            out.entry(c.name.as_str())
+                .or_default()
+                .push(api_parts.get(i));
+        }
     }
+    out
 }
 
-fn tests(model: &DesignModel, tree: &TreeFacts, out: &mut Vec<Diagnostic>) {
-    let tested: HashSet<Cow<str>> = model
+/// A Go file in a directory the spec describes as a package (`## Package store
+/// (\`internal/store\`)`): Go's unit is the package, not the file.
+fn in_go_package(model: &DesignModel, api_parts: &ComponentList, path: &str) -> bool {
+    let Some(parent) = path.strip_suffix(names::file_name(path)) else {
+        return false;
+    };
+    if !path.ends_with(".go") {
+        return false;
+    }
+    let dir = names::components(parent);
+    model.api.modules.iter().enumerate().any(|(i, m)| {
+        names::source_extension(&m.name).is_none() && !m.name.is_empty() && {
+            let parts = api_parts.get(i);
+            !dir.is_empty() && dir.ends_with(parts)
+        }
+    })
+}
+
+/// A file named after a class the spec declares in its directory's module
+/// (`…/catalog/Book.java` and `class Book` in `com.acme.library.catalog`).
+fn declared_by_class(path: &str, parts: &[&str], homes: &HashMap<&str, Vec<&[&str]>>) -> bool {
+    let file = names::file_name(path);
+    let stem = file.split_once('.').map_or(file, |(s, _)| s);
+    let Some(modules) = homes.get(stem) else {
+        return false;
+    };
+    let dir = &parts[..parts.len().saturating_sub(1)];
+    modules
+        .iter()
+        .any(|m| m.is_empty() || same_module(m, dir) || same_module(m, parts))
+}
+
+fn tests(artifacts: &Artifacts, model: &DesignModel, tree: &TreeFacts, out: &mut Vec<Diagnostic>) {
+    let tests: Vec<names::TestTarget> = model
         .tree
         .entries
         .iter()
         .zip(&tree.roles)
         .filter(|(_, role)| **role == Role::Test)
-        .map(|(f, _)| match names::tested_stem_of(&f.path) {
-            Some(s) => lower(s),
-            None => stem(&f.path),
-        })
+        .map(|(f, _)| names::TestTarget::of(&f.path))
         .collect();
-    for (file, _) in tree.sources(model) {
-        if !tested.contains(&stem(&file.path)) {
-            out.push(Diagnostic::new(
-                Code::ModuleWithoutTest,
-                Section::FileTree,
-                file.span.clone(),
-                format!("source module `{}` has no test file in the tree", file.path),
-            ));
+    // Rust unit tests live in the module: a tree line saying so covers its file, a
+    // sentence anywhere else covers every Rust file.
+    let in_file_everywhere = [
+        &artifacts.architecture,
+        &artifacts.api_spec,
+        &artifacts.file_tree,
+    ]
+    .iter()
+    .any(|t| {
+        lines_of(t)
+            .filter(|l| l.contains("cfg(test)"))
+            .any(|l| !t.as_str().eq(&artifacts.file_tree) || !l.contains(".rs"))
+    });
+    let api_parts = ComponentList::of(model.api.modules.iter().map(|m| m.name.as_str()));
+    let index = ApiIndex::new(model, &api_parts);
+    for (file, parts) in tree.sources(model) {
+        if names::is_declarative_path(&file.path)
+            || is_declarative(model, &api_parts, &index, &file.path, parts)
+        {
+            continue;
+        }
+        if file.path.ends_with(".rs") {
+            let line = line_at(&artifacts.file_tree, file.span.start);
+            if in_file_everywhere || line.contains("cfg(test)") {
+                continue;
+            }
+        }
+        let source = names::TestTarget::of_source(&file.path);
+        if !tests.iter().any(|t| t.covers(&source)) {
+            out.push(
+                Diagnostic::new(
+                    Code::ModuleWithoutTest,
+                    Section::FileTree,
+                    file.span.clone(),
+                    format!("source module `{}` has no test file in the tree", file.path),
+                )
+                .note(format!(
+                    "help: {}",
+                    crate::design::model::lang::test_convention(
+                        crate::design::model::Lang::from_path(&file.path).unwrap_or_default()
+                    )
+                )),
+            );
         }
     }
 }
-fn classes(model: &DesignModel, out: &mut Vec<Diagnostic>) {
-    let mut by_name: HashMap<&str, &crate::design::model::ApiClass> = HashMap::default();
+
+fn lines_of(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
+}
+
+fn line_at(text: &str, at: usize) -> &str {
+    let start = text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    &text[start..end]
+}
+
+/// The API modules and classes indexed for the test rule: modules by their last
+/// name component (two names can only match when those agree), classes by name.
+struct ApiIndex<'a> {
+    by_last: HashMap<&'a str, Vec<usize>>,
+    by_class: HashMap<&'a str, Vec<(usize, usize)>>,
+}
+
+impl<'a> ApiIndex<'a> {
+    fn new(model: &'a DesignModel, api_parts: &ComponentList<'a>) -> Self {
+        let mut by_last: HashMap<&str, Vec<usize>> = HashMap::default();
+        let mut by_class: HashMap<&str, Vec<(usize, usize)>> = HashMap::default();
+        for (i, m) in model.api.modules.iter().enumerate() {
+            if let Some(last) = api_parts.get(i).last() {
+                by_last.entry(last).or_default().push(i);
+            }
+            for (c, class) in m.classes.iter().enumerate() {
+                by_class
+                    .entry(class.name.as_str())
+                    .or_default()
+                    .push((i, c));
+            }
+        }
+        ApiIndex { by_last, by_class }
+    }
+}
+
+/// A file whose API declares no behaviour: its module's classes are all interfaces,
+/// enums, records, aliases or data without methods, and it has no function but a
+/// `main`. A file the spec does not describe is not declarative (D021 says so).
+fn is_declarative(
+    model: &DesignModel,
+    api_parts: &ComponentList,
+    index: &ApiIndex,
+    path: &str,
+    parts: &[&str],
+) -> bool {
+    let file = names::file_name(path);
+    let stem = file.split_once('.').map_or(file, |(s, _)| s);
+    let dir = &parts[..parts.len().saturating_sub(1)];
+    let mut described = false;
+    let own_modules = parts
+        .last()
+        .and_then(|l| index.by_last.get(l))
+        .into_iter()
+        .flatten();
+    for &i in own_modules {
+        let m = &model.api.modules[i];
+        if m.name.is_empty() || !same_module(api_parts.get(i), parts) {
+            continue;
+        }
+        described = true;
+        let behaviour = m
+            .functions
+            .iter()
+            .any(|f| !matches!(f.name.as_str(), "main" | "bootstrap"));
+        if behaviour || m.classes.iter().any(|c| c.has_behaviour()) {
+            return false;
+        }
+    }
+    for &(i, c) in index.by_class.get(stem).into_iter().flatten() {
+        let m = &model.api.modules[i];
+        let class = &m.classes[c];
+        let module_parts = api_parts.get(i);
+        let home =
+            m.name.is_empty() || same_module(module_parts, dir) || same_module(module_parts, parts);
+        if home && class.kind != crate::design::model::ClassKind::Mentioned {
+            described = true;
+            if class.has_behaviour() {
+                return false;
+            }
+        }
+    }
+    described
+}
+fn classes(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnostic>) {
+    use crate::design::model::{ApiClass, ClassKind};
+    let mut by_name: HashMap<&str, Vec<&ApiClass>> = HashMap::default();
     for c in model.api.classes() {
-        by_name.entry(c.name.as_str()).or_insert(c);
+        by_name.entry(c.name.as_str()).or_default().push(c);
     }
     let mut known: HashSet<&str> = HashSet::default();
     for c in model.api.classes() {
@@ -444,22 +627,41 @@ fn classes(model: &DesignModel, out: &mut Vec<Diagnostic>) {
         .iter()
         .map(|c| c.name.as_str())
         .collect();
+    let scope = super::scope::DiagramScope::read(&artifacts.class_diagram);
+    let mut reported: HashSet<&str> = HashSet::default();
     for c in model.api.classes() {
-        if !drawn.contains(c.name.as_str()) {
-            out.push(Diagnostic::new(
-                Code::ClassNotInDiagram,
-                Section::ApiSpec,
-                c.span.clone(),
-                format!("class `{}` is missing from the class diagram", c.name),
-            ));
+        let Some(all) = by_name.get(c.name.as_str()) else {
+            continue;
+        };
+        // A name only mentioned, or a type alias, is no class the diagram must draw;
+        // of several declarations of one name, the first is reported.
+        if matches!(c.kind, ClassKind::Mentioned | ClassKind::Alias)
+            || drawn.contains(c.name.as_str())
+            || scope.leaves_out(c)
+            || all.iter().any(|o| scope.leaves_out(o))
+            || !reported.insert(c.name.as_str())
+        {
+            continue;
         }
+        out.push(Diagnostic::new(
+            Code::ClassNotInDiagram,
+            Section::ApiSpec,
+            c.span.clone(),
+            format!("class `{}` is missing from the class diagram", c.name),
+        ));
     }
     for c in &model.diagram.classes {
         let Some(api) = by_name.get(c.name.as_str()) else {
             continue;
         };
+        if api.iter().all(|a| a.kind == ClassKind::Mentioned) {
+            continue;
+        }
         for m in c.members.iter().filter(|m| m.kind == MemberKind::Method) {
-            if !api.methods.iter().any(|s| s.name == m.name) {
+            if !api
+                .iter()
+                .any(|a| a.methods.iter().any(|s| s.name == m.name))
+            {
                 out.push(Diagnostic::new(
                     Code::DiagramContradictsApi,
                     Section::ClassDiagram,
@@ -479,14 +681,18 @@ fn classes(model: &DesignModel, out: &mut Vec<Diagnostic>) {
         let Some(api) = by_name.get(child) else {
             continue;
         };
-        if !api.bases.is_empty() && !api.bases.iter().any(|b| b == parent) {
+        let bases: Vec<&str> = api
+            .iter()
+            .flat_map(|a| a.bases.iter().map(String::as_str))
+            .collect();
+        if !bases.is_empty() && !bases.contains(&parent) {
             out.push(Diagnostic::new(
                 Code::DiagramContradictsApi,
                 Section::ClassDiagram,
                 r.span.clone(),
                 format!(
                     "the diagram derives `{child}` from `{parent}`, but the API spec derives it from `{}`",
-                    api.bases.join("`, `")
+                    bases.join("`, `")
                 ),
             ));
         }

@@ -1,10 +1,13 @@
 //! The API spec: modules, their classes (with bases and methods) and functions, with
-//! signatures. Models write it many ways (`Module: x.py` lines, headings, fenced
-//! Python or Rust, bullet lists of signatures); the reader keys on the shapes that
-//! carry meaning and skips the prose between them.
+//! signatures. Models and architects write it many ways: `Module: x.py` lines,
+//! headings naming one file or several, Java and Go package sections, a path comment
+//! opening a code block, fenced code in each language's own syntax, bullet lists of
+//! signatures, symbol tables and bold names in prose. The reader keys on the shapes
+//! that carry meaning and skips the prose between them.
 
 use std::ops::Range;
 
+use super::lang::{Lang, signature_types};
 use super::names::{looks_like_module, source_extension};
 use super::text::{content_start, heading_level, is_fence, is_ident_char, lines};
 
@@ -14,14 +17,67 @@ pub struct Signature {
     /// The signature as written, decoration removed.
     pub text: String,
     pub span: Range<usize>,
+    /// The capitalised type names after the name, with their places (for D033).
+    pub types: Vec<(String, Range<usize>)>,
+    pub lang: Lang,
+}
+
+/// What a declaration declares; the test rule needs no test for the declarative
+/// kinds, and the diagram need not draw a name only mentioned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClassKind {
+    Class,
+    Struct,
+    Interface,
+    Trait,
+    Enum,
+    Record,
+    Object,
+    /// `type X = …`, `typealias`, Go `type X int`.
+    Alias,
+    /// Named in a symbol table or a bold name in prose, not declared in code: it is
+    /// specified (D030, D033) but the diagram need not draw it (D031).
+    Mentioned,
+}
+
+impl ClassKind {
+    /// Declares a contract or data, never behaviour: no test of its own.
+    pub fn is_declarative(self) -> bool {
+        matches!(
+            self,
+            ClassKind::Interface
+                | ClassKind::Trait
+                | ClassKind::Enum
+                | ClassKind::Alias
+                | ClassKind::Mentioned
+        )
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiClass {
     pub name: String,
+    pub kind: ClassKind,
     pub bases: Vec<String>,
+    /// Type parameters (`T` of `Repo<T>`), which signatures may use unspecified.
+    pub generics: Vec<String>,
     pub methods: Vec<Signature>,
+    /// Types of a record's or primary constructor's parameters (`Money` in
+    /// `record Line(Money Price)`).
+    pub header_types: Vec<(String, Range<usize>)>,
+    pub lang: Lang,
     pub span: Range<usize>,
+}
+
+impl ApiClass {
+    /// Has methods other than constructors: something a test can exercise.
+    pub fn has_behaviour(&self) -> bool {
+        !self.kind.is_declarative()
+            && self
+                .methods
+                .iter()
+                .any(|m| m.name != "__init__" && m.name != "constructor" && m.name != self.name)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +92,8 @@ pub struct ApiModule {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ApiSpec {
     pub modules: Vec<ApiModule>,
+    /// Names the spec's code imports (`import java.time.Clock;`, `from x import Y`).
+    pub imported: Vec<String>,
 }
 
 impl ApiSpec {
@@ -46,23 +104,21 @@ impl ApiSpec {
     pub fn class(&self, name: &str) -> Option<&ApiClass> {
         self.classes().find(|c| c.name == name)
     }
+
+    /// Every signature: functions and methods.
+    pub fn signatures(&self) -> impl Iterator<Item = &Signature> {
+        self.modules.iter().flat_map(|m| {
+            m.functions
+                .iter()
+                .chain(m.classes.iter().flat_map(|c| c.methods.iter()))
+        })
+    }
 }
 
-const CLASS_WORDS: &[&str] = &[
-    "class",
-    "struct",
-    "trait",
-    "interface",
-    "enum",
-    "record",
-    "protocol",
-    "abstract class",
-    "dataclass",
-];
+const MODULE_WORDS: &[&str] = &["module", "file", "package", "mod", "path"];
 
-const MODULE_WORDS: &[&str] = &["module", "file", "package", "mod"];
-
-/// Words that may stand before a function name and are not it.
+/// Words that may stand before a function name and are not it (outside code, where
+/// only these are allowed; in code any type may stand there).
 const FUNCTION_PREFIXES: &[&str] = &[
     "def",
     "async",
@@ -70,21 +126,60 @@ const FUNCTION_PREFIXES: &[&str] = &[
     "pub",
     "pub(crate)",
     "func",
+    "fun",
+    "suspend",
     "function",
     "static",
     "export",
     "public",
     "private",
     "protected",
+    "internal",
     "const",
     "unsafe",
     "abstract",
     "override",
+    "virtual",
+    "open",
     "classmethod",
     "staticmethod",
     "method",
     "function:",
     "method:",
+];
+
+/// Words in front of a parenthesis that make a line a statement, not a signature.
+const STATEMENT_WORDS: &[&str] = &[
+    "return", "new", "throw", "await", "if", "else", "while", "for", "switch", "case", "yield",
+    "raise", "assert", "print", "var", "val", "let", "catch", "when", "match", "elif", "with",
+    "and", "or", "not", "is", "the", "a", "an", "see", "of", "to", "in",
+];
+
+/// Modifiers before a class word.
+const CLASS_MODIFIERS: &[&str] = &[
+    "pub(crate)",
+    "pub",
+    "export",
+    "default",
+    "public",
+    "private",
+    "protected",
+    "internal",
+    "abstract",
+    "final",
+    "sealed",
+    "static",
+    "partial",
+    "readonly",
+    "data",
+    "open",
+    "inner",
+    "value",
+    "declare",
+    "unsafe",
+    "annotation",
+    "fun",
+    "frozen",
 ];
 
 /// Strips `**`, backticks and a trailing colon around a token.
@@ -129,7 +224,7 @@ fn module_header(content: &str, is_heading: bool) -> Option<(String, Range<usize
         || tail.is_none()
         || tail.is_some_and(|t| t.starts_with(['—', '-', '(', '#'])))
         && looks_like_module(name);
-    if !plausible || name.is_empty() || name.contains('(') {
+    if !plausible || name.is_empty() || name.contains('(') || name.starts_with('/') {
         return None;
     }
     // `name` is a slice of `content`; the range is that of its first occurrence,
@@ -139,106 +234,404 @@ fn module_header(content: &str, is_heading: bool) -> Option<(String, Range<usize
     Some((name.to_string(), at..at + name.len()))
 }
 
-/// `class Store(Base):`, `pub struct Store`, `class Dog extends Animal implements Pet`.
-fn class_header(content: &str) -> Option<(String, Vec<String>, usize)> {
-    let mut rest = content.trim_start_matches(['*', '`']);
-    // Every prefix and class word starts with one of these letters: most lines of a
+/// The backticked paths of a heading (`## \`a.py\`, \`b.py\``, `## Types (\`src/t.ts\`)`),
+/// each with its range within `content`.
+fn heading_paths(content: &str) -> Vec<(String, Range<usize>)> {
+    let mut out = Vec::new();
+    let mut rest = content;
+    let mut base = 0;
+    while let Some(open) = rest.find('`') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('`') else {
+            break;
+        };
+        let token = &after[..close];
+        if token.contains('/') && looks_like_module(token) || source_extension(token).is_some() {
+            let start = base + open + 1;
+            out.push((
+                token.trim_end_matches('/').to_string(),
+                start..start + token.len(),
+            ));
+        }
+        let used = open + 1 + close + 1;
+        base += used;
+        rest = &rest[used..];
+    }
+    out
+}
+
+/// Skips a balanced `<…>` or `[…]` at the start of `text`; returns the inside and the rest.
+fn balanced(text: &str, open: char, close: char) -> Option<(&str, &str)> {
+    let rest = text.strip_prefix(open)?;
+    let mut depth = 1;
+    for (i, c) in rest.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some((&rest[..i], &rest[i + 1..]));
+            }
+        }
+    }
+    None
+}
+
+/// The names of a type parameter list (`T extends {id: string}, K` gives `T`, `K`).
+fn generic_names(inner: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut at_start = true;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' | '[' | '{' | '(' => depth += 1,
+            '>' | ']' | '}' | ')' => depth -= 1,
+            ',' if depth == 0 => at_start = true,
+            c if at_start && depth == 0 && (is_ident_char(c) || c == '\'') => {
+                let word: String = inner[i..]
+                    .chars()
+                    .take_while(|c| is_ident_char(*c) || *c == '\'')
+                    .collect();
+                out.push(word.trim_start_matches('\'').to_string());
+                at_start = false;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A base name as the diagram writes it: `SqlRepository[Patient]`, `Repo<T>`,
+/// `abc.ABC` give `SqlRepository`, `Repo`, `ABC`.
+fn base_name(text: &str) -> String {
+    let text = clean_token(text.trim());
+    let end = text.find(['<', '[', '(', '{', ' ']).unwrap_or(text.len());
+    let name = &text[..end];
+    name.rsplit(['.', ':']).next().unwrap_or("").to_string()
+}
+
+/// Strips decorators, annotations and attributes written before a declaration on
+/// its own line (`@dataclass(frozen=True) class Link`, `[Serializable] public class`).
+fn strip_decorations(mut rest: &str) -> &str {
+    loop {
+        let trimmed = rest.trim_start();
+        if let Some(after) = trimmed.strip_prefix('@') {
+            let name_len = after
+                .find(|c: char| !is_ident_char(c) && c != '.')
+                .unwrap_or(after.len());
+            let after = &after[name_len..];
+            rest = match after.strip_prefix('(') {
+                Some(_) => balanced(after, '(', ')').map_or("", |(_, r)| r),
+                None => after,
+            };
+        } else if trimmed.starts_with("#[") {
+            rest = balanced(&trimmed[1..], '[', ']').map_or("", |(_, r)| r);
+        } else if trimmed.starts_with('[')
+            && trimmed[1..].starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            rest = balanced(trimmed, '[', ']').map_or("", |(_, r)| r);
+        } else {
+            return trimmed;
+        }
+    }
+}
+
+struct ClassHeader {
+    name: String,
+    kind: ClassKind,
+    bases: Vec<String>,
+    generics: Vec<String>,
+    /// Where the name starts within the content.
+    at: usize,
+    /// Constructor parameters (`(val id: NoteId)`), where they start in the content.
+    params: Option<(usize, usize)>,
+}
+
+fn class_kind(word: &str) -> Option<ClassKind> {
+    Some(match word.to_ascii_lowercase().as_str() {
+        "class" | "dataclass" | "name" => ClassKind::Class,
+        "struct" => ClassKind::Struct,
+        "interface" | "protocol" => ClassKind::Interface,
+        "trait" => ClassKind::Trait,
+        "enum" => ClassKind::Enum,
+        "record" => ClassKind::Record,
+        "object" => ClassKind::Object,
+        "type" | "typealias" => ClassKind::Alias,
+        _ => return None,
+    })
+}
+
+/// `class Store(Base):`, `pub struct Store`, `public sealed record Line(…)`, `type
+/// Store interface {`, `export class Repo<T extends {id: string}> implements X<T>`,
+/// `Name: Settings`.
+fn class_header(content: &str) -> Option<ClassHeader> {
+    let mut rest = strip_decorations(content.trim_start_matches(['*', '`']));
+    // Every modifier and class word starts with one of these letters: most lines of a
     // spec are signatures and stop here.
     let first = rest.as_bytes().first()?.to_ascii_lowercase();
     if !matches!(
         first,
-        b'p' | b'e' | b'a' | b'f' | b'd' | b'c' | b's' | b't' | b'i' | b'r'
+        b'p' | b'e'
+            | b'a'
+            | b'f'
+            | b'd'
+            | b'c'
+            | b's'
+            | b't'
+            | b'i'
+            | b'r'
+            | b'o'
+            | b'v'
+            | b'n'
+            | b'u'
     ) {
         return None;
     }
-    for prefix in [
-        "pub(crate) ",
-        "pub ",
-        "export ",
-        "public ",
-        "abstract ",
-        "final ",
-        "data ",
-    ] {
-        rest = rest.strip_prefix(prefix).unwrap_or(rest);
+    loop {
+        let before = rest;
+        for m in CLASS_MODIFIERS {
+            if let Some(r) = rest.strip_prefix(m)
+                && r.starts_with(' ')
+            {
+                rest = r.trim_start();
+            }
+        }
+        if rest.len() == before.len() {
+            break;
+        }
     }
     let word_end = rest.find(|c: char| !c.is_ascii_alphabetic())?;
     let word = &rest[..word_end];
-    if !CLASS_WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+    let mut kind = class_kind(word)?;
+    let keyed = rest[word_end..].starts_with(':');
+    if word.eq_ignore_ascii_case("name") && !keyed {
         return None;
     }
-    let after = rest[word_end..].trim_start_matches([':', '*', '`', ' ']);
+    if kind == ClassKind::Alias && word == "type" && !rest[word_end..].starts_with(' ') {
+        return None;
+    }
+    let mut after = rest[word_end..].trim_start_matches([':', '*', '`', ' ']);
+    // `record struct`, `enum class`, `record class`
+    if let Some(second_end) = after.find(|c: char| !c.is_ascii_alphabetic())
+        && let Some(second) = class_kind(&after[..second_end])
+        && matches!(second, ClassKind::Struct | ClassKind::Class)
+        && after[second_end..].starts_with(' ')
+    {
+        after = after[second_end..].trim_start();
+        if kind == ClassKind::Class {
+            kind = second;
+        }
+    }
     let name_len = after
         .char_indices()
         .find(|(_, c)| !is_ident_char(*c))
         .map_or(after.len(), |(i, _)| i);
     let name = &after[..name_len];
-    if !name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
+    let go_type = word == "type";
+    if name.is_empty()
+        || !(name.starts_with(|c: char| c.is_ascii_uppercase())
+            || go_type && name.starts_with(|c: char| c.is_ascii_lowercase()))
+    {
         return None;
     }
     let name_at = content.len() - after.len();
-    let tail = &after[name_len..];
-    let mut bases = Vec::new();
-    if let Some(inner) = tail.strip_prefix('(') {
-        let inner = inner.split(')').next().unwrap_or("");
-        bases.extend(
-            inner
-                .split(',')
-                .map(|b| {
-                    clean_token(b.trim())
-                        .rsplit('.')
-                        .next()
-                        .unwrap_or("")
-                        .to_string()
-                })
-                .filter(|b| !b.is_empty() && !b.contains('=')),
-        );
-    } else {
-        let words: Vec<&str> = tail
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .collect();
-        let mut take = false;
-        for w in words {
-            match w {
-                "extends" | "implements" | ":" => take = true,
-                "{" | "" => {}
-                w if take => bases.push(clean_token(w).to_string()),
-                _ => {}
-            }
+    let mut tail = &after[name_len..];
+    let mut generics = Vec::new();
+    for (open, close) in [('<', '>'), ('[', ']')] {
+        if let Some((inner, r)) = balanced(tail, open, close) {
+            generics = generic_names(inner);
+            tail = r;
         }
-        if let Some(list) = tail.trim_start().strip_prefix(':') {
+    }
+    if go_type {
+        let next = tail.split_whitespace().next().unwrap_or("");
+        kind = match next {
+            "struct" => ClassKind::Struct,
+            "interface" => ClassKind::Interface,
+            _ => ClassKind::Alias,
+        };
+        // `type X = …` in TypeScript, `type X string` in Go: an alias.
+        return Some(ClassHeader {
+            name: name.to_string(),
+            kind,
+            bases: Vec::new(),
+            generics,
+            at: name_at,
+            params: None,
+        });
+    }
+    let mut bases = Vec::new();
+    let mut params = None;
+    if tail.starts_with('(') {
+        let (inner, r) = balanced(tail, '(', ')').unwrap_or((&tail[1..], ""));
+        let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+        let is_params = parts
+            .iter()
+            .any(|p| p.contains([' ', ':']) && !p.contains('='))
+            || kind == ClassKind::Record;
+        if is_params {
+            let start = content.len() - tail.len() + 1;
+            params = Some((start, start + inner.len()));
+        } else {
             bases.extend(
-                list.split(['+', ',', '{'])
-                    .map(|b| clean_token(b.trim()).to_string())
-                    .filter(|b| b.chars().next().is_some_and(|c| c.is_ascii_uppercase())),
+                parts
+                    .iter()
+                    .filter(|b| !b.is_empty() && !b.contains('='))
+                    .map(|b| base_name(b))
+                    .filter(|b| !b.is_empty()),
             );
+        }
+        tail = r;
+    }
+    let tail = tail.split(['{', '=']).next().unwrap_or("");
+    let tail = tail.split(" where ").next().unwrap_or(tail);
+    let mut depth = 0;
+    let mut list = String::new();
+    let mut take = false;
+    for c in tail.chars() {
+        match c {
+            '<' | '[' | '(' => depth += 1,
+            '>' | ']' | ')' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            list.push(c);
+        } else {
+            list.push(' ');
+        }
+    }
+    for w in list.split(|c: char| c.is_whitespace() || c == ',' || c == '+') {
+        match w {
+            "extends" | "implements" | ":" | "with" => take = true,
+            "" | "*" | "`" => {}
+            w if w.starts_with(':') => {
+                take = true;
+                let b = base_name(&w[1..]);
+                if !b.is_empty() {
+                    bases.push(b);
+                }
+            }
+            w if take => {
+                let b = base_name(w);
+                if b.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    bases.push(b);
+                }
+            }
+            _ => {}
         }
     }
     bases.dedup();
-    Some((name.to_string(), bases, name_at))
+    if kind == ClassKind::Class
+        && bases
+            .iter()
+            .any(|b| matches!(b.as_str(), "Protocol" | "ABC"))
+    {
+        kind = ClassKind::Interface;
+    }
+    if kind == ClassKind::Class
+        && bases
+            .iter()
+            .any(|b| matches!(b.as_str(), "Enum" | "StrEnum" | "IntEnum" | "Flag"))
+    {
+        kind = ClassKind::Enum;
+    }
+    Some(ClassHeader {
+        name: name.to_string(),
+        kind,
+        bases,
+        generics,
+        at: name_at,
+        params,
+    })
 }
 
-/// `save(self, record) -> int`, `def save(...)`, `+save(record) int`, `pub fn save(&self)`:
-/// the function name and where it starts within `content`.
-fn function_header(content: &str) -> Option<(String, usize)> {
+/// A heading that names a class without the keyword: `### \`OrderService\``,
+/// `### OrderRepository (interface)`, `### PaymentGateway — port`. A plain word
+/// (`### Errors`) is a heading, not a class, unless it is backticked.
+fn heading_class(content: &str, backticked: bool) -> Option<ClassHeader> {
+    let name_len = content
+        .char_indices()
+        .find(|(_, c)| !is_ident_char(*c))
+        .map_or(content.len(), |(i, _)| i);
+    let name = &content[..name_len];
+    let rest = content[name_len..].trim_start_matches(['`', '*']).trim();
+    let lower = rest.to_ascii_lowercase();
+    let says_class = [
+        "class",
+        "interface",
+        "service",
+        "struct",
+        "record",
+        "trait",
+        "enum",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let camel = name.chars().filter(char::is_ascii_uppercase).count() >= 2
+        && name.bytes().any(|b| b.is_ascii_lowercase());
+    if !name.starts_with(|c: char| c.is_ascii_uppercase())
+        || !(rest.is_empty() || rest.starts_with(['(', '—', '–', '-', ':']))
+        || !(camel || backticked || says_class)
+    {
+        return None;
+    }
+    let kind =
+        if lower.contains("interface") || lower.contains("port") || lower.contains("protocol") {
+            ClassKind::Interface
+        } else if lower.contains("enum") {
+            ClassKind::Enum
+        } else {
+            ClassKind::Class
+        };
+    Some(ClassHeader {
+        name: name.to_string(),
+        kind,
+        bases: Vec::new(),
+        generics: Vec::new(),
+        at: 0,
+        params: None,
+    })
+}
+
+/// `save(self, record) -> int`, `def save(...)`, `+save(record) int`, `pub fn
+/// save(&self)`, and in code any return type first (`Optional<Order> findById(UUID
+/// id)`, `Task<Invoice?> GetAsync(Guid id)`): the function name and where it starts
+/// within `content`.
+fn function_header(content: &str, code: bool) -> Option<(String, usize)> {
     let paren = content.find('(')?;
     let before = &content[..paren];
     let name_word = before.split_whitespace().next_back()?;
-    let name = name_word.trim_start_matches(['+', '-', '#', '~', '`', '*', '@']);
+    let trimmed = name_word.trim_start_matches(['+', '-', '#', '~', '`', '*', '@']);
+    // `parse<'a>`, `Application.module`, `Route.syncRoutes`
+    let trimmed = trimmed.split('<').next().unwrap_or(trimmed);
+    let name = trimmed.rsplit('.').next().unwrap_or(trimmed);
     if name.is_empty()
         || !name.chars().all(is_ident_char)
         || name.chars().next().is_some_and(|c| c.is_ascii_digit())
+        || STATEMENT_WORDS.contains(&name)
+        || matches!(
+            name,
+            "function" | "func" | "fn" | "def" | "fun" | "sizeof" | "typeof"
+        )
     {
+        return None;
+    }
+    if before.contains('=') {
         return None;
     }
     let prefix_words = before.split_whitespace().rev().skip(1);
     for w in prefix_words {
         let w = clean_token(w);
-        if !FUNCTION_PREFIXES.iter().any(|p| p.eq_ignore_ascii_case(w))
-            && !w.starts_with('@')
-            && !w.starts_with('+')
-            && !w.is_empty()
-        {
+        if w.is_empty() || w.starts_with('@') || w.starts_with('+') {
+            continue;
+        }
+        if FUNCTION_PREFIXES.iter().any(|p| p.eq_ignore_ascii_case(w)) {
+            continue;
+        }
+        let typeish = w
+            .chars()
+            .all(|c| is_ident_char(c) || "<>[]?,.*&:'|".contains(c));
+        if !(code && typeish) || STATEMENT_WORDS.contains(&w) {
             return None;
         }
     }
@@ -248,124 +641,610 @@ fn function_header(content: &str) -> Option<(String, usize)> {
 }
 
 /// Where a class's methods end: a heading class lasts until a heading as high; an
-/// indented class until a line as far left.
+/// indented class until a line as far left; a class line in prose waits for the
+/// next line to tell which.
 #[derive(Debug, Clone, Copy)]
 enum Scope {
     Heading(usize),
     Indent(usize),
+    Pending(usize),
 }
 
+/// Fence tags whose content is not source code (OpenAPI `paths:` are endpoints, not
+/// modules; a shell session names no class).
+fn is_data_tag(tag: &str) -> bool {
+    matches!(
+        tag.to_ascii_lowercase().as_str(),
+        "yaml"
+            | "yml"
+            | "json"
+            | "jsonc"
+            | "http"
+            | "sql"
+            | "bash"
+            | "sh"
+            | "shell"
+            | "console"
+            | "toml"
+            | "xml"
+            | "ini"
+            | "mermaid"
+            | "plantuml"
+            | "graphql"
+            | "proto"
+            | "protobuf"
+            | "dockerfile"
+            | "env"
+            | "csv"
+            | "diff"
+            | "hcl"
+            | "terraform"
+            | "make"
+            | "makefile"
+    )
+}
+
+#[derive(Default)]
+struct Fence {
+    lang: Option<Lang>,
+    data: bool,
+    first: bool,
+}
+
+/// A symbol table (`| module | class | kind |`): which column names a class and
+/// which its kind.
+struct Table {
+    class: Option<usize>,
+    kind: Option<usize>,
+    header: bool,
+}
+
+struct Reader {
+    spec: ApiSpec,
+    /// (module, class, scope) of the class whose methods are being read.
+    class: Option<(usize, usize, Scope)>,
+    /// The directory of the package section being read (`internal/store`).
+    package_dir: Option<String>,
+    default_lang: Lang,
+}
+
+impl Reader {
+    fn module(&mut self, at: usize) -> usize {
+        if self.spec.modules.is_empty() {
+            self.spec.modules.push(ApiModule {
+                name: String::new(),
+                classes: Vec::new(),
+                functions: Vec::new(),
+                span: at..at,
+            });
+        }
+        self.spec.modules.len() - 1
+    }
+
+    fn push_module(&mut self, name: String, span: Range<usize>) {
+        let name = match &self.package_dir {
+            Some(dir) if !name.contains('/') && source_extension(&name).is_some() => {
+                let dir = if dir.contains('/') {
+                    dir.clone()
+                } else {
+                    dir.replace('.', "/")
+                };
+                format!("{dir}/{name}")
+            }
+            _ => {
+                self.package_dir = source_extension(&name).is_none().then(|| name.clone());
+                name
+            }
+        };
+        self.spec.modules.push(ApiModule {
+            name,
+            classes: Vec::new(),
+            functions: Vec::new(),
+            span,
+        });
+        self.class = None;
+    }
+
+    fn lang(&self, fence: Option<&Fence>) -> Lang {
+        if let Some(l) = fence.and_then(|f| f.lang) {
+            return l;
+        }
+        self.spec
+            .modules
+            .last()
+            .and_then(|m| Lang::from_path(&m.name))
+            .unwrap_or(self.default_lang)
+    }
+}
+
+/// The code of a signature line: the first backticked span of a list item, or the
+/// line without its trailing comment or prose.
+fn code_part(content: &str, backticked: bool) -> (usize, &str) {
+    if backticked {
+        let end = content.find('`').unwrap_or(content.len());
+        return (0, &content[..end]);
+    }
+    let mut end = content.len();
+    for marker in ["//", " # ", "  #", " — ", " – ", "\t#"] {
+        if let Some(i) = content.find(marker) {
+            end = end.min(i);
+        }
+    }
+    (0, &content[..end])
+}
+
+fn is_list_item(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ") || {
+        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && matches!(t.as_bytes().get(digits), Some(b'.' | b')'))
+    }
+}
+
+/// Reads the spec; `default_lang` is the stack the architecture states, used where
+/// neither a fence tag nor a file extension says.
 pub fn parse(text: &str) -> ApiSpec {
-    let mut modules: Vec<ApiModule> = Vec::new();
-    let mut class: Option<(usize, Scope)> = None;
-    let mut in_fence = false;
+    parse_in(text, Lang::Unknown)
+}
+
+pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
+    let mut r = Reader {
+        spec: ApiSpec::default(),
+        class: None,
+        package_dir: None,
+        default_lang,
+    };
+    let mut fence: Option<Fence> = None;
+    let mut table: Option<Table> = None;
     for line in lines(text) {
         let trimmed = line.text.trim();
         if is_fence(trimmed) {
-            in_fence = !in_fence;
+            fence = match fence {
+                Some(_) => None,
+                None => {
+                    let tag = trimmed.trim_start_matches(['`', '~']).trim();
+                    Some(Fence {
+                        lang: Lang::from_tag(tag),
+                        data: is_data_tag(tag.split([' ', '{']).next().unwrap_or("")),
+                        first: true,
+                    })
+                }
+            };
             continue;
         }
-        if trimmed.is_empty() {
+        if trimmed.is_empty() || trimmed == "{" || fence.as_ref().is_some_and(|f| f.data) {
             continue;
         }
+        let first_in_fence = fence.as_ref().is_some_and(|f| f.first);
+        if let Some(f) = fence.as_mut() {
+            f.first = false;
+        }
+        let in_fence = fence.is_some();
         let level = if in_fence {
             None
         } else {
             heading_level(line.text)
         };
         let indent = line.indent();
-        let offset = content_start(line.text);
-        let content = line.text[offset..].trim_end();
-        if let Some((_, scope)) = class {
+        if let Some((m, c, Scope::Pending(i))) = r.class {
+            r.class = if indent > i {
+                Some((m, c, Scope::Indent(i)))
+            } else if is_list_item(line.text) && level.is_none() {
+                Some((m, c, Scope::Heading(7)))
+            } else {
+                None
+            };
+        }
+        if let Some((_, _, scope)) = r.class {
             let ends = match (scope, level) {
                 (Scope::Heading(l), Some(h)) => h <= l,
                 (Scope::Heading(_), None) => false,
                 (Scope::Indent(i), _) => indent <= i,
+                (Scope::Pending(_), _) => false,
             };
             if ends {
-                class = None;
+                r.class = None;
             }
         }
-        if let Some((name, range)) = module_header(content, level.is_some()) {
+        if !trimmed.starts_with('|') {
+            table = None;
+        }
+        let offset = content_start(line.text);
+        let content = line.text[offset..].trim_end();
+        // A path comment opening a code block names its module.
+        if first_in_fence {
+            let comment = ["//", "#", "--"]
+                .iter()
+                .find_map(|c| trimmed.strip_prefix(c).filter(|r| !r.starts_with('[')));
+            if let Some(rest) = comment {
+                let rest_trimmed = rest.trim();
+                if let Some((name, range)) = module_header(rest_trimmed, false) {
+                    let within = rest_trimmed.as_ptr() as usize - line.text.as_ptr() as usize;
+                    let start = line.start + within + range.start;
+                    r.push_module(name, start..start + range.len());
+                    continue;
+                }
+            }
+        }
+        if level.is_some() {
+            let heading = line.text.trim_start().trim_start_matches('#');
+            let heading_at = line.text.len() - heading.len();
+            let paths = heading_paths(heading);
+            if !paths.is_empty() {
+                for (name, range) in paths {
+                    let start = line.start + heading_at + range.start;
+                    r.push_module(name, start..start + range.len());
+                }
+                continue;
+            }
+        }
+        if !in_fence && let Some((name, range)) = module_header(content, level.is_some()) {
             let start = line.start + offset + range.start;
-            modules.push(ApiModule {
-                name,
-                classes: Vec::new(),
-                functions: Vec::new(),
-                span: start..start + range.len(),
-            });
-            class = None;
+            r.push_module(name, start..start + range.len());
             continue;
         }
-        if let Some((name, bases, at)) = class_header(content) {
+        if !in_fence && trimmed.starts_with('|') {
+            read_table_row(&mut r, &mut table, line.text, line.start);
+            continue;
+        }
+        if in_fence {
+            if read_import(&mut r.spec, trimmed) {
+                continue;
+            }
+            if is_comment(trimmed) {
+                continue;
+            }
+        }
+        let lang = r.lang(fence.as_ref());
+        if !in_fence && let Some((name, at)) = bold_name(content) {
             let start = line.start + offset + at;
-            let module = current_module(&mut modules, start);
-            module.classes.push(ApiClass {
+            let m = r.module(start);
+            r.spec.modules[m].classes.push(ApiClass {
                 span: start..start + name.len(),
                 name,
-                bases,
+                kind: ClassKind::Mentioned,
+                bases: Vec::new(),
+                generics: Vec::new(),
                 methods: Vec::new(),
+                header_types: Vec::new(),
+                lang,
+            });
+            continue;
+        }
+        let header = class_header(content)
+            .or_else(|| level.and_then(|_| heading_class(content, line.text.contains('`'))));
+        if let Some(h) = header {
+            let start = line.start + offset + h.at;
+            let header_types = h
+                .params
+                .map(|(a, b)| {
+                    signature_types(
+                        &content[a - 1..=b.min(content.len() - 1)],
+                        line.start + offset + a - 1,
+                        lang,
+                    )
+                })
+                .unwrap_or_default();
+            let m = r.module(start);
+            let module = &mut r.spec.modules[m];
+            module.classes.push(ApiClass {
+                span: start..start + h.name.len(),
+                name: h.name,
+                kind: h.kind,
+                bases: h.bases,
+                generics: h.generics,
+                methods: Vec::new(),
+                header_types,
+                lang,
             });
             let scope = match level {
                 Some(l) => Scope::Heading(l),
-                None => Scope::Indent(indent),
+                None if in_fence || is_list_item(line.text) => Scope::Indent(indent),
+                None => Scope::Pending(indent),
             };
-            class = Some((module.classes.len() - 1, scope));
+            r.class = Some((m, module.classes.len() - 1, scope));
             continue;
         }
         if let Some(target) = impl_target(content) {
-            let module = current_module(&mut modules, line.start);
-            if let Some(index) = module.classes.iter().position(|c| c.name == target) {
-                class = Some((index, Scope::Indent(indent)));
+            if let Some((m, c)) = find_class(&r.spec, target) {
+                r.class = Some((m, c, Scope::Indent(indent)));
             }
             continue;
         }
-        if let Some((name, at)) = function_header(content) {
-            let start = line.start + offset + at;
-            let signature = Signature {
-                span: start..start + name.len(),
-                name,
-                text: content.trim_matches('`').to_string(),
-            };
-            let module = current_module(&mut modules, start);
-            match class {
-                Some((index, _)) => match module.classes.get_mut(index) {
-                    Some(c) => c.methods.push(signature),
-                    None => module.functions.push(signature),
-                },
-                None => module.functions.push(signature),
+        let backticked = offset > 0 && line.text.as_bytes()[offset - 1] == b'`';
+        let code = in_fence || backticked;
+        let decorated = strip_decorations(content);
+        if decorated.is_empty() {
+            continue;
+        }
+        let (receiver, rest, rest_at) = go_receiver(content);
+        let Some((name, at)) = function_header(rest, code) else {
+            if !in_fence {
+                inline_declarations(&mut r, line.text, line.start, lang);
             }
+            continue;
+        };
+        let at = rest_at + at;
+        let start = line.start + offset + at;
+        let (code_at, code_text) = code_part(content, backticked);
+        let name_end = at + name.len();
+        let types = if name_end >= code_at && name_end <= code_at + code_text.len() {
+            let after = &content[name_end..code_at + code_text.len()];
+            signature_types(after, line.start + offset + name_end, lang)
+        } else {
+            Vec::new()
+        };
+        let signature = Signature {
+            span: start..start + name.len(),
+            name,
+            text: content.trim_matches('`').to_string(),
+            types,
+            lang,
+        };
+        if let Some(receiver) = receiver {
+            let (m, c) = match find_class(&r.spec, receiver) {
+                Some(found) => found,
+                None => {
+                    let m = r.module(start);
+                    r.spec.modules[m].classes.push(ApiClass {
+                        name: receiver.to_string(),
+                        kind: ClassKind::Struct,
+                        bases: Vec::new(),
+                        generics: Vec::new(),
+                        methods: Vec::new(),
+                        header_types: Vec::new(),
+                        lang,
+                        span: signature.span.clone(),
+                    });
+                    (m, r.spec.modules[m].classes.len() - 1)
+                }
+            };
+            r.spec.modules[m].classes[c].methods.push(signature);
+            continue;
+        }
+        let m = r.module(start);
+        match r.class {
+            Some((cm, c, _)) => match r
+                .spec
+                .modules
+                .get_mut(cm)
+                .and_then(|x| x.classes.get_mut(c))
+            {
+                Some(class) => class.methods.push(signature),
+                None => r.spec.modules[m].functions.push(signature),
+            },
+            None => r.spec.modules[m].functions.push(signature),
         }
     }
-    ApiSpec { modules }
+    r.spec
 }
 
-/// `impl Store {` or `impl Display for Store {`: the methods that follow are Store's.
+/// Declarations in backticks inside prose (`` `TicketResponse` is a `record
+/// TicketResponse(String id)` ``): mentioned classes, specified but not required
+/// in the diagram.
+fn inline_declarations(r: &mut Reader, text: &str, line_start: usize, lang: Lang) {
+    let mut base = 0;
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('`') else {
+            return;
+        };
+        let span = &after[..close];
+        if let Some(h) = class_header(span) {
+            let at = line_start + base + open + 1 + h.at;
+            let m = r.module(at);
+            r.spec.modules[m].classes.push(ApiClass {
+                span: at..at + h.name.len(),
+                name: h.name,
+                kind: ClassKind::Mentioned,
+                bases: h.bases,
+                generics: h.generics,
+                methods: Vec::new(),
+                header_types: Vec::new(),
+                lang,
+            });
+        }
+        let used = open + 1 + close + 1;
+        base += used;
+        rest = &rest[used..];
+    }
+}
+
+/// The class of that name, latest first (a Go method may follow its type's section).
+fn find_class(spec: &ApiSpec, name: &str) -> Option<(usize, usize)> {
+    spec.modules
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(m, module)| {
+            module
+                .classes
+                .iter()
+                .position(|c| c.name == name)
+                .map(|c| (m, c))
+        })
+}
+
+/// Go's `func (s *Store) Get(…)`: the receiver's type, and the rest from the name on
+/// with its offset in `content`.
+fn go_receiver(content: &str) -> (Option<&str>, &str, usize) {
+    let Some(rest) = content
+        .trim_start_matches('`')
+        .strip_prefix("func")
+        .map(str::trim_start)
+    else {
+        return (None, content, 0);
+    };
+    let Some((inner, after)) = balanced(rest, '(', ')') else {
+        return (None, content, 0);
+    };
+    let ty = inner
+        .split_whitespace()
+        .next_back()
+        .unwrap_or("")
+        .trim_start_matches('*');
+    let ty = ty.split('[').next().unwrap_or(ty);
+    if ty.is_empty() || !ty.chars().all(is_ident_char) {
+        return (None, content, 0);
+    }
+    let after = after.trim_start();
+    (Some(ty), after, content.len() - after.len())
+}
+
+fn is_comment(trimmed: &str) -> bool {
+    trimmed.starts_with("//")
+        || trimmed.starts_with("/*")
+        || trimmed.starts_with("* ")
+        || trimmed == "*/"
+        || trimmed.starts_with("\"\"\"")
+        || trimmed.starts_with("'''")
+        || (trimmed.starts_with('#') && !trimmed.starts_with("#["))
+        || trimmed.starts_with("-- ")
+        || trimmed.starts_with("namespace ")
+        || trimmed.starts_with("package ")
+}
+
+/// Import lines of the spec's code: the capitalised names they bring in.
+fn read_import(spec: &mut ApiSpec, trimmed: &str) -> bool {
+    let is_import = ["import ", "from ", "use ", "using ", "pub use "]
+        .iter()
+        .any(|p| trimmed.starts_with(p));
+    if !is_import {
+        return false;
+    }
+    for word in trimmed.split(|c: char| !is_ident_char(c)) {
+        if word.starts_with(|c: char| c.is_ascii_uppercase()) {
+            spec.imported.push(word.to_string());
+        }
+    }
+    true
+}
+
+/// `**Order** — aggregate root …`, `- **Bookmark**: …`: a name the spec specifies in
+/// prose, with its offset in `content`.
+fn bold_name(content: &str) -> Option<(String, usize)> {
+    let inner = content.strip_prefix("**").or_else(|| {
+        // content_start has already skipped a leading `**`
+        content
+            .find("**")
+            .filter(|_| content.starts_with(|c: char| c.is_ascii_uppercase()))
+            .map(|_| content)
+    })?;
+    let end = inner.find("**")?;
+    let name = inner[..end].trim_matches('`');
+    if name.is_empty()
+        || !name.starts_with(|c: char| c.is_ascii_uppercase())
+        || !name.chars().all(is_ident_char)
+        || !name.bytes().any(|b| b.is_ascii_lowercase())
+    {
+        return None;
+    }
+    let tail = inner[end + 2..].trim_start();
+    if !(tail.is_empty() || tail.starts_with(['—', '–', '-', ':', '(', ','])) {
+        return None;
+    }
+    let at = content.len() - inner.len()
+        + (inner[..end].len() - inner[..end].trim_start_matches('`').len());
+    Some((name.to_string(), at))
+}
+
+/// One row of a symbol table; the header row says which column holds classes.
+fn read_table_row(r: &mut Reader, table: &mut Option<Table>, text: &str, line_start: usize) {
+    let cells: Vec<(usize, &str)> = {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for (i, cell) in text.split('|').enumerate() {
+            if i > 0 {
+                out.push((at, cell));
+            }
+            at += cell.len() + 1;
+        }
+        if text.trim_end().ends_with('|') {
+            out.pop();
+        }
+        out
+    };
+    let Some(t) = table.as_mut() else {
+        let names: Vec<String> = cells
+            .iter()
+            .map(|(_, c)| clean_token(c.trim()).to_ascii_lowercase())
+            .collect();
+        let find = |words: &[&str]| names.iter().position(|n| words.contains(&n.as_str()));
+        *table = Some(Table {
+            class: find(&[
+                "class", "type", "symbol", "classes", "types", "name", "struct",
+            ]),
+            kind: find(&["kind", "type kind", "category"]),
+            header: true,
+        });
+        return;
+    };
+    if t.header {
+        t.header = false;
+        if cells
+            .iter()
+            .all(|(_, c)| c.trim().chars().all(|c| matches!(c, '-' | ':')))
+        {
+            return;
+        }
+    }
+    let Some(col) = t.class else {
+        return;
+    };
+    let Some((cell_at, cell)) = cells.get(col) else {
+        return;
+    };
+    if let Some(kind_col) = t.kind {
+        let kind = cells.get(kind_col).map_or("", |(_, c)| c.trim());
+        if ["function", "method", "endpoint", "route", "module"]
+            .iter()
+            .any(|w| kind.eq_ignore_ascii_case(w))
+        {
+            return;
+        }
+    }
+    let name = clean_token(cell.trim());
+    if name.is_empty()
+        || !name.starts_with(|c: char| c.is_ascii_uppercase())
+        || !name.chars().all(is_ident_char)
+    {
+        return;
+    }
+    let lead = cell.len() - cell.trim_start().len();
+    let inner = cell.trim_start();
+    let at = line_start + cell_at + lead + inner.find(name).unwrap_or(0);
+    let lang = r.lang(None);
+    let m = r.module(at);
+    r.spec.modules[m].classes.push(ApiClass {
+        span: at..at + name.len(),
+        name: name.to_string(),
+        kind: ClassKind::Mentioned,
+        bases: Vec::new(),
+        generics: Vec::new(),
+        methods: Vec::new(),
+        header_types: Vec::new(),
+        lang,
+    });
+}
+
+/// `impl Store {`, `impl Display for Store {`, `impl<S: Storage> Journal<S>`: the
+/// methods that follow are Store's (Journal's).
 fn impl_target(content: &str) -> Option<&str> {
     let rest = content.strip_prefix("impl")?;
     if !rest.starts_with([' ', '<']) {
         return None;
     }
+    let rest = match balanced(rest, '<', '>') {
+        Some((_, r)) => r,
+        None => rest,
+    };
     let rest = rest.trim_end_matches('{').trim();
     let target = rest.rsplit(" for ").next().unwrap_or(rest).trim();
     let name = target
         .split(|c: char| !is_ident_char(c))
         .find(|w| !w.is_empty())?;
     Some(name)
-}
-
-/// The module being read; signatures before any module header go to an unnamed one.
-fn current_module(modules: &mut Vec<ApiModule>, at: usize) -> &mut ApiModule {
-    if modules.is_empty() {
-        modules.push(ApiModule {
-            name: String::new(),
-            classes: Vec::new(),
-            functions: Vec::new(),
-            span: at..at,
-        });
-    }
-    let last = modules.len() - 1;
-    &mut modules[last]
 }
 
 #[cfg(test)]
@@ -417,6 +1296,101 @@ pub fn helper() -> u32
         let m = &spec.modules[0];
         assert_eq!(m.classes[0].methods[0].name, "open");
         assert_eq!(m.functions[0].name, "helper");
+    }
+
+    fn names(spec: &ApiSpec) -> Vec<(String, Vec<String>)> {
+        spec.classes()
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    c.methods.iter().map(|m| m.name.clone()).collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn declarations_in_each_language() {
+        let t = "```java\npublic interface Repo extends JpaRepository<Order, UUID> {\n    Optional<Order> findById(UUID id);\n    public <T> List<T> all(Class<T> type);\n}\n```\n```csharp\npublic readonly record struct Money(decimal Amount, string Currency);\npublic sealed class Svc\n{\n    Task<Invoice?> GetAsync(Guid id);\n}\n```\n```go\ntype Store interface {\n\tGet(ctx context.Context) ([]byte, error)\n}\ntype Bucket struct {\n\tName string\n}\nfunc (b *Bucket) Put(key string) error\n```\n```rust\npub struct Journal<S: Storage> { s: S }\nimpl<S: Storage> Journal<S> {\n    pub fn select<'q>(&self, q: &Query<'q>) -> Vec<&Entry>;\n}\n```\n```python\n@dataclass(frozen=True)\nclass Link:\n    url: str\nclass Repo(SqlRepository[Patient]):\n    def by_name(self, p: str) -> list[Patient]: ...\n```\n```ts\nexport class InMemoryRepo<T extends { id: string }> implements Repo<T> {\n  get(id: string): Promise<T | undefined>;\n}\n```\n";
+        let spec = parse(t);
+        let got = names(&spec);
+        let want: Vec<(String, Vec<String>)> = [
+            ("Repo", vec!["findById", "all"]),
+            ("Money", vec![]),
+            ("Svc", vec!["GetAsync"]),
+            ("Store", vec!["Get"]),
+            ("Bucket", vec!["Put"]),
+            ("Journal", vec!["select"]),
+            ("Link", vec![]),
+            ("Repo", vec!["by_name"]),
+            ("InMemoryRepo", vec!["get"]),
+        ]
+        .into_iter()
+        .map(|(n, m)| (n.to_string(), m.into_iter().map(str::to_string).collect()))
+        .collect();
+        assert_eq!(got, want);
+        let classes: Vec<&ApiClass> = spec.classes().collect();
+        assert_eq!(classes[0].kind, ClassKind::Interface);
+        assert_eq!(classes[0].bases, ["JpaRepository"]);
+        assert_eq!(classes[1].kind, ClassKind::Record);
+        assert_eq!(classes[3].kind, ClassKind::Interface);
+        assert_eq!(classes[7].bases, ["SqlRepository"]);
+        assert_eq!(classes[8].bases, ["Repo"]);
+        assert_eq!(classes[8].generics, ["T"]);
+        let types: Vec<&str> = classes[2].methods[0]
+            .types
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect();
+        assert_eq!(types, ["Guid"]);
+    }
+
+    #[test]
+    fn modules_from_path_comments_packages_and_multi_file_headings() {
+        let t = "## Package store (`internal/store`)\n\n### store.go\n\n```go\ntype Store interface {}\n```\n\n```ts\n// src/orders/orders.service.ts\nexport class OrdersService {}\n```\n\n### `a/source.py`, `a/parser.py`\n\n```yaml\npaths:\n  /orders/{id}:\n    get: {}\n```\n";
+        let spec = parse(t);
+        let names: Vec<&str> = spec.modules.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "internal/store",
+                "internal/store/store.go",
+                "src/orders/orders.service.ts",
+                "a/source.py",
+                "a/parser.py"
+            ]
+        );
+        assert_eq!(
+            &t[spec.modules[2].span.clone()],
+            "src/orders/orders.service.ts"
+        );
+    }
+
+    #[test]
+    fn symbol_tables_and_bold_names_mention_classes() {
+        let t = "| module | class | kind |\n|---|---|---|\n| orders | `Order` | class |\n| orders | place | function |\n\n- **Bookmark** — `{ id: number }`\n";
+        let spec = parse(t);
+        let got: Vec<(&str, ClassKind)> =
+            spec.classes().map(|c| (c.name.as_str(), c.kind)).collect();
+        assert_eq!(
+            got,
+            [
+                ("Order", ClassKind::Mentioned),
+                ("Bookmark", ClassKind::Mentioned)
+            ]
+        );
+        assert_eq!(&t[spec.modules[0].classes[0].span.clone()], "Order");
+    }
+
+    #[test]
+    fn a_heading_may_name_a_class() {
+        let t = "## `src/orders/service.ts`\n\n### OrderService\n\n- `place(cmd: PlaceOrder): Order`\n\n### Errors\n\n- `fail(): void`\n";
+        let spec = parse(t);
+        assert_eq!(
+            names(&spec),
+            [("OrderService".to_string(), vec!["place".to_string()])]
+        );
+        assert_eq!(spec.modules[0].functions[0].name, "fail");
     }
 
     #[test]

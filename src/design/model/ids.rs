@@ -43,16 +43,29 @@ impl IdKind {
     }
 }
 
-/// A normalised id: the family and the number, leading zeros gone.
+/// A normalised id: the family and the number, leading zeros gone; `sub` is the
+/// sub-requirement of a hierarchical id (`FR-3.1` is FR-3's first), 0 for none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Id {
     pub kind: IdKind,
     pub number: u64,
+    pub sub: u64,
+}
+
+impl Id {
+    /// The requirement a sub-requirement belongs to (itself when it is none).
+    pub fn parent(self) -> Id {
+        Id { sub: 0, ..self }
+    }
 }
 
 impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{:02}", self.kind.prefix(), self.number)
+        write!(f, "{}-{:02}", self.kind.prefix(), self.number)?;
+        if self.sub > 0 {
+            write!(f, ".{}", self.sub)?;
+        }
+        Ok(())
     }
 }
 
@@ -99,15 +112,38 @@ pub fn scan(text: &str) -> Vec<IdAt> {
             .iter()
             .take_while(|b| b.is_ascii_digit())
             .count();
-        let end = dash + 1 + digits;
+        let mut end = dash + 1 + digits;
         if digits == 0 || (end < bytes.len() && is_word_byte(bytes[end])) {
             continue;
         }
         let Some(number) = text.get(dash + 1..end).and_then(|d| d.parse::<u64>().ok()) else {
             continue;
         };
+        // `FR-3.1`: a sub-requirement, when digits follow the dot and end the word.
+        let mut sub = 0;
+        if bytes.get(end) == Some(&b'.') {
+            let sub_digits = bytes[end + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let sub_end = end + 1 + sub_digits;
+            let ends_word = sub_end >= bytes.len()
+                || !(is_word_byte(bytes[sub_end])
+                    || bytes[sub_end] == b'.'
+                        && bytes.get(sub_end + 1).is_some_and(u8::is_ascii_digit));
+            if sub_digits > 0
+                && ends_word
+                && let Some(n) = text
+                    .get(end + 1..sub_end)
+                    .and_then(|d| d.parse::<u64>().ok())
+                && n > 0
+            {
+                sub = n;
+                end = sub_end;
+            }
+        }
         out.push(IdAt {
-            id: Id { kind, number },
+            id: Id { kind, number, sub },
             span: start..end,
         });
     }
@@ -142,12 +178,21 @@ mod tests {
     }
 
     #[test]
+    fn sub_requirements_are_their_own_ids() {
+        let found = scan("FR-3.1 and FR-3. then FR-03.2, [FR-01]");
+        let ids: Vec<String> = found.iter().map(|i| i.id.to_string()).collect();
+        assert_eq!(ids, ["FR-03.1", "FR-03", "FR-03.2", "FR-01"]);
+        assert_eq!(found[0].id.parent(), found[1].id);
+    }
+
+    #[test]
     fn parse_accepts_one_id_only() {
         assert_eq!(
             Id::parse("fr-007"),
             Some(Id {
                 kind: IdKind::Functional,
-                number: 7
+                number: 7,
+                sub: 0
             })
         );
         assert_eq!(Id::parse("FR-1 FR-2"), None);

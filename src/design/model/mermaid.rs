@@ -26,6 +26,9 @@ pub struct Member {
     /// `+`, `-`, `#`, `~` or nothing.
     pub visibility: Option<char>,
     pub span: Range<usize>,
+    /// The capitalised type names it uses (parameters, return, attribute type), with
+    /// their places, for D033.
+    pub types: Vec<(String, Range<usize>)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -547,6 +550,7 @@ fn member_of(text: &str, at: usize) -> Option<Member> {
     if body.is_empty() {
         return None;
     }
+    let body_at = at + (body.as_ptr() as usize - text.as_ptr() as usize);
     let (name, kind) = match body.find('(') {
         Some(paren) => {
             let before = &body[..paren];
@@ -568,12 +572,32 @@ fn member_of(text: &str, at: usize) -> Option<Member> {
             (name, MemberKind::Attribute)
         }
     };
+    // Mermaid writes generics as `List~Order~`: the tildes separate like brackets.
+    // An attribute without a colon (`+Addr string`, `-UUID id`) does not say which
+    // word is the type, so only `name: Type` attributes are read.
+    let plain = body.replace('~', " ");
+    let mut types = match kind {
+        MemberKind::Method => {
+            let paren = plain.find('(').unwrap_or(0);
+            super::lang::signature_types(
+                &plain[paren..],
+                body_at + paren,
+                super::lang::Lang::Unknown,
+            )
+        }
+        MemberKind::Attribute => match plain.find(':') {
+            Some(colon) => super::lang::type_names(&plain[colon + 1..], body_at + colon + 1),
+            None => Vec::new(),
+        },
+    };
+    types.retain(|(t, _)| *t != name);
     Some(Member {
         name,
         kind,
         text: body.to_string(),
         visibility,
         span: at..at + text.len(),
+        types,
     })
 }
 

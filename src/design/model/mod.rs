@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod ids;
+pub mod lang;
 pub mod mermaid;
 pub mod names;
 pub mod text;
@@ -15,12 +16,13 @@ use std::ops::Range;
 use crate::design::questions::open_question_items;
 use crate::design::{Artifacts, Section};
 
-pub use api::{ApiClass, ApiModule, ApiSpec, Signature};
+pub use api::{ApiClass, ApiModule, ApiSpec, ClassKind, Signature};
 pub use ids::{Id, IdAt, IdKind};
+pub use lang::Lang;
 pub use mermaid::{ClassDiagram, DiagramClass, Member, MemberKind, Relation, RelationKind};
 pub use tree::{FileTree, TreeEntry};
 
-use text::{content_start, heading_level, lines, lines_containing};
+use text::{content_start, heading_level, lines};
 
 /// A requirement as the requirements artifact defines it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +79,11 @@ pub struct DesignModel {
     pub tree: FileTree,
     pub api: ApiSpec,
     pub diagram: ClassDiagram,
+    /// The stack the architecture states.
+    pub lang: Lang,
+    /// Names the architecture writes in backticks (`ResponseEntity`, `pgxpool.Pool`
+    /// gives `Pool`): types a design names as coming from its stack.
+    pub named: Vec<String>,
 }
 
 impl DesignModel {
@@ -96,10 +103,26 @@ impl DesignModel {
             })
             .collect();
         model.tree = tree::parse(&artifacts.file_tree);
-        model.api = api::parse(&artifacts.api_spec);
+        model.lang = Lang::stated(&artifacts.architecture);
+        model.named = backticked_names(&artifacts.architecture);
+        model.api = api::parse_in(&artifacts.api_spec, model.lang);
         model.diagram = mermaid::parse(&artifacts.class_diagram);
         model
     }
+}
+
+/// Capitalised identifiers inside backticks (`kotlinx.datetime.Instant` gives
+/// `Instant`; `Repo<T>` gives `Repo`).
+fn backticked_names(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for code in text.split('`').skip(1).step_by(2) {
+        for word in code.split(|c: char| !text::is_ident_char(c)) {
+            if word.starts_with(|c: char| c.is_ascii_uppercase()) {
+                out.push(word.to_string());
+            }
+        }
+    }
+    out
 }
 
 fn has_assumption(question: &str) -> bool {
@@ -109,25 +132,62 @@ fn has_assumption(question: &str) -> bool {
         .any(|w| lower.contains(w))
 }
 
-/// Definitions (an id leading a line of its defining artifact) and citations (every
-/// other id).
+/// Definitions and citations. A definition is an id leading a list item, a heading
+/// or a paragraph of its defining artifact (requirements: FR/NFR/ERR; architecture:
+/// ADR), or a row of a table whose first column is headed `id`, when no list defines
+/// it. Every other id is a citation: a traceability matrix cites what it lists.
 fn read_ids(section: Section, text: &str, model: &mut DesignModel) {
-    // Every id family ends in `R-` (FR, NFR, ERR, ADR): other lines hold none.
-    for line in lines_containing(text, "R-") {
+    let defining = matches!(section, Section::Requirements | Section::Architecture);
+    let mut tracing = false;
+    // Per table: is its first column headed `id`? `None` outside a table.
+    let mut table: Option<bool> = None;
+    let mut in_fence = false;
+    let mut deferred: Vec<(IdAt, usize, String)> = Vec::new();
+    for line in lines(text) {
+        let trimmed = line.text.trim_start();
+        if text::is_fence(trimmed) {
+            in_fence = !in_fence;
+        }
+        if heading_level(line.text).is_some() {
+            let lower = line.text.to_ascii_lowercase();
+            tracing = ["traceab", "matrix", "coverage", "mapping"]
+                .iter()
+                .any(|w| lower.contains(w));
+        }
+        let row = trimmed.starts_with('|');
+        if !row {
+            table = None;
+        } else if table.is_none() {
+            let first = trimmed
+                .trim_start_matches('|')
+                .split('|')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_matches(['*', '`']);
+            table = Some(first.eq_ignore_ascii_case("id") || first.eq_ignore_ascii_case("adr"));
+        }
+        // Every id family ends in `R-` (FR, NFR, ERR, ADR): other lines hold none.
+        if !line.text.contains("R-") {
+            continue;
+        }
         let found = ids::scan(line.text);
         if found.is_empty() {
             continue;
         }
-        let lead = content_start(line.text);
+        let mut lead = content_start(line.text);
+        while line.text[lead..].starts_with(['[', '*', '`']) {
+            lead += 1;
+        }
         for (i, at) in found.into_iter().enumerate() {
             let span = line.start + at.span.start..line.start + at.span.end;
-            let leads = i == 0 && at.span.start == lead;
-            let defines = leads
-                && match section {
-                    Section::Requirements => at.id.kind.is_requirement(),
-                    Section::Architecture => at.id.kind == IdKind::Decision,
-                    _ => false,
-                };
+            let leads = i == 0 && at.span.start == lead && defining && !tracing && !in_fence;
+            let family = match section {
+                Section::Requirements => at.id.kind.is_requirement(),
+                Section::Architecture => at.id.kind == IdKind::Decision,
+                _ => false,
+            };
+            let defines = leads && family && table.is_none_or(|id_column| id_column);
             if !defines {
                 model.citations.push(Citation {
                     id: at.id,
@@ -137,25 +197,66 @@ fn read_ids(section: Section, text: &str, model: &mut DesignModel) {
                 continue;
             }
             let rest = line.text[at.span.end..]
-                .trim_start_matches(['*', '`', ':', '.', ')', '|', ' ', '—', '–', '-'])
+                .trim_start_matches(['*', '`', ':', '.', ')', ']', '|', ' ', '—', '–', '-'])
                 .trim_end_matches(['|', ' '])
                 .to_string();
-            let written = line.text[at.span.clone()].to_string();
-            if at.id.kind == IdKind::Decision {
-                model.decisions.push(Decision {
-                    id: at.id,
-                    title: rest,
-                    span,
-                });
-            } else {
-                model.requirements.push(Requirement {
-                    id: at.id,
-                    written,
-                    text: rest,
-                    span,
-                });
+            if table.is_some() {
+                deferred.push((at, line.start, rest));
+                continue;
             }
+            define(model, at, line.start, line.text, rest);
         }
+    }
+    // A table row defines an id only when no list, heading or paragraph does; two
+    // rows of id tables defining one id are a duplicate like two list items.
+    let listed_before = (model.requirements.len(), model.decisions.len());
+    for (at, start, rest) in deferred {
+        let listed = model.requirements[..listed_before.0]
+            .iter()
+            .any(|r| r.id == at.id)
+            || model.decisions[..listed_before.1]
+                .iter()
+                .any(|d| d.id == at.id);
+        let span = start + at.span.start..start + at.span.end;
+        if listed {
+            model.citations.push(Citation {
+                id: at.id,
+                section,
+                span,
+            });
+            continue;
+        }
+        let written = text.get(span.clone()).unwrap_or("").to_string();
+        push_definition(model, at.id, written, rest, span);
+    }
+}
+
+fn define(model: &mut DesignModel, at: IdAt, line_start: usize, line: &str, rest: String) {
+    let span = line_start + at.span.start..line_start + at.span.end;
+    let written = line[at.span.clone()].to_string();
+    push_definition(model, at.id, written, rest, span);
+}
+
+fn push_definition(
+    model: &mut DesignModel,
+    id: Id,
+    written: String,
+    rest: String,
+    span: Range<usize>,
+) {
+    if id.kind == IdKind::Decision {
+        model.decisions.push(Decision {
+            id,
+            title: rest,
+            span,
+        });
+    } else {
+        model.requirements.push(Requirement {
+            id,
+            written,
+            text: rest,
+            span,
+        });
     }
 }
 

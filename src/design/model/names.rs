@@ -84,10 +84,15 @@ pub enum Role {
     Other,
 }
 
+/// Django's `tests.py` (and a lone `test.py`): the tests of its whole directory.
+fn is_directory_test(path: &str) -> bool {
+    matches!(file_name(path), "tests.py" | "test.py")
+}
+
 pub fn role(path: &str) -> Role {
     if source_extension(path).is_none() {
         Role::Other
-    } else if in_test_dir(path) || tested_stem_of(path).is_some() {
+    } else if in_test_dir(path) || tested_stem_of(path).is_some() || is_directory_test(path) {
         Role::Test
     } else if PLUMBING.contains(&file_name(path)) {
         Role::Other
@@ -101,7 +106,7 @@ pub fn is_test_file(path: &str) -> bool {
     if source_extension(path).is_none() {
         return false;
     }
-    in_test_dir(path) || tested_stem_of(path).is_some()
+    in_test_dir(path) || tested_stem_of(path).is_some() || is_directory_test(path)
 }
 
 fn in_test_dir(path: &str) -> bool {
@@ -110,8 +115,184 @@ fn in_test_dir(path: &str) -> bool {
         matches!(
             d,
             "test" | "tests" | "__tests__" | "spec" | "specs" | "testing"
-        )
+        ) || test_project_suffix(d).is_some()
     })
+}
+
+/// `Shop.Orders.Tests` (a .NET test project): the project it tests.
+fn test_project_suffix(dir: &str) -> Option<&str> {
+    [
+        ".Tests",
+        ".UnitTests",
+        ".IntegrationTests",
+        ".Test",
+        ".Specs",
+    ]
+    .iter()
+    .find_map(|s| dir.strip_suffix(s))
+}
+
+/// Directory names that only say "source" or "tests", never which module: a test
+/// mirrors its module's path once they are dropped.
+fn is_layout_dir(d: &str) -> bool {
+    matches!(
+        d,
+        "src"
+            | "source"
+            | "main"
+            | "test"
+            | "tests"
+            | "testing"
+            | "java"
+            | "kotlin"
+            | "scala"
+            | "unit"
+            | "integration"
+            | "e2e"
+            | "functional"
+            | "__tests__"
+            | "spec"
+            | "specs"
+            | "it"
+    )
+}
+
+/// What a test file tests, or what a source file is, for matching one to the other:
+/// the lower-case stem and the directories that name the module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestTarget {
+    pub stem: String,
+    pub dirs: Vec<String>,
+}
+
+fn module_dirs(path: &str) -> Vec<String> {
+    let dirs = memchr::memrchr(b'/', path.as_bytes()).map_or("", |slash| &path[..slash]);
+    dirs.split('/')
+        .filter(|d| !d.is_empty() && !is_layout_dir(d))
+        .map(|d| test_project_suffix(d).unwrap_or(d).to_ascii_lowercase())
+        .collect()
+}
+
+impl TestTarget {
+    /// A test file: `tests/unit/patients/test_models.py` tests `models` in `patients`.
+    pub fn of(path: &str) -> TestTarget {
+        if is_directory_test(path) {
+            return TestTarget {
+                stem: String::new(),
+                dirs: module_dirs(path),
+            };
+        }
+        let stem = match tested_stem_of(path) {
+            Some(s) => s.to_ascii_lowercase(),
+            None => {
+                let file = file_name(path);
+                file.rsplit_once('.')
+                    .map_or(file, |(s, _)| s)
+                    .to_ascii_lowercase()
+            }
+        };
+        TestTarget {
+            stem,
+            dirs: module_dirs(path),
+        }
+    }
+
+    /// A source file: its stem without the extension (`orders.service`).
+    pub fn of_source(path: &str) -> TestTarget {
+        let file = file_name(path);
+        let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+        TestTarget {
+            stem: stem.to_ascii_lowercase(),
+            dirs: module_dirs(path),
+        }
+    }
+
+    /// This test covers `source`: same stem, and once the directories both share
+    /// from the root are dropped, one path ends with the other (a flat `tests/`
+    /// covers every module of that name; `tests/unit/patients/` only `…/patients/`).
+    pub fn covers(&self, source: &TestTarget) -> bool {
+        if self.stem.is_empty() {
+            return self.dirs == source.dirs;
+        }
+        if self.stem != source.stem {
+            return false;
+        }
+        let common = self
+            .dirs
+            .iter()
+            .zip(&source.dirs)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let (a, b) = (&self.dirs[common..], &source.dirs[common..]);
+        a.is_empty() || b.is_empty() || b.ends_with(a) || a.ends_with(b)
+    }
+}
+
+/// Wiring and module files: an entry point (`main.go`, `Program.cs`, `*Application.java`),
+/// a package's module file (`__init__.py`, `mod.rs`, `lib.rs`, `index.ts`,
+/// `*.module.ts`) or a migration. They hold no API a spec must describe.
+pub fn is_wiring(path: &str) -> bool {
+    let file = file_name(path);
+    let stem = file.split_once('.').map_or(file, |(s, _)| s);
+    matches!(
+        stem,
+        "main"
+            | "Main"
+            | "Program"
+            | "Startup"
+            | "index"
+            | "mod"
+            | "lib"
+            | "__init__"
+            | "__main__"
+            | "package-info"
+            | "module-info"
+            | "conftest"
+            | "setup"
+            | "build"
+    ) || file.ends_with(".module.ts")
+        || file.contains(".config.")
+        || (stem.ends_with("Application") && stem.len() > "Application".len())
+        || path
+            .split('/')
+            .any(|d| matches!(d, "migrations" | "migration" | "migrate"))
+}
+
+/// Files that need no test by their name alone: wiring, module files, migrations,
+/// schemas, DTOs, type declarations and configuration.
+pub fn is_declarative_path(path: &str) -> bool {
+    if is_wiring(path) {
+        return true;
+    }
+    let file = file_name(path);
+    let lower = file.to_ascii_lowercase();
+    let stem = lower.split_once('.').map_or(lower.as_str(), |(s, _)| s);
+    matches!(
+        stem,
+        "config"
+            | "settings"
+            | "configuration"
+            | "constants"
+            | "types"
+            | "schema"
+            | "schemas"
+            | "dto"
+            | "dtos"
+            | "errors"
+            | "exceptions"
+            | "application"
+    ) || [
+        ".dto.",
+        ".types.",
+        ".schema.",
+        ".config.",
+        ".d.ts",
+        ".entity.",
+        ".interface.",
+    ]
+    .iter()
+    .any(|m| lower.contains(m))
+        || path.split('/').any(|d| matches!(d, "dto" | "dtos"))
 }
 
 /// The module a test file is named after: `test_store.py`, `store_test.go`,
@@ -133,8 +314,20 @@ pub fn tested_stem_of(path: &str) -> Option<&str> {
         .or_else(|| strip_suffix_ignore_case(stem, "_test"))
         .or_else(|| strip_suffix_ignore_case(stem, "_spec"))
         .or_else(|| {
+            strip_suffix_ignore_case(stem, "tests")
+                .filter(|s| !s.is_empty() && stem.ends_with("Tests"))
+        })
+        .or_else(|| {
             strip_suffix_ignore_case(stem, "test")
                 .filter(|s| !s.is_empty() && stem.ends_with("Test"))
+        })
+        .or_else(|| {
+            strip_suffix_ignore_case(stem, "spec")
+                .filter(|s| !s.is_empty() && stem.ends_with("Spec"))
+        })
+        .or_else(|| {
+            stem.strip_suffix("IT")
+                .filter(|s| s.ends_with(|c: char| c.is_ascii_lowercase()))
         })
         .or_else(|| {
             let infix = |w: &[u8]| w == b".test." || w == b".spec.";
@@ -252,6 +445,39 @@ mod tests {
         assert!(!same_module(&c("taskman.cli"), &c("taskman/storage.py")));
         assert_eq!(c("crate::store::disk"), ["store", "disk"]);
         assert_eq!(c("pkg/taskman/__init__.py"), ["taskman"]);
+    }
+
+    #[test]
+    fn a_test_covers_the_module_whose_path_it_mirrors() {
+        let t = TestTarget::of("tests/unit/patients/test_models.py");
+        assert!(t.covers(&TestTarget::of_source("src/clinic/patients/models.py")));
+        assert!(!t.covers(&TestTarget::of_source("src/clinic/billing/models.py")));
+        let flat = TestTarget::of("tests/test_storage.py");
+        assert!(flat.covers(&TestTarget::of_source("src/taskman/storage.py")));
+        let java = TestTarget::of("lib/src/test/java/com/acme/loans/LoanServiceTests.java");
+        assert!(java.covers(&TestTarget::of_source(
+            "lib/src/main/java/com/acme/loans/LoanService.java"
+        )));
+        assert!(!java.covers(&TestTarget::of_source(
+            "lib/src/main/java/com/acme/members/LoanService.java"
+        )));
+        let cs = TestTarget::of("tests/Shop.Domain.Tests/InvoiceTests.cs");
+        assert!(is_test_file("tests/Shop.Domain.Tests/InvoiceTests.cs"));
+        assert!(cs.covers(&TestTarget::of_source("src/Shop.Domain/Invoice.cs")));
+        let spec = TestTarget::of("src/orders/orders.service.spec.ts");
+        assert!(spec.covers(&TestTarget::of_source("src/orders/orders.service.ts")));
+        assert!(!spec.covers(&TestTarget::of_source("src/orders/orders.controller.ts")));
+        let django = TestTarget::of("shop/orders/tests.py");
+        assert!(django.covers(&TestTarget::of_source("shop/orders/views.py")));
+        assert!(!django.covers(&TestTarget::of_source("shop/billing/views.py")));
+        let it = TestTarget::of("src/test/java/a/JdbcStoreIT.java");
+        assert!(it.covers(&TestTarget::of_source("src/main/java/a/JdbcStore.java")));
+        let go = TestTarget::of("internal/wal/writer_test.go");
+        assert!(go.covers(&TestTarget::of_source("internal/wal/writer.go")));
+        assert!(is_wiring("cmd/kvd/main.go") && is_wiring("src/Web/Program.cs"));
+        assert!(is_wiring("src/main/java/a/WmsApplication.java"));
+        assert!(is_declarative_path("src/orders/dto/place-order.dto.ts"));
+        assert!(!is_declarative_path("src/orders/orders.service.ts"));
     }
 
     #[test]
