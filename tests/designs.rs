@@ -13,7 +13,7 @@ use volk::design::lint::{Code, lint};
 use volk::design::model::mermaid;
 use volk::design::{Artifacts, Section};
 
-mod support;
+use crate::support;
 use support::provider::Provider;
 
 fn fixtures() -> PathBuf {

@@ -57,7 +57,7 @@ fn the_first_prompt_of_the_bundled_example_states_the_rules() {
         "Target language: Python",
         "Runs on Python 3.11+ with the standard library only",
         "SQLite",
-        "`tests/test_<module>.py` (or `<module>_test.py`)",
+        "test_<module>.py (or <module>_test.py) in a tests/ tree that mirrors the package path",
         "Every class in CLASS_DIAGRAM appears in API_SPEC",
         "Every requirement is cited by its id",
     ] {

@@ -53,45 +53,35 @@ impl Language {
     }
 }
 
-/// The test layout and naming D022 accepts for `language`; for a design whose language
-/// is still open, every ecosystem's, to pick from with the language.
+/// The test layout and naming D022 accepts for `language`, in the design compiler's own
+/// words (`design::lint::test_convention`, the rule it enforces), with the files that need
+/// none; for a design whose language is still open, every ecosystem's, to pick from.
 pub fn test_convention(language: Option<Language>) -> String {
-    let rule = |l: Language| match l {
-        Language::Python => {
-            "`tests/test_<module>.py` (or `<module>_test.py`) for each `<module>.py`"
-        }
-        Language::Go => "`<file>_test.go` beside each `<file>.go`, in the same package",
-        Language::TypeScript => {
-            "`<name>.test.ts` (or `<name>.spec.ts`) for each `<name>.ts`, beside it or under `tests/`"
-        }
-        Language::JavaScript => {
-            "`<name>.test.js` (or `<name>.spec.js`) for each `<name>.js`, beside it or under `tests/`"
-        }
-        Language::Java => {
-            "`<Class>Tests.java` for each `<Class>.java`, under `src/test/java/` in the same package"
-        }
-        Language::CSharp => "`<Class>Tests.cs` for each `<Class>.cs`, in a `tests/` project",
-        Language::Rust => {
-            "unit tests inside each module, in a `#[cfg(test)] mod tests` block (no separate file), and integration tests as `tests/<name>.rs`"
-        }
+    use crate::design::lint::{DECLARATIVE_FILES, test_convention as checked};
+    use crate::design::model::Lang;
+    let lang = |l: Language| match l {
+        Language::Python => Lang::Python,
+        Language::Go => Lang::Go,
+        Language::TypeScript | Language::JavaScript => Lang::TypeScript,
+        Language::Java => Lang::Java,
+        Language::CSharp => Lang::CSharp,
+        Language::Rust => Lang::Rust,
     };
-    match language {
+    let rule = match language {
         Some(l) => format!(
-            "FILE_TREE lists a test for every source module, named the {} way: {}.",
+            "FILE_TREE lists a test for every source module, named the {} way. {}",
             l.name(),
-            rule(l)
+            checked(lang(l))
         ),
         None => {
-            let all: Vec<String> = Language::ALL
-                .iter()
-                .map(|l| format!("{}: {}", l.name(), rule(*l)))
-                .collect();
+            let all: Vec<&str> = Lang::ALL.iter().map(|l| checked(*l)).collect();
             format!(
-                "FILE_TREE lists a test for every source module, named the way of the language you choose ({}).",
-                all.join("; ")
+                "FILE_TREE lists a test for every source module, named the way of the language you choose. {}",
+                all.join(" ")
             )
         }
-    }
+    };
+    format!("{rule} {DECLARATIVE_FILES}")
 }
 
 /// True when `text` has `word` with no letter or digit on either side (ASCII case
@@ -272,7 +262,7 @@ mod tests {
 
     #[test]
     fn every_language_has_its_convention() {
-        assert!(test_convention(Some(Language::Python)).contains("tests/test_<module>.py"));
+        assert!(test_convention(Some(Language::Python)).contains("test_<module>.py"));
         assert!(test_convention(Some(Language::Go)).contains("<file>_test.go"));
         assert!(test_convention(Some(Language::Rust)).contains("#[cfg(test)]"));
         let open = test_convention(None);
@@ -284,6 +274,7 @@ mod tests {
             ".test.ts",
             "Tests.java",
             "Tests.cs",
+            "Declarative files need no test",
             "#[cfg(test)]",
         ] {
             assert!(open.contains(needle), "{needle}: {open}");

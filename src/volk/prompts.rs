@@ -254,24 +254,8 @@ pub fn design(brief: &Brief, context: &str) -> String {
             ("scope_sections", &scope_sections(brief)),
             ("ux_section", &ux_section(brief)),
             ("context_section", &context_section(context)),
-            ("test_convention", &test_convention_text()),
         ],
     )
-}
-
-/// The test layout the design compiler checks (D022), in its own words, so the
-/// first design and the checker agree: one line per language, then what needs none.
-fn test_convention_text() -> String {
-    use crate::design::lint::{DECLARATIVE_FILES, test_convention};
-    use crate::design::model::Lang;
-    let mut out = String::from(
-        "Name and place each test by its language's convention; a test covers the module whose path it mirrors:\n",
-    );
-    for lang in Lang::ALL {
-        let _ = writeln!(out, "- {}", test_convention(lang));
-    }
-    out.push_str(DECLARATIVE_FILES);
-    out
 }
 
 /// The retry of an answer that had no section markers: the answer, and the markers
@@ -471,7 +455,7 @@ mod tests {
             "{p}"
         );
         assert!(
-            p.contains("`tests/test_<module>.py` (or `<module>_test.py`)"),
+            p.contains(crate::design::lint::test_convention(crate::design::model::Lang::Python)),
             "{p}"
         );
         assert!(
@@ -502,7 +486,7 @@ mod tests {
         assert!(p.contains("Target language: Go"), "{p}");
         assert!(p.contains("Redis"), "{p}");
         assert!(
-            p.contains("`<file>_test.go` beside each `<file>.go`"),
+            p.contains(crate::design::lint::test_convention(crate::design::model::Lang::Go)),
             "{p}"
         );
         assert!(!p.contains("(none)") && !p.contains("(not given)"), "{p}");
@@ -522,7 +506,7 @@ mod tests {
         let p = first_prompt_of(scope);
         assert!(p.contains("choose one and state it in ARCHITECTURE"), "{p}");
         assert!(
-            p.contains("*Tests.java") || p.contains("`<Class>Tests.java`"),
+            p.contains(crate::design::lint::test_convention(crate::design::model::Lang::Java)),
             "{p}"
         );
         assert!(
