@@ -271,6 +271,12 @@ mod tests {
             }));
             app.on_key(ch('5'));
             app.prepare_frame(ratatui::layout::Rect::new(0, 0, 100, 30));
+            // The layout runs on its own thread: the scene is the frame once it is in.
+            let start = std::time::Instant::now();
+            while app.diagram.is_pending() && start.elapsed() < std::time::Duration::from_secs(10) {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+                app.prepare_frame(ratatui::layout::Rect::new(0, 0, 100, 30));
+            }
             app
         }),
         ("failed, retryable", || {

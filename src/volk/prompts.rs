@@ -455,7 +455,9 @@ mod tests {
             "{p}"
         );
         assert!(
-            p.contains(crate::design::lint::test_convention(crate::design::model::Lang::Python)),
+            p.contains(crate::design::lint::test_convention(
+                crate::design::model::Lang::Python
+            )),
             "{p}"
         );
         assert!(
@@ -486,7 +488,9 @@ mod tests {
         assert!(p.contains("Target language: Go"), "{p}");
         assert!(p.contains("Redis"), "{p}");
         assert!(
-            p.contains(crate::design::lint::test_convention(crate::design::model::Lang::Go)),
+            p.contains(crate::design::lint::test_convention(
+                crate::design::model::Lang::Go
+            )),
             "{p}"
         );
         assert!(!p.contains("(none)") && !p.contains("(not given)"), "{p}");
@@ -506,7 +510,9 @@ mod tests {
         let p = first_prompt_of(scope);
         assert!(p.contains("choose one and state it in ARCHITECTURE"), "{p}");
         assert!(
-            p.contains(crate::design::lint::test_convention(crate::design::model::Lang::Java)),
+            p.contains(crate::design::lint::test_convention(
+                crate::design::model::Lang::Java
+            )),
             "{p}"
         );
         assert!(

@@ -141,7 +141,17 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     }
     refresh(app);
     let Some(d) = app.diagram.drawing() else {
-        return Handled::Ignored;
+        if key.code != KeyCode::Char('v') {
+            return Handled::Ignored;
+        }
+        // The layout runs on its own thread: say so rather than ignore the key.
+        let why = if app.diagram.is_pending() {
+            "v: the class diagram is still being laid out; its source is shown meanwhile"
+        } else {
+            "v: there is no class diagram to draw yet"
+        };
+        app.say(why.into());
+        return Handled::Consumed;
     };
     let mode = shown(app, &d);
     if key.code == KeyCode::Char('v')
