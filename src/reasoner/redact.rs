@@ -31,6 +31,11 @@ pub const REDACTED: &str = "[redacted]";
 /// too short to tell apart from ordinary text.
 const MIN_ENCODED_KEY: usize = 8;
 
+/// Values shorter than this are not searched for at all. No provider issues such a key
+/// (a placeholder like `OPENAI_API_KEY=x` for a local server is the usual case), and
+/// scrubbing every `x` out of what volk writes corrupted its own JSON files.
+const MIN_KEY: usize = 6;
+
 /// Encoded fragments shorter than this are not searched for (see [`MIN_ENCODED_KEY`]).
 const MIN_FRAGMENT: usize = 8;
 
@@ -51,12 +56,13 @@ impl Redactor {
         }
     }
 
-    /// A redactor for every form of every key in `keys` (blank keys are ignored).
+    /// A redactor for every form of every key in `keys` (blank keys, and values too short
+    /// to be a key, are ignored: see [`MIN_KEY`]).
     pub fn for_keys<S: AsRef<str>>(keys: &[S]) -> Redactor {
         let mut needles: Vec<String> = keys
             .iter()
             .map(|k| k.as_ref().trim())
-            .filter(|k| !k.is_empty())
+            .filter(|k| k.len() >= MIN_KEY)
             .flat_map(forms)
             .collect();
         needles.sort();
@@ -406,6 +412,15 @@ impl Stream for RedactedStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_placeholder_too_short_to_be_a_key_is_not_scrubbed_from_json() {
+        let redactor = Redactor::for_keys(&["x"]);
+        assert!(redactor.is_empty());
+        let json = r#"{"thread":"x1","cycle":1}"#;
+        assert_eq!(redactor.scrub(json), json);
+        assert!(!Redactor::for_keys(&["sk-abcdef"]).is_empty());
+    }
 
     const KEY: &str = "sk-test-9fK2mQ7xLp4Vz8Rt";
 
