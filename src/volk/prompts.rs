@@ -176,7 +176,7 @@ fn design_rules(brief: &Brief, context: &str) -> String {
     let name = brief.project_name.trim();
     if !name.is_empty() {
         rules.push(format!(
-            "- The project is called `{name}`: use that name in ARCHITECTURE and for the top-level package or module."
+            "- The project is called `{name}`: use that name in ARCHITECTURE, and derive the top-level package or module from it as the language allows (`library-loans` becomes `libraryloans` in Java, `library_loans` in Python)."
         ));
     }
     let stack = c::stack_in_scope(&scope_texts);
