@@ -2,8 +2,8 @@
 //! blocks that match, miss or touch settled text, answers with no section at all,
 //! `CHANGES:` lines or none, calls that fail) driven through the state machine. For
 //! every sequence the cycle ends committed or failed with a retry offered, no paid
-//! call is repeated without the person asking, no applied block is lost and no `-`
-//! line is dropped.
+//! call is repeated without the person asking, no applied block is lost, no `-`
+//! line is dropped, and a repair's answer changes only the sections it asked for.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use proptest::prelude::*;
@@ -102,6 +102,8 @@ struct Expect {
     applied: Vec<(Section, String)>,
     /// Summaries of `-` lines.
     minus: Vec<String>,
+    /// Tokens a repair's answer wrote into sections it was not asked for.
+    ignored: Vec<(Section, String)>,
 }
 
 /// Renders `answer` against the design the request showed; records what must hold.
@@ -113,6 +115,9 @@ fn render(answer: &Answer, request: &ReasonerRequest, n: usize, expect: &mut Exp
             _ => String::new(),
         };
     };
+    // A repair's answer may change only what the repair asked for; the rest is ignored.
+    let asked = request.brief.asked_sections();
+    let ignored = |s: Section| asked.as_ref().is_some_and(|a| !a.contains(&s));
     let mut out = String::new();
     let mut written: Vec<Section> = Vec::new();
     for (k, op) in ops.iter().enumerate() {
@@ -125,7 +130,11 @@ fn render(answer: &Answer, request: &ReasonerRequest, n: usize, expect: &mut Exp
                 }
                 written.push(section);
                 // A whole section replaces earlier blocks in it.
-                expect.applied.retain(|(s, _)| *s != section);
+                if ignored(section) {
+                    expect.ignored.push((section, token.clone()));
+                } else {
+                    expect.applied.retain(|(s, _)| *s != section);
+                }
                 let text = if section == Section::ClassDiagram {
                     format!("classDiagram\n  class {token}")
                 } else {
@@ -155,7 +164,11 @@ fn render(answer: &Answer, request: &ReasonerRequest, n: usize, expect: &mut Exp
                     block(line, &format!("{line} {token}"))
                 ));
                 written.push(section);
-                expect.applied.push((section, token));
+                if ignored(section) {
+                    expect.ignored.push((section, token));
+                } else {
+                    expect.applied.push((section, token));
+                }
             }
             Op::Miss(s) => {
                 let section = Section::ALL[*s];
@@ -193,8 +206,12 @@ fn render(answer: &Answer, request: &ReasonerRequest, n: usize, expect: &mut Exp
                 }
                 Line::Minus(s) => {
                     let summary = format!("tidied {n}.{k}");
-                    out.push_str(&format!("- - {}: {summary}\n", Section::ALL[*s].key()));
-                    expect.minus.push(summary);
+                    let section = Section::ALL[*s];
+                    out.push_str(&format!("- - {}: {summary}\n", section.key()));
+                    // A line about a section whose change was ignored does not count.
+                    if !(written.contains(&section) && ignored(section)) {
+                        expect.minus.push(summary);
+                    }
                 }
                 Line::Nothing => out.push_str("- Q1.2 none: already so\n"),
             }
@@ -296,6 +313,14 @@ proptest! {
                 token,
                 section.key(),
                 design.get(*section)
+            );
+        }
+        for (section, token) in &expect.ignored {
+            prop_assert!(
+                !design.get(*section).contains(token.as_str()),
+                "{} of a repair answer reached {}, which the repair did not ask for",
+                token,
+                section.key()
             );
         }
         let reported: Vec<&str> = packet["payload"]["unrequested_changes"]

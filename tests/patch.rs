@@ -1198,3 +1198,97 @@ fn a_realistic_update_of_the_bundled_example_streams_under_a_third_of_a_rewrite(
         3
     );
 }
+
+#[test]
+fn a_block_repair_answer_that_rewrites_an_unasked_section_has_it_ignored() {
+    let update = format!(
+        "REQUIREMENTS:\n{}",
+        block("4. FR-04: Delete a task.", "4. FR-04: Archive a task.")
+    );
+    // The repair fixes the requirements, and also rewrites the file tree and claims
+    // that change; nobody asked for it.
+    let repair = format!(
+        "REQUIREMENTS:\n{}\nFILE_TREE:\n/etc/\n└── passwd\n\nCHANGES:\n- Q1.1 requirements: archive instead of delete\n- - file_tree: moved to /etc\n",
+        block(
+            "3. FR-03: Mark a task complete.",
+            "3. FR-03: Mark a task complete.\n4. FR-04: Archive a task."
+        )
+    );
+    let provider = Provider::scripted(vec![DESIGN.to_string(), update, repair]);
+    let ws = tempfile::tempdir().unwrap();
+    let dir = designed(ws.path(), &provider);
+    let tree_before = design_file(&dir, "file_tree.md");
+    let run = send(ws.path(), &provider, QUESTIONS);
+    let review = run.packet();
+    let stderr = run.stderr();
+    assert_eq!(provider.hits(), 3, "the design, the update and one repair");
+    assert_eq!(design_file(&dir, "file_tree.md"), tree_before);
+    assert!(
+        !review["payload"]["file_tree"]
+            .as_str()
+            .unwrap()
+            .contains("passwd")
+    );
+    assert!(design_file(&dir, "requirements.md").ends_with("4. FR-04: Archive a task."));
+    assert_eq!(
+        commits(&dir),
+        [
+            "Design cycle 2: Requirements",
+            "Design cycle 1: all artifacts"
+        ]
+    );
+    let ignored = events(&dir, "unasked_sections_ignored");
+    assert_eq!(ignored.len(), 1, "told once");
+    assert_eq!(ignored[0]["sections"], json!(["file_tree"]));
+    assert_eq!(ignored[0]["asked"], json!(["requirements"]));
+    assert_eq!(ignored[0]["round"], "repair");
+    assert!(
+        stderr.contains(
+            "[U:Ar] repair answer also rewrote file_tree, which the repair did not ask for: ignored"
+        ),
+        "{stderr}"
+    );
+    // The claim about the ignored file tree is no change the cycle made.
+    assert!(
+        !events(&dir, "unrequested_changes")
+            .iter()
+            .any(|e| e.to_string().contains("moved to /etc")),
+        "{:?}",
+        events(&dir, "unrequested_changes")
+    );
+}
+
+#[test]
+fn a_design_compiler_repair_that_also_changes_an_unrelated_section_has_it_ignored() {
+    let broken = DESIGN.replace("classDiagram\n", "classDiagram\n  class Phantom\n");
+    let repair = "CLASS_DIAGRAM:\nclassDiagram\n  Cli --> Store\n\nARCHITECTURE:\n# taken over\n\nCHANGES:\n- D030 class_diagram: dropped Phantom\n- - architecture: rewritten\n";
+    let provider = Provider::scripted(vec![broken, repair.to_string()]);
+    let ws = tempfile::tempdir().unwrap();
+    let args = [
+        "--reasoner",
+        "openai",
+        "--model",
+        "scripted",
+        "--base-url",
+        &provider.v1(),
+        "--lint-repairs",
+        "1",
+    ];
+    let first = volk_run(ws.path(), &args, SCOPE).packet();
+    assert_eq!(provider.hits(), 2, "the design and one repair pass");
+    let dir = PathBuf::from(first["payload"]["project_dir"].as_str().unwrap());
+    assert_whole(&first, &dir);
+    assert!(!design_file(&dir, "class_diagram.md").contains("Phantom"));
+    assert!(design_file(&dir, "architecture.md").contains("## Components"));
+    assert!(!design_file(&dir, "architecture.md").contains("taken over"));
+    assert_eq!(commits(&dir), ["Design cycle 1: all artifacts"]);
+    let ignored = events(&dir, "unasked_sections_ignored");
+    assert_eq!(ignored.len(), 1, "{ignored:?}");
+    assert_eq!(ignored[0]["sections"], json!(["architecture"]));
+    assert!(
+        ignored[0]["asked"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("class_diagram"))
+    );
+}

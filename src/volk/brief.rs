@@ -189,6 +189,9 @@ pub struct Brief {
     /// changes nothing leaves the cycle as it was before the pass.
     #[serde(default)]
     pub pass: Pass,
+    /// The sections a design-compiler repair pass asks about: those with findings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lint_sections: Vec<crate::design::Section>,
 }
 
 /// The request of a design cycle a call makes, besides the edit-block follow-ups
@@ -208,6 +211,18 @@ impl Brief {
     /// design-compiler repair.
     pub fn is_repair(&self) -> bool {
         self.repair.is_some() || self.pass == Pass::LintRepair
+    }
+
+    /// The sections a follow-up asks for, so its answer may change only those;
+    /// `None` for the cycle's own request, which may change any section. A block
+    /// repair or a request in full names its sections; a design-compiler repair asks
+    /// about the sections with findings.
+    pub fn asked_sections(&self) -> Option<Vec<crate::design::Section>> {
+        match (&self.repair, self.pass) {
+            (Some(repair), _) => Some(repair.sections.iter().map(|s| s.section).collect()),
+            (None, Pass::LintRepair) => Some(self.lint_sections.clone()),
+            (None, Pass::Main) => None,
+        }
     }
 }
 

@@ -45,6 +45,8 @@ pub enum JournalEvent {
     EditBlock,
     /// Edit blocks failed and the architect was asked to repair them.
     EditRepairRequested,
+    /// A repair answer changed sections the repair did not ask for; they were ignored.
+    UnaskedSectionsIgnored,
     /// What a cycle cost against a full rewrite.
     CycleCost,
     /// A cycle was written to `design/`.
@@ -92,7 +94,7 @@ pub enum JournalEvent {
 }
 
 impl JournalEvent {
-    pub const ALL: [JournalEvent; 33] = [
+    pub const ALL: [JournalEvent; 34] = [
         JournalEvent::DesignStarted,
         JournalEvent::ContextGathered,
         JournalEvent::UxDesignIncorporated,
@@ -104,6 +106,7 @@ impl JournalEvent {
         JournalEvent::SectionRewritten,
         JournalEvent::EditBlock,
         JournalEvent::EditRepairRequested,
+        JournalEvent::UnaskedSectionsIgnored,
         JournalEvent::CycleCost,
         JournalEvent::CycleWritten,
         JournalEvent::Committed,
@@ -141,6 +144,7 @@ impl JournalEvent {
             JournalEvent::SectionRewritten => "section_rewritten",
             JournalEvent::EditBlock => "edit_block",
             JournalEvent::EditRepairRequested => "edit_repair_requested",
+            JournalEvent::UnaskedSectionsIgnored => "unasked_sections_ignored",
             JournalEvent::CycleCost => "cycle_cost",
             JournalEvent::CycleWritten => "cycle_written",
             JournalEvent::Committed => "committed",

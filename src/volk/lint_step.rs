@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use crate::design::Artifacts;
 use crate::design::lint::{Linted, lint, report};
 use crate::design::write::as_written;
+use crate::design::{Artifacts, Section};
 
 /// Lints the artifacts in their on-disk form, so lines match `design/*.md`.
 pub fn check(artifacts: &Artifacts) -> Linted {
@@ -30,6 +30,14 @@ pub fn journal_detail(linted: &Linted, repair: u32) -> Value {
 /// One line per finding, errors first, for the architect's prompt.
 pub fn notes(linted: &Linted) -> Vec<String> {
     report::repair_notes(&linted.diagnostics)
+}
+
+/// The sections with findings, in design order: what a repair pass asks about.
+pub fn sections(linted: &Linted) -> Vec<Section> {
+    Section::ALL
+        .into_iter()
+        .filter(|s| linted.diagnostics.iter().any(|d| d.artifact == *s))
+        .collect()
 }
 
 #[cfg(test)]

@@ -780,7 +780,14 @@ impl Architect {
 
     /// An update answer: edit blocks and whole sections against the current design.
     /// `None` when a follow-up request (a repair, or sections in full) went out.
-    fn read_update(&mut self, cycle: u32, text: &str, fx: &mut Vec<Effect>) -> Option<Artifacts> {
+    /// `changes` is the answer's `CHANGES:` part, held for the cycle's check.
+    fn read_update(
+        &mut self,
+        cycle: u32,
+        text: &str,
+        changes: Option<String>,
+        fx: &mut Vec<Effect>,
+    ) -> Option<Artifacts> {
         let brief = self
             .session
             .pending
@@ -801,6 +808,14 @@ impl Architect {
             text,
             &|design: &Artifacts| review::settled_byte_ranges(&self.session.review, design),
         );
+        // Lines about a section whose change was ignored do not make it count.
+        let changes = match changes {
+            Some(c) if !reading.ignored.is_empty() => {
+                Some(patch_cycle::changes_without(&c, &reading.ignored))
+            }
+            other => other,
+        };
+        review::hold_changes(&mut self.session.review, changes);
         for (event, detail) in reading.journal {
             self.journal(fx, event, detail);
         }
@@ -835,15 +850,15 @@ impl Architect {
         let changes = crate::design::parser::sections(text)
             .changes()
             .map(str::to_string);
-        review::hold_changes(&mut self.session.review, changes);
         let update = matches!(&self.session.pending, Some(p) if p.purpose == Purpose::Update);
         let artifacts = if update {
             // Any update answer is readable: one with no section changes nothing more.
-            match self.read_update(cycle, text, fx) {
+            match self.read_update(cycle, text, changes, fx) {
                 Some(artifacts) => artifacts,
                 None => return,
             }
         } else {
+            review::hold_changes(&mut self.session.review, changes);
             let artifacts = parse(text);
             if !artifacts.is_empty() {
                 let cost = self.session.patch.first_cycle(text, &artifacts);
@@ -1035,6 +1050,7 @@ impl Architect {
         brief.cycle = cycle;
         brief.current = Some(artifacts.clone());
         brief.lint_feedback = lint_step::notes(&linted);
+        brief.lint_sections = lint_step::sections(&linted);
         // A new pass: nothing of an earlier block repair or reformat goes with it.
         brief.repair = None;
         brief.reformat = None;

@@ -278,6 +278,9 @@ pub struct Reading {
     pub notices: Vec<String>,
     /// Blocks dropped because they touch settled text.
     pub dropped: Vec<Dropped>,
+    /// Sections a repair answer changed though the repair did not ask for them:
+    /// not applied, and the answer's `CHANGES:` lines about them do not count.
+    pub ignored: Vec<Section>,
     pub next: Next,
 }
 
@@ -300,6 +303,7 @@ pub fn read_answer(
         journal: Vec::new(),
         notices: Vec::new(),
         dropped: Vec::new(),
+        ignored: Vec::new(),
         next: Next::Done {
             artifacts: design.clone(),
             cost: Cost::default(),
@@ -330,10 +334,18 @@ pub fn read_answer(
     });
     progress.streamed_bytes += text.len() as u64;
     let outcome = stream.finish();
+    let asked = brief.asked_sections();
     let mut failing: Vec<SectionRepair> = Vec::new();
+    let mut only_blocks = true;
     for section in Section::ALL {
         let change = outcome.get(section);
         let tally = &mut progress.tally[section.index()];
+        let unasked = asked.as_ref().is_some_and(|a| !a.contains(&section));
+        if unasked && !matches!(change, SectionChange::Kept) {
+            only_blocks &= matches!(change, SectionChange::Patched { .. });
+            reading.ignored.push(section);
+            continue;
+        }
         match change {
             SectionChange::Kept => continue,
             SectionChange::Whole(text) => {
@@ -421,6 +433,28 @@ pub fn read_answer(
         }
     }
     progress.working = outcome.artifacts(&progress.working);
+    if !reading.ignored.is_empty() {
+        // The repair's answer has no say over what the repair did not ask about.
+        for section in &reading.ignored {
+            progress
+                .working
+                .set(*section, base.get(*section).to_string());
+        }
+        let keys: Vec<&str> = reading.ignored.iter().map(|s| s.key()).collect();
+        let what = if only_blocks { "edited" } else { "rewrote" };
+        reading.notices.push(format!(
+            "repair answer also {what} {}, which the repair did not ask for: ignored",
+            keys.join(", ")
+        ));
+        reading.journal.push((
+            JournalEvent::UnaskedSectionsIgnored,
+            json!({
+                "round": round,
+                "sections": keys,
+                "asked": asked.unwrap_or_default().iter().map(|s| s.key()).collect::<Vec<_>>(),
+            }),
+        ));
+    }
     let next_round = match (round, failing.is_empty()) {
         (_, true) | (Round::Full, _) => None,
         (Round::Answer, false) => Some(Round::Repair),
@@ -474,6 +508,21 @@ pub fn read_answer(
         }
     }
     reading
+}
+
+/// The `CHANGES:` lines of an answer without those about `ignored` sections, whose
+/// changes were not applied. Lines that cannot be read stay, to be reported.
+pub fn changes_without(changes: &str, ignored: &[Section]) -> String {
+    changes
+        .lines()
+        .filter(|line| {
+            let about = crate::design::changes::parse_changes(line);
+            !about.lines.iter().any(|c| {
+                matches!(c.target, crate::design::changes::Target::Artifact(s) if ignored.contains(&s))
+            })
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn section_tallies(tally: &[Tally; 5]) -> Value {
@@ -806,6 +855,112 @@ mod tests {
                 .any(|n| n == "API spec: 1 block applied, asked for in full")
         );
         assert_eq!(ledger.raw.len(), 3);
+    }
+
+    #[test]
+    fn a_block_repair_answer_may_change_only_the_sections_it_asked_for() {
+        let mut ledger = PatchLedger::default();
+        let text = format!(
+            "API_SPEC:\n{}",
+            block("remove() -> None", "delete() -> None")
+        );
+        let r = read_answer(
+            &mut ledger,
+            &design(),
+            2,
+            &Brief::default(),
+            &text,
+            &no_settled,
+        );
+        assert!(r.ignored.is_empty(), "the main answer may change anything");
+        let Next::Ask(ask) = r.next else { panic!() };
+        assert_eq!(ask.asked_sections(), Some(vec![Section::ApiSpec]));
+        // The repair fixes the block, and also rewrites the file tree and patches the
+        // requirements, which nobody asked about.
+        let fix = format!(
+            "FILE_TREE:\n/etc/passwd\n\nREQUIREMENTS:\n{}\nAPI_SPEC:\n{}",
+            block("FR-01: add", "FR-01: add\nFR-09: rm -rf"),
+            block("list() -> list", "list() -> list\ndelete() -> None")
+        );
+        let r = read_answer(&mut ledger, &design(), 2, &ask, &fix, &no_settled);
+        assert_eq!(r.ignored, vec![Section::Requirements, Section::FileTree]);
+        let Next::Done { artifacts, .. } = r.next else {
+            panic!()
+        };
+        assert_eq!(
+            artifacts.api_spec,
+            "add(name: str) -> int\nlist() -> list\ndelete() -> None"
+        );
+        assert_eq!(artifacts.file_tree, design().file_tree);
+        assert_eq!(artifacts.requirements, design().requirements);
+        let notices: Vec<&String> = r
+            .notices
+            .iter()
+            .filter(|n| n.contains("did not ask for"))
+            .collect();
+        assert_eq!(
+            notices,
+            [
+                "repair answer also rewrote requirements, file_tree, which the repair did not ask for: ignored"
+            ]
+        );
+        let ignored: Vec<&Value> = r
+            .journal
+            .iter()
+            .filter(|(e, _)| *e == JournalEvent::UnaskedSectionsIgnored)
+            .map(|(_, d)| d)
+            .collect();
+        assert_eq!(ignored.len(), 1);
+        assert_eq!(ignored[0]["sections"], json!(["requirements", "file_tree"]));
+        assert_eq!(ignored[0]["asked"], json!(["api_spec"]));
+        assert_eq!(ignored[0]["round"], "repair");
+        // No block of an ignored section is journaled as applied.
+        assert!(
+            !r.journal
+                .iter()
+                .any(|(e, d)| *e == JournalEvent::EditBlock && d["section"] == "requirements")
+        );
+    }
+
+    #[test]
+    fn a_design_compiler_repair_asks_about_the_sections_with_findings() {
+        let mut ledger = PatchLedger::default();
+        let brief = Brief {
+            cycle: 2,
+            current: Some(design()),
+            pass: crate::volk::brief::Pass::LintRepair,
+            lint_sections: vec![Section::ClassDiagram],
+            ..Brief::default()
+        };
+        let fix = format!(
+            "CLASS_DIAGRAM:\n{}\nARCHITECTURE:\n{}",
+            block("class A", "class A\n  class B"),
+            block("# A", "# Rewritten")
+        );
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &fix, &no_settled);
+        assert_eq!(r.ignored, vec![Section::Architecture]);
+        assert!(r.notices.iter().any(|n| n
+            == "repair answer also edited architecture, which the repair did not ask for: ignored"));
+        let Next::Done { artifacts, .. } = r.next else {
+            panic!()
+        };
+        assert!(artifacts.class_diagram.contains("class B"));
+        assert_eq!(artifacts.architecture, design().architecture);
+        // The cycle's own request is not limited.
+        let main = Brief {
+            pass: crate::volk::brief::Pass::Main,
+            ..brief
+        };
+        assert_eq!(main.asked_sections(), None);
+    }
+
+    #[test]
+    fn changes_lines_about_an_ignored_section_are_dropped() {
+        let changes = "- Q2.1 api_spec: renamed remove\n- - file_tree: moved\n- D030 FILE_TREE: x\nnot a line";
+        assert_eq!(
+            changes_without(changes, &[Section::FileTree]),
+            "- Q2.1 api_spec: renamed remove\nnot a line"
+        );
     }
 
     #[test]

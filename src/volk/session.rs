@@ -383,6 +383,7 @@ impl Session {
             review: String::new(),
             reformat: None,
             pass: crate::volk::brief::Pass::Main,
+            lint_sections: Vec::new(),
         }
     }
 }
