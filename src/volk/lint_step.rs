@@ -32,11 +32,19 @@ pub fn notes(linted: &Linted) -> Vec<String> {
     report::repair_notes(&linted.diagnostics)
 }
 
-/// The sections with findings, in design order: what a repair pass asks about.
+/// The sections with findings, and those where an error's fix may rightly go (a class
+/// drawn but not specified is fixed in the API spec as often as in the diagram), in
+/// design order: what a repair pass of the design compiler asks about. Warnings do not
+/// start a repair, so they widen nothing.
 pub fn sections(linted: &Linted) -> Vec<Section> {
     Section::ALL
         .into_iter()
-        .filter(|s| linted.diagnostics.iter().any(|d| d.artifact == *s))
+        .filter(|s| {
+            linted.diagnostics.iter().any(|d| {
+                d.artifact == *s
+                    || (d.severity == crate::plan::Severity::Error && d.code.fixed_in().contains(s))
+            })
+        })
         .collect()
 }
 
@@ -214,5 +222,26 @@ mod tests {
             linted.diagnostics.len()
         );
         assert!(notes(&linted)[0].starts_with("error["));
+    }
+
+    #[test]
+    fn a_repair_of_a_class_drawn_but_not_specified_may_also_change_the_api_spec() {
+        let design = crate::design::Artifacts {
+            api_spec: "Module: src/a.py\n  class Store:\n    save() -> None\n".into(),
+            class_diagram: "classDiagram\n  class Store\n  class Phantom\n".into(),
+            ..crate::design::Artifacts::default()
+        };
+        let linted = lint(&design);
+        assert!(
+            linted
+                .diagnostics
+                .iter()
+                .any(|d| d.code == crate::design::lint::Code::ClassNotInApi),
+            "{:?}",
+            linted.diagnostics
+        );
+        let asked = sections(&linted);
+        assert!(asked.contains(&Section::ClassDiagram), "{asked:?}");
+        assert!(asked.contains(&Section::ApiSpec), "{asked:?}");
     }
 }

@@ -34,6 +34,29 @@ impl Code {
     pub fn from_id(id: &str) -> Option<Code> {
         Code::ALL.iter().copied().find(|c| c.id() == id)
     }
+
+    /// The artifacts besides the finding's own that a fix may rightly change: a class
+    /// drawn but not specified (D030) is fixed as often in the API spec as in the
+    /// diagram, an undefined id (D011) in the requirements. A repair pass of the design
+    /// compiler asks for these too, so it never refuses the natural fix.
+    pub fn fixed_in(self) -> &'static [Section] {
+        use Section::*;
+        match self {
+            Code::DiagramSyntax | Code::EmptyArtifact | Code::UnassumedQuestion => &[],
+            Code::UnresolvedConflict | Code::PathOutsideProject => &[],
+            Code::DuplicateRequirement | Code::UnknownRequirement | Code::UntracedRequirement => {
+                &[Requirements, Architecture, ApiSpec]
+            }
+            Code::UnknownDecision => &[Architecture],
+            Code::ModuleWithoutFile | Code::FileWithoutApi | Code::ModuleWithoutTest => {
+                &[FileTree, ApiSpec]
+            }
+            Code::ClassNotInApi
+            | Code::ClassNotInDiagram
+            | Code::DiagramContradictsApi
+            | Code::UnspecifiedType => &[ApiSpec, ClassDiagram],
+        }
+    }
 }
 
 impl std::fmt::Display for Code {
