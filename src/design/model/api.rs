@@ -957,7 +957,12 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
         if decorated.is_empty() {
             continue;
         }
-        let (receiver, rest, rest_at) = go_receiver(content);
+        // The name is read after any annotation on the same line (`@Post() create(…)`,
+        // `@Transactional(readOnly = true) public Loan lend(…)`); `decorated` is a
+        // suffix of `content`, so offsets stay relative to `content`.
+        let decorated_at = content.len() - decorated.len();
+        let (receiver, rest, rest_at) = go_receiver(decorated);
+        let rest_at = decorated_at + rest_at;
         let Some((name, at)) = function_header(rest, code) else {
             if !in_fence {
                 inline_declarations(&mut r, line.text, line.start, lang);
@@ -1307,6 +1312,21 @@ pub fn helper() -> u32
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn methods_behind_annotations_with_arguments_are_read() {
+        let t = "```java\npublic class LoanService {\n    @Transactional(readOnly = true)\n    public Loan find(UUID id);\n    @Transactional(propagation = Propagation.REQUIRED) public Loan lend(UUID book) // FR-01\n}\n```\n```ts\nexport class EventsController {\n  @Post() @UseGuards(JwtAuthGuard) create(@Body() dto: CreateEventDto): Promise<EventView>;\n  list(): Promise<EventView[]>;\n}\n```\n";
+        let spec = parse(t);
+        let got = names(&spec);
+        let want: Vec<(String, Vec<String>)> = [
+            ("LoanService", vec!["find", "lend"]),
+            ("EventsController", vec!["create", "list"]),
+        ]
+        .into_iter()
+        .map(|(n, m)| (n.to_string(), m.into_iter().map(str::to_string).collect()))
+        .collect();
+        assert_eq!(got, want);
     }
 
     #[test]
