@@ -73,20 +73,7 @@ fn threads_and_a_hand_edit_end_to_end_in_tmux() {
         socket: dir.path().join("tmux.sock"),
         session: "volk-threads".into(),
     };
-    let command = format!(
-        "env -u VISUAL HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 EDITOR={editor} \
-         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
-         {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai --model scripted --base-url {url}; \
-         echo VOLK-EXITED-$?; sleep 30",
-        home = home.display(),
-        editor = editor.display(),
-        config = dir.path().join("config").display(),
-        log = dir.path().join("volk.log").display(),
-        volk = env!("CARGO_BIN_EXE_volk"),
-        scope = scope.display(),
-        ws = ws.display(),
-        url = server.v1(),
-    );
+    let command = design_command(dir.path(), &home, &scope, &ws, &server.v1(), Some(&editor));
     tmux.start(150, 44, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
     // The project is named after the scope's title.
@@ -176,20 +163,7 @@ fn the_ready_confirmation_lists_what_is_still_open() {
         socket: dir.path().join("tmux.sock"),
         session: "volk-ready-open".into(),
     };
-    let command = format!(
-        "env -u VISUAL HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 EDITOR={editor} \
-         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
-         {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai --model scripted --base-url {url}; \
-         echo VOLK-EXITED-$?; sleep 30",
-        home = home.display(),
-        editor = editor.display(),
-        config = dir.path().join("config").display(),
-        log = dir.path().join("volk.log").display(),
-        volk = env!("CARGO_BIN_EXE_volk"),
-        scope = scope.display(),
-        ws = ws.display(),
-        url = server.v1(),
-    );
+    let command = design_command(dir.path(), &home, &scope, &ws, &server.v1(), Some(&editor));
     tmux.start(150, 44, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
     let project = ws.join("a-task-cli");
@@ -265,19 +239,7 @@ fn r_after_a_failed_repair_sends_the_repair_again() {
         socket: dir.path().join("tmux.sock"),
         session: "volk-retry-repair".into(),
     };
-    let command = format!(
-        "env -u VISUAL HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 \
-         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
-         {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai --model scripted --base-url {url}; \
-         echo VOLK-EXITED-$?; sleep 30",
-        home = home.display(),
-        config = dir.path().join("config").display(),
-        log = dir.path().join("volk.log").display(),
-        volk = env!("CARGO_BIN_EXE_volk"),
-        scope = scope.display(),
-        ws = ws.display(),
-        url = provider.v1(),
-    );
+    let command = design_command(dir.path(), &home, &scope, &ws, &provider.v1(), None);
     tmux.start(150, 44, &command);
     tmux.wait_for("your review", Duration::from_secs(60));
     tmux.keys(&["a"]);
@@ -313,4 +275,29 @@ fn r_after_a_failed_repair_sends_the_repair_again() {
     }
     let end = tmux.wait_for("VOLK-EXITED-", Duration::from_secs(20));
     assert!(end.contains("VOLK-EXITED-0"), "{end}");
+}
+
+/// `volk design` on `scope` against the scripted server at `url`, in a home of its own,
+/// with `editor` as `$EDITOR` when given; the shell says how volk exited and stays open.
+fn design_command(
+    dir: &Path,
+    home: &Path,
+    scope: &Path,
+    ws: &Path,
+    url: &str,
+    editor: Option<&Path>,
+) -> String {
+    let editor = editor.map_or(String::new(), |e| format!("EDITOR={} ", e.display()));
+    format!(
+        "env -u VISUAL HOME={home} XDG_CONFIG_HOME={home}/.config GIT_CONFIG_NOSYSTEM=1 {editor}\
+         OPENAI_API_KEY=sk-tmux-test VOLK_CONFIG_DIR={config} VOLK_LOG={log} \
+         {volk} design {scope} --workspace {ws} --lint-repairs 0 --reasoner openai --model scripted --base-url {url}; \
+         echo VOLK-EXITED-$?; sleep 30",
+        home = home.display(),
+        config = dir.join("config").display(),
+        log = dir.join("volk.log").display(),
+        volk = env!("CARGO_BIN_EXE_volk"),
+        scope = scope.display(),
+        ws = ws.display(),
+    )
 }
