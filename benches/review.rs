@@ -56,8 +56,8 @@ fn bench(c: &mut Criterion) {
     for i in 1..=50 {
         let _ = writeln!(changes, "- Q1.{i} api_spec: change {i}");
     }
-    let questions: Vec<volk::volk::brief::Question> = (1..=50)
-        .map(|i| volk::volk::brief::Question::new(format!("question {i}?")))
+    let questions: Vec<volk::brief::Question> = (1..=50)
+        .map(|i| volk::brief::Question::new(format!("question {i}?")))
         .collect();
     let mut state = ReviewState::default();
     apply_marks(

@@ -14,13 +14,13 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use volk::brief::Purpose;
 use volk::design::{Artifacts, Section};
 use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, Phase};
 use volk::tui::theme::Theme;
 use volk::tui::{highlight, view};
-use volk::volk::brief::Purpose;
 
 fn info() -> SessionInfo {
     SessionInfo {

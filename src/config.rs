@@ -51,9 +51,9 @@ impl Settings {
             let message = e.message().to_string();
             BadInput::new(format!("{}: {message}", path.display()))
         })?;
-        let ceiling = crate::volk::loop_args::Limits::CEILING;
+        let ceiling = crate::limits::Limits::CEILING;
         let at = |key: &str| format!("{}: {key}", path.display());
-        use crate::volk::loop_args::under_ceiling;
+        use crate::limits::under_ceiling;
         under_ceiling(&at("max_tokens"), settings.max_tokens, ceiling.max_tokens)?;
         under_ceiling(
             &at("plan_repairs"),

@@ -386,7 +386,7 @@ pub fn open_append(root: &Path, path: &Path) -> io::Result<File> {
 /// Appends one line (scrubbed of keys) to a regular file under `root`.
 pub fn append_line(root: &Path, path: &Path, line: &str) -> io::Result<()> {
     let mut file = open_append(root, path)?;
-    let line = crate::reasoner::redact::scrub_text(line);
+    let line = crate::redact::scrub_text(line);
     let mut buf = String::with_capacity(line.len() + 1);
     buf.push_str(&line);
     buf.push('\n');

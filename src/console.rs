@@ -28,14 +28,14 @@ pub fn line(text: &str) -> io::Result<()> {
 
 /// Writes one line to stderr: progress and notices, which never fail a command.
 pub fn note(text: &str) {
-    let text = crate::reasoner::redact::scrub_text(text);
+    let text = crate::redact::scrub_text(text);
     let mut err = io::stderr().lock();
     let _ = writeln!(err, "{text}");
 }
 
 /// Writes text to stderr as it is (no newline added), ignoring a closed stderr.
 pub fn note_raw(text: &str) {
-    let text = crate::reasoner::redact::scrub_text(text);
+    let text = crate::redact::scrub_text(text);
     let mut err = io::stderr().lock();
     let _ = err.write_all(text.as_bytes());
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::volk::brief::{Answer, Question};
+use crate::brief::{Answer, Question};
 
 /// The architect's own agent id.
 pub const ARCHITECT: &str = "U:Ar";
@@ -178,7 +178,7 @@ impl Packet {
         let Value::Object(mut object) = value else {
             return Err(field("(root)", "expected a JSON object".into()));
         };
-        if let Some((pointer, line, column)) = crate::volk::intake::duplicate_key(text) {
+        if let Some((pointer, line, column)) = crate::intake::duplicate_key(text) {
             return Err(CxpError::Syntax {
                 source_name: source_name.to_string(),
                 line,

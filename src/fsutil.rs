@@ -22,7 +22,7 @@ pub fn atomic_write_durable(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
     // The last line of defence: no file volk writes holds a key of this process.
-    let bytes = crate::reasoner::redact::scrub_bytes(bytes);
+    let bytes = crate::redact::scrub_bytes(bytes);
     let bytes = bytes.as_ref();
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -86,7 +86,7 @@ pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
         .create(true)
         .append(true)
         .open(path)?;
-    let line = crate::reasoner::redact::scrub_text(line);
+    let line = crate::redact::scrub_text(line);
     let mut buf = String::with_capacity(line.len() + 1);
     buf.push_str(&line);
     buf.push('\n');

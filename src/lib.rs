@@ -4,6 +4,7 @@
 //! The design loop (`volk`) is a pure state machine; the runtime and the terminal UI
 //! perform the effects it returns.
 
+pub mod brief;
 #[cfg(feature = "bus")]
 pub mod bus;
 pub mod config;
@@ -12,12 +13,16 @@ pub mod console;
 pub mod context;
 pub mod cxp;
 pub mod design;
+pub mod echo;
 pub mod error;
 pub mod fsutil;
+pub mod intake;
+pub mod limits;
 pub mod logging;
 pub mod plan;
 pub mod project;
 pub mod reasoner;
+pub mod redact;
 pub mod reflection;
 pub mod trust;
 pub mod tui;

@@ -39,7 +39,7 @@ struct Scrubbing<W>(W);
 impl<W: std::io::Write> std::io::Write for Scrubbing<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0
-            .write_all(&crate::reasoner::redact::scrub_bytes(buf))
+            .write_all(&crate::redact::scrub_bytes(buf))
             .map(|()| buf.len())
     }
 

@@ -95,8 +95,8 @@ fn main() -> ExitCode {
             let code = volk::error::exit_code(&error);
             // Messages quote packet fields: never let one drive the terminal.
             let line = format!("volk: {error:#}");
-            let line = volk::reasoner::redact::scrub_text(&line);
-            volk::console::note(&volk::volk::echo::escape_controls(&line));
+            let line = volk::redact::scrub_text(&line);
+            volk::console::note(&volk::echo::escape_controls(&line));
             ExitCode::from(code)
         }
     }

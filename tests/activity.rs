@@ -17,13 +17,13 @@ use support::provider::{
     Piece, Provider, openai_stream, response, sse_chunk, sse_end, sse_thinking, stream_head,
 };
 use support::tmux::{Tmux, tmux_available};
+use volk::brief::Purpose;
 use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{Action, AppEvent, Intent, LoopEvent, Phase};
 use volk::tui::test_keys::{ch, key};
 use volk::tui::theme::Theme;
 use volk::tui::view;
-use volk::volk::brief::Purpose;
 
 const DESIGN: &str = "ARCHITECTURE:\nA CLI over a SQLite store.\n\nREQUIREMENTS:\nFUNCTIONAL:\n1. FR-01: Add tasks.\n\nFILE_TREE:\nsrc/\n  cli.py\n\nAPI_SPEC:\nadd(name: str) -> int\n\nCLASS_DIAGRAM:\nclassDiagram\n  Cli --> Store\n";
 

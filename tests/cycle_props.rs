@@ -8,13 +8,14 @@
 
 use proptest::prelude::*;
 use serde_json::Value;
+use volk::brief::Question;
 use volk::cxp::{Feedback, ReviewMarks, Scope, Verdict};
 use volk::design::{Artifacts, Section};
 use volk::reasoner::ReasonerRequest;
 use volk::reasoner::offline::draft;
-use volk::volk::brief::Question;
-use volk::volk::machine::{Action, Architect, Effect, Input, Mode};
-use volk::volk::session::{Phase, Session};
+use volk::volk::machine::{Architect, Effect, Input, Mode};
+use volk::volk::protocol::{Action, Phase};
+use volk::volk::session::Session;
 
 /// One part of an answer, rendered against the design the call showed.
 #[derive(Debug, Clone)]

@@ -13,6 +13,7 @@ use support::screen::info;
 use support::tmux::{Tmux, demo_command, tmux_available};
 
 use ratatui::crossterm::event::KeyCode;
+use volk::brief::{Brief, Purpose};
 use volk::design::parser::parse;
 use volk::design::{Artifacts, Section};
 use volk::reasoner::offline::draft;
@@ -20,7 +21,6 @@ use volk::tui::app::App;
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::test_keys::{ch, key};
 use volk::tui::theme::Theme;
-use volk::volk::brief::{Brief, Purpose};
 
 /// The frame once the diagram's layout (on its own thread) has answered.
 fn screen(app: &mut App) -> String {

@@ -603,8 +603,8 @@ fn finishing(answers: Vec<String>) -> Provider {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next = Arc::new(AtomicUsize::new(0));
     let drafted = volk::reasoner::offline::draft(
-        volk::volk::brief::Purpose::Plan,
-        &volk::volk::brief::Brief {
+        volk::brief::Purpose::Plan,
+        &volk::brief::Brief {
             current: Some(volk::design::parser::parse(DESIGN)),
             ..Default::default()
         },

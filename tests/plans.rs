@@ -351,8 +351,8 @@ fn show_draws_the_stage_graph() {
 
 #[test]
 fn offline_drafter_plan_compiles_clean() {
+    use volk::brief::{Brief, Purpose};
     use volk::reasoner::offline::draft;
-    use volk::volk::brief::{Brief, Purpose};
     let mut brief = Brief {
         task_summary: "Build a task management CLI with SQLite storage".into(),
         project_name: "taskman".into(),
@@ -762,8 +762,8 @@ fn plan_docs_list_every_code() {
 
 #[test]
 fn offline_plan_keeps_stage_ids_unique_across_directories() {
+    use volk::brief::{Brief, Purpose};
     use volk::reasoner::offline::draft;
-    use volk::volk::brief::{Brief, Purpose};
     let brief = Brief {
         task_summary: "Admin and public API".into(),
         current: Some(volk::design::Artifacts {

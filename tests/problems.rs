@@ -10,6 +10,7 @@ use std::path::Path;
 use support::screen::screen;
 
 use ratatui::crossterm::event::KeyCode;
+use volk::brief::Purpose;
 use volk::design::lint::{Code, lint};
 use volk::design::{Artifacts, Section};
 use volk::reasoner::StreamEvent;
@@ -18,7 +19,6 @@ use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::tab::Tab;
 use volk::tui::test_keys::{key, typed};
 use volk::tui::theme::Theme;
-use volk::volk::brief::Purpose;
 
 fn info() -> SessionInfo {
     support::screen::info_for("taskman")

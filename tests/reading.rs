@@ -8,13 +8,13 @@ use support::screen::screen;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use volk::brief::Purpose;
 use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::test_keys::{ctrl, key, typed};
 use volk::tui::theme::Theme;
 use volk::tui::view;
-use volk::volk::brief::Purpose;
 
 fn info() -> SessionInfo {
     SessionInfo {
@@ -314,7 +314,7 @@ fn ctrl_j_and_pasted_line_breaks_stay_in_the_review_pane_and_the_question_sent()
     });
     assert_eq!(
         sent.unwrap(),
-        [volk::volk::brief::Question::new(
+        [volk::brief::Question::new(
             "First line\nsecond line\nthird line\nfourth"
         )]
     );

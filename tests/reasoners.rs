@@ -14,6 +14,7 @@ use futures_util::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use volk::brief::{Brief, Purpose};
 use volk::reasoner::anthropic::Anthropic;
 use volk::reasoner::cassette::{Cassette, Recorder, Replay};
 use volk::reasoner::http::{Endpoint, Timeouts};
@@ -22,7 +23,6 @@ use volk::reasoner::openai::OpenAi;
 use volk::reasoner::retry::RetryPolicy;
 use volk::reasoner::secret::ApiKey;
 use volk::reasoner::{Reasoner, ReasonerError, ReasonerRequest, StreamEvent, Usage, collect};
-use volk::volk::brief::{Brief, Purpose};
 
 const KEY: &str = "sk-volktest-9f8e7d6c5b4a39281706";
 

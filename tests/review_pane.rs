@@ -10,6 +10,7 @@ use support::screen::{info, screen};
 use ratatui::crossterm::event::{
     Event, KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
+use volk::brief::{Brief, Purpose};
 use volk::design::parser::parse;
 use volk::design::{Artifacts, Section};
 use volk::reasoner::StreamEvent;
@@ -18,7 +19,6 @@ use volk::tui::app::{App, Focus};
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
 use volk::tui::test_keys::{ch, key, typed};
 use volk::tui::theme::Theme;
-use volk::volk::brief::{Brief, Purpose};
 
 fn brief() -> Brief {
     Brief {

@@ -483,10 +483,8 @@ mod interactive {
     use tokio::sync::mpsc::UnboundedReceiver;
     use volk::cxp::Feedback;
     use volk::reasoner::offline::OfflineDrafter;
-    use volk::volk::runtime::{
-        Action, Event, RunOptions, load_design_input, prepare_project, start,
-    };
-    use volk::volk::session::Phase;
+    use volk::volk::protocol::{Action, Event, Phase, RunOptions};
+    use volk::volk::runtime::{load_design_input, prepare_project, start};
 
     async fn until(
         events: &mut UnboundedReceiver<Event>,

@@ -14,6 +14,7 @@ use volk::tui::event::LoopEvent;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+use volk::brief::{Brief, Purpose};
 use volk::design::parser::parse;
 use volk::design::{Artifacts, Section};
 use volk::reasoner::StreamEvent;
@@ -24,7 +25,6 @@ use volk::tui::tab::Tab;
 use volk::tui::test_keys::{ctrl, key, typed};
 use volk::tui::theme::Theme;
 use volk::tui::view;
-use volk::volk::brief::{Brief, Purpose};
 
 fn brief() -> Brief {
     Brief {

@@ -12,6 +12,7 @@ use support::screen::screen;
 use support::tmux::{Tmux, demo_command, tmux_available};
 
 use ratatui::crossterm::event::KeyCode;
+use volk::brief::Question;
 use volk::cxp::Feedback;
 use volk::design::{Artifacts, Section};
 use volk::tui::app::{App, Popup, SessionInfo, Zoom};
@@ -21,8 +22,7 @@ use volk::tui::popup::confirm::Confirm;
 use volk::tui::tab::Tab;
 use volk::tui::test_keys::{ch, ctrl, key, typed};
 use volk::tui::theme::Theme;
-use volk::volk::brief::Question;
-use volk::volk::runtime::Notice;
+use volk::volk::protocol::Notice;
 
 fn info(max_cycles: u32) -> SessionInfo {
     SessionInfo {

@@ -42,14 +42,14 @@ fn design() -> Artifacts {
 /// there yet; requirements settled.
 fn review_state() -> ReviewState {
     let mut state = ReviewState::default();
-    let questions: Vec<volk::volk::brief::Question> = [
+    let questions: Vec<volk::brief::Question> = [
         "What is the schema?",
         "[api_spec:1] Async?",
         "Delete or flag?",
         "Time zones?",
     ]
     .iter()
-    .map(|q| volk::volk::brief::Question::new(*q))
+    .map(|q| volk::brief::Question::new(*q))
     .collect();
     open(&mut state.threads, 1, &questions);
     let list = parse_changes(

@@ -12,7 +12,7 @@ use percent_encoding::percent_decode_str;
 
 use crate::BadInput;
 use crate::bus::BusError;
-use crate::reasoner::redact;
+use crate::redact;
 
 #[derive(Clone)]
 enum Auth {
@@ -49,7 +49,7 @@ impl BusAddress {
             if !["nats", "tls"].contains(&scheme.as_str()) {
                 return Err(BadInput::new(format!(
                     "--bus: unknown scheme '{}' (expected nats:// or tls://)",
-                    crate::volk::echo::escape_controls(&scheme)
+                    crate::echo::escape_controls(&scheme)
                 )));
             }
             let authority = rest.split('/').next().unwrap_or_default();

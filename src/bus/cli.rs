@@ -98,7 +98,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub lock_wait: u64,
     /// The largest inbound packet accepted, in bytes (default 8 MiB).
-    #[arg(long, env = "VOLK_MAX_PACKET_BYTES", default_value_t = crate::volk::intake::DEFAULT_MAX_PACKET_BYTES)]
+    #[arg(long, env = "VOLK_MAX_PACKET_BYTES", default_value_t = crate::intake::DEFAULT_MAX_PACKET_BYTES)]
     pub max_packet_bytes: u64,
     /// Seconds to finish the packets in hand after SIGTERM/SIGINT before handing them
     /// back to the queue (a second signal hands them back at once).
@@ -121,7 +121,7 @@ pub struct SubmitArgs {
     #[arg(long, value_name = "SECS")]
     pub wait: Option<u64>,
     /// The largest packet accepted, in bytes (default 8 MiB).
-    #[arg(long, env = "VOLK_MAX_PACKET_BYTES", default_value_t = crate::volk::intake::DEFAULT_MAX_PACKET_BYTES)]
+    #[arg(long, env = "VOLK_MAX_PACKET_BYTES", default_value_t = crate::intake::DEFAULT_MAX_PACKET_BYTES)]
     pub max_packet_bytes: u64,
 }
 
@@ -174,7 +174,7 @@ pub fn bus(args: BusArgs) -> anyhow::Result<ExitCode> {
                 crate::bus::dlq::list(&bus).await
             })?;
             for letter in letters {
-                crate::console::line(&crate::volk::echo::escape_controls(&format!(
+                crate::console::line(&crate::echo::escape_controls(&format!(
                     "CXP_DLQ#{} {} (CXP_IN#{}, {} deliveries, {} bytes): {}",
                     letter.seq,
                     letter.subject,
@@ -203,8 +203,7 @@ pub fn bus(args: BusArgs) -> anyhow::Result<ExitCode> {
 
 pub fn submit(args: SubmitArgs) -> anyhow::Result<ExitCode> {
     let address = args.connection.address()?;
-    let (source_name, text) =
-        crate::volk::intake::read_packet(&args.packet, args.max_packet_bytes)?;
+    let (source_name, text) = crate::intake::read_packet(&args.packet, args.max_packet_bytes)?;
     let packet = accept(&source_name, &text)?;
     let reply = runtime()?.block_on(async {
         let bus = Bus::open(&address, "volk submit").await?;

@@ -28,7 +28,7 @@ pub const MAX_DELIVER: i64 = 5;
 pub const LEASE_TTL: Duration = Duration::from_secs(60);
 pub const DUPLICATE_WINDOW: Duration = Duration::from_secs(600);
 /// volk's packet limit: the largest message `CXP_IN` stores.
-pub const MAX_MESSAGE: usize = crate::volk::intake::DEFAULT_MAX_PACKET_BYTES as usize;
+pub const MAX_MESSAGE: usize = crate::intake::DEFAULT_MAX_PACKET_BYTES as usize;
 
 /// The two clocks of the layout. The defaults are the contract; tests shorten them so
 /// that a killed worker's packet comes back in seconds, not minutes.

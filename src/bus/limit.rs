@@ -101,11 +101,11 @@ mod tests {
             let limited = limited.clone();
             tokio::spawn(async move {
                 let request = ReasonerRequest {
-                    purpose: crate::volk::brief::Purpose::Design,
+                    purpose: crate::brief::Purpose::Design,
                     system: String::new(),
                     prompt: "p".into(),
                     max_tokens: 10,
-                    brief: Arc::new(crate::volk::brief::Brief::default()),
+                    brief: Arc::new(crate::brief::Brief::default()),
                 };
                 limited.stream(request).collect::<Vec<_>>().await
             })

@@ -31,12 +31,12 @@ impl BusError {
     /// where the message is built, and again by `main` as a last line of defence.
     pub fn new(what: impl std::fmt::Display, cause: impl std::fmt::Display) -> BusError {
         let text = format!("{what}: {cause}");
-        BusError(crate::reasoner::redact::scrub_text(&text).into_owned())
+        BusError(crate::redact::scrub_text(&text).into_owned())
     }
 }
 
 /// Writes a worker's line on stderr, scrubbed and with control characters escaped.
 pub fn note(text: &str) {
-    let text = crate::reasoner::redact::scrub_text(text);
-    crate::console::note(&crate::volk::echo::escape_controls(&text));
+    let text = crate::redact::scrub_text(text);
+    crate::console::note(&crate::echo::escape_controls(&text));
 }

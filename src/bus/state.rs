@@ -237,7 +237,7 @@ impl StateRemote {
     }
 
     fn shown(&self) -> String {
-        crate::reasoner::redact::scrub_text(&self.url).into_owned()
+        crate::redact::scrub_text(&self.url).into_owned()
     }
 }
 

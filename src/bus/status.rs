@@ -104,7 +104,7 @@ pub async fn report(bus: &mut Bus) -> Result<Vec<String>, BusError> {
             .unwrap_or_else(|| "not leased".into());
         lines.push(format!(
             "  {} ({holder}): {}",
-            crate::volk::echo::escape_controls(&id),
+            crate::echo::escape_controls(&id),
             thread.packets.join("; ")
         ));
     }

@@ -354,7 +354,7 @@ impl Worker {
                 return Some(Ending::DeadLetter(reason));
             }
             Err(e) => {
-                let reason = crate::reasoner::redact::scrub_text(&format!("{e:#}")).into_owned();
+                let reason = crate::redact::scrub_text(&format!("{e:#}")).into_owned();
                 if delivered >= self.bus.max_deliver {
                     return Some(Ending::DeadLetter(format!(
                         "{source}: gave up after {delivered} deliveries: {reason}"

@@ -5,7 +5,7 @@
 //! change nobody asked for, or a reason that is no thread (a design-compiler code
 //! `D022`, the reviewer's `edit`, an answered open question `OQ2`); the second names the artifact, or `none` for an answer that
 //! needs no change (then the summary is the answer). volk checks these claims against
-//! the real diff ([`crate::volk::threads`]), so reading them is lenient about bullets
+//! the real diff (the loop's thread reconciliation), so reading them is lenient about bullets
 //! and case but never guesses a thread or an artifact.
 
 use crate::design::Section;

@@ -125,7 +125,7 @@ fn project_given(project: &std::path::Path) -> anyhow::Result<Vec<String>> {
         })
         .unwrap_or_default();
     Ok(if recorded.is_empty() {
-        crate::volk::plan_step::given()
+        vec![crate::plan::LOOP_GIVEN.to_string()]
     } else {
         recorded
     })
@@ -248,7 +248,7 @@ fn show(args: ShowArgs) -> anyhow::Result<ExitCode> {
         let mut out = crate::console::stdout();
         for line in draw(plan) {
             // Stage names and prompts are the model's text.
-            writeln!(out, "{}", crate::volk::echo::escape_controls(&line))?;
+            writeln!(out, "{}", crate::echo::escape_controls(&line))?;
         }
     }
     if !diags.is_empty() {

@@ -21,7 +21,9 @@ pub use diagnostic::{Code, Diagnostic, Location, Related, Severity};
 pub use draw::{Prompts, boxes, draw, draw_with, outline};
 pub use extract::extract_json;
 pub use kinds::{FieldType, Kind, KindRegistry, KindsError};
-pub use model::{Condition, DEFAULT_GIVEN, Edge, Endpoint, ExecutionPlan, Operator, Stage};
+pub use model::{
+    Condition, DEFAULT_GIVEN, Edge, Endpoint, ExecutionPlan, LOOP_GIVEN, Operator, Stage,
+};
 pub use prompt::plan_prompt;
 pub use render::{render_human, render_human_styled, render_json, repair_notes, summary};
 

@@ -155,6 +155,11 @@ pub const ALLOWED_TOOLS: [&str; 4] = ["file_read", "file_write", "file_edit", "S
 /// Artifact ids that exist before any stage runs, unless the caller adds more.
 pub const DEFAULT_GIVEN: &str = "analysis";
 
+/// What the design loop gives a plan besides `analysis`: the finalized design itself.
+/// `volk plan check` on a project made before the loop recorded its given set assumes
+/// the same, so it reports what the loop reported.
+pub const LOOP_GIVEN: &str = "design_docs";
+
 /// `lower_snake_case`: a lowercase letter, then lowercase letters and digits in
 /// groups separated by single underscores.
 pub fn is_snake_case(s: &str) -> bool {

@@ -8,7 +8,7 @@ use codespan_reporting::term::{self, Config, termcolor};
 use std::ops::Range;
 
 use super::diagnostic::{Diagnostic, Severity};
-use crate::volk::echo::{escape_controls, mask_controls};
+use crate::echo::{escape_controls, mask_controls};
 
 /// What a checker's finding must tell to be drawn as a snippet. The plan compiler and
 /// the design compiler (`crate::design::lint`) both report through it, so `volk plan

@@ -148,7 +148,7 @@ pub fn commit_all_by(dir: &Path, message: &str, fallback: &str) -> Result<Option
         Err(_) => None,
     };
     let parents: Vec<&git2::Commit> = parent.iter().collect();
-    let message = crate::reasoner::redact::scrub_text(message);
+    let message = crate::redact::scrub_text(message);
     let oid = repo.commit(Some("HEAD"), &sig, &sig, &message, &tree, &parents)?;
     Ok(Some(oid))
 }

@@ -101,7 +101,7 @@ impl Wire for Inner {
 /// the current design); that prefix is its own block marked for Anthropic's prompt
 /// cache, so a repair or the next call of the cycle reads it from the cache.
 pub fn body(model: &str, request: &ReasonerRequest) -> serde_json::Value {
-    let content = match request.prompt.find(crate::volk::prompts::REVISION_HEADING) {
+    let content = match request.prompt.find(crate::brief::REVISION_HEADING) {
         Some(at) if at > 0 => serde_json::json!([
             {"type": "text", "text": &request.prompt[..at], "cache_control": {"type": "ephemeral"}},
             {"type": "text", "text": &request.prompt[at..]},

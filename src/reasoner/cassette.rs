@@ -23,12 +23,12 @@ use futures_util::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
+use crate::brief::Purpose;
 use crate::fsutil::atomic_write;
 use crate::reasoner::secret::ApiKey;
 use crate::reasoner::{
     EventStream, Reasoner, ReasonerError, ReasonerRequest, SharedReasoner, StreamEvent,
 };
-use crate::volk::brief::Purpose;
 
 /// The format version this volk writes and reads.
 pub const VERSION: u32 = 1;

@@ -481,7 +481,7 @@ async fn read_error_body(response: reqwest::Response, limit: Instant) -> String 
         }
     }
     // Scrubbed whole before it is cut, so no part of a key survives at the cut.
-    let mut body = crate::reasoner::redact::scrub_bytes(&body).into_owned();
+    let mut body = crate::redact::scrub_bytes(&body).into_owned();
     body.truncate(ERROR_BODY_LIMIT);
     String::from_utf8_lossy(&body).into_owned()
 }
@@ -569,7 +569,7 @@ impl ProviderError {
 /// Collapses whitespace and cuts at `max` characters, after scrubbing every registered
 /// key: a key cut in half at `max` would no longer be recognised.
 fn one_line(text: &str, max: usize) -> String {
-    let text = crate::reasoner::redact::scrub_text(text);
+    let text = crate::redact::scrub_text(text);
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if joined.chars().count() <= max {
         return joined;
@@ -655,7 +655,7 @@ mod tests {
     #[test]
     fn an_error_body_is_scrubbed_before_it_is_cut() {
         let key = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
-        crate::reasoner::redact::register(key);
+        crate::redact::register(key);
         // The key straddles the 300-character cut.
         let body = format!("{} {key} tail", "x".repeat(280));
         let message = ProviderError::parse(&body).message;

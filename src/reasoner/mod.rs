@@ -8,7 +8,6 @@ pub mod http;
 pub mod metrics;
 pub mod offline;
 pub mod openai;
-pub mod redact;
 pub mod retry;
 pub mod secret;
 pub mod select;
@@ -20,7 +19,7 @@ use std::sync::Arc;
 use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 
-use crate::volk::brief::{Brief, Purpose};
+use crate::brief::{Brief, Purpose};
 
 /// One call to a reasoner.
 #[derive(Debug, Clone)]

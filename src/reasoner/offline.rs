@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
+use crate::brief::{Brief, Purpose};
 use crate::design::Section;
 use crate::design::edit::repair::RepairKind;
 use crate::design::edit::write::update_answer;
 use crate::project::slug::slugify;
 use crate::reasoner::{EventStream, Reasoner, ReasonerRequest, StreamEvent, Usage};
-use crate::volk::brief::{Brief, Purpose};
 
 use scope::{Family, SystemKind, requirement_items, system_kind};
 
@@ -738,9 +738,9 @@ mod tests {
         let mut b = brief();
         b.cycle = 2;
         b.current = Some(parse(&draft(Purpose::Design, &b)));
-        b.questions = vec![crate::volk::brief::Question {
+        b.questions = vec![crate::brief::Question {
             thread: Some("Q1.1".into()),
-            ..crate::volk::brief::Question::new("What is the schema?")
+            ..crate::brief::Question::new("What is the schema?")
         }];
         let text = draft(Purpose::Update, &b);
         let changes = crate::design::parser::sections(&text)

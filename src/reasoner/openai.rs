@@ -776,7 +776,7 @@ mod tests {
     #[test]
     fn body_has_the_expected_fields() {
         let req = ReasonerRequest {
-            purpose: crate::volk::brief::Purpose::Design,
+            purpose: crate::brief::Purpose::Design,
             system: "sys".into(),
             prompt: "user".into(),
             max_tokens: 42,

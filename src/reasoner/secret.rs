@@ -6,7 +6,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use crate::reasoner::redact::Redactor;
+use crate::redact::Redactor;
 
 /// A provider credential.
 #[derive(Clone)]
@@ -66,7 +66,7 @@ impl ApiKey {
 
     /// Makes every file writer, the log and the error line of this process scrub it.
     pub fn register(&self) {
-        crate::reasoner::redact::register(&self.value);
+        crate::redact::register(&self.value);
     }
 
     /// `text` with every form of the key, and any word that looks like a masked copy

@@ -15,9 +15,9 @@ use crate::reasoner::cassette::{Recorder, Replay};
 use crate::reasoner::http::{Endpoint, Timeouts};
 use crate::reasoner::offline::OfflineDrafter;
 use crate::reasoner::openai::OpenAi;
-use crate::reasoner::redact::Redacting;
 use crate::reasoner::retry::RetryPolicy;
 use crate::reasoner::secret::ApiKey;
+use crate::redact::Redacting;
 
 /// Reasoner options shared by every command that designs.
 #[derive(Debug, Clone, Default, Args)]
@@ -227,7 +227,7 @@ pub fn endpoint(
     if let Ok(url) = reqwest::Url::parse(&base_url) {
         for (_, value) in url.query_pairs() {
             if value.len() >= 4 {
-                crate::reasoner::redact::register(&value);
+                crate::redact::register(&value);
             }
         }
     }

@@ -14,6 +14,7 @@ use ratatui::crossterm::event::{
 };
 use ratatui::layout::{Position, Rect};
 
+use crate::brief::{Anchor, Answer, Question};
 use crate::cxp::Feedback;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
@@ -26,7 +27,6 @@ use crate::tui::popup::help::Help;
 use crate::tui::stream::{RawAnswer, StreamState};
 use crate::tui::tab::Tab;
 use crate::tui::theme::Theme;
-use crate::volk::brief::{Anchor, Answer, Question};
 use crate::volk::plan_step::PlanCheck;
 use crate::volk::review::ReviewState;
 
@@ -196,7 +196,7 @@ pub struct App {
     pub plan_doc: Document,
     pub plan_prompts: crate::plan::Prompts,
     /// Why the design is being finalized: at the cycle limit there is no way back.
-    pub finalize: crate::volk::session::FinalizeReason,
+    pub finalize: crate::volk::protocol::FinalizeReason,
     pub zoom: Zoom,
     /// The design answer as it arrived, while no section marker has been seen (and
     /// after a failure, the whole unusable answer): never a blank screen.
@@ -233,7 +233,7 @@ pub struct App {
     /// What the running call is doing, for the activity line.
     pub activity: crate::tui::activity::Running,
     /// Why the last reasoner call was sent: the failure popup names what `r` resends.
-    pub last_call: Option<crate::volk::brief::Purpose>,
+    pub last_call: Option<crate::brief::Purpose>,
     /// The notice on screen and the messages log (`M`).
     pub notice: crate::tui::notice::Notices,
     /// A warning the summary repeats (the cycle limit forced finalization).
@@ -801,14 +801,14 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::brief::Purpose;
     use crate::reasoner::StreamEvent;
     use crate::tui::event::{AppEvent, LoopEvent};
     use crate::tui::popup::confirm::Confirm;
     use crate::tui::popup::error::Failure;
     use crate::tui::test_keys::{ctrl, key, typed};
-    use crate::volk::brief::Purpose;
+    use crate::volk::protocol::Notice;
     use crate::volk::runtime::CommitInfo;
-    use crate::volk::runtime::Notice;
 
     fn text(call: u64, t: &str) -> AppEvent {
         AppEvent::Loop(LoopEvent::Delta {

@@ -24,7 +24,7 @@ use crate::tui::terminal::TerminalGuard;
 use crate::tui::theme::Theme;
 use crate::tui::view;
 use crate::volk::loop_args::LoopArgs;
-use crate::volk::runtime::{ContextRoot, RunOptions};
+use crate::volk::protocol::{ContextRoot, RunOptions};
 
 /// The bundled example scope.
 pub const DEMO_SCOPE: &str = include_str!("../../assets/demo/scope.json");

@@ -148,6 +148,7 @@ mod tests {
     use ratatui::crossterm::event::KeyCode;
 
     use super::*;
+    use crate::brief::Purpose;
     use crate::design::{Artifacts, Section};
     use crate::reasoner::StreamEvent;
     use crate::tui::app::SessionInfo;
@@ -155,7 +156,6 @@ mod tests {
     use crate::tui::keymap::{Chord, hint_bar};
     use crate::tui::test_keys::{ch, ctrl, key, typed};
     use crate::tui::theme::Theme;
-    use crate::volk::brief::Purpose;
     use crate::volk::runtime::CommitInfo;
 
     fn cycle(app: &mut App, cycle: u32, architecture: &str) {

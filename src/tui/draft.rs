@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
-use crate::volk::brief::{Answer, Question};
+use crate::brief::{Answer, Question};
 
 /// Everything the person typed and has not sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

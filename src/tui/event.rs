@@ -3,12 +3,12 @@
 //! the results of the workbench's own background jobs; widgets only ever produce
 //! intents, never call services.
 
-pub use crate::volk::runtime::Action;
+pub use crate::volk::protocol::Action;
 /// The runtime's events, which the workbench receives unchanged.
-pub use crate::volk::runtime::Event as LoopEvent;
+pub use crate::volk::protocol::Event as LoopEvent;
 
 /// Where the design loop stands: the core's own phase, drawn as it is.
-pub use crate::volk::session::Phase;
+pub use crate::volk::protocol::Phase;
 
 /// What reaches the workbench: the loop's phase (projected for display), the loop's
 /// other events unchanged, and the results of the workbench's own jobs.

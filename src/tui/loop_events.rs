@@ -2,6 +2,7 @@
 //! (handed to [`crate::tui::stream`]), a finished cycle, the plan and reflection,
 //! query answers (history, an older cycle), notices and failures.
 
+use crate::brief::Question;
 use crate::design::Section;
 use crate::tui::app::{
     App, Follow, Metrics, OldCycle, Outcome, ReflectionView, Screen, Verdict, new_docs,
@@ -12,8 +13,7 @@ use crate::tui::event::{AppEvent, LoopEvent, Phase};
 use crate::tui::popup::Popup;
 use crate::tui::popup::error::Failure;
 use crate::tui::tab::Tab;
-use crate::volk::brief::Question;
-use crate::volk::runtime::Notice;
+use crate::volk::protocol::Notice;
 
 impl App {
     pub fn on_app_event(&mut self, event: AppEvent) {
@@ -156,7 +156,7 @@ impl App {
                 match notice {
                     Notice::CycleLimit { .. } => {
                         self.warning = Some(full.to_string());
-                        self.finalize = crate::volk::session::FinalizeReason::CycleLimit;
+                        self.finalize = crate::volk::protocol::FinalizeReason::CycleLimit;
                     }
                     Notice::Cancelled { questions } => {
                         // Back in the review pane, in the order sent, ahead of any

@@ -12,7 +12,8 @@ use crate::design::Artifacts;
 use crate::reasoner::SharedReasoner;
 use crate::tui::event::{AppEvent, Intent};
 use crate::volk::lock::{self, LockError, ThreadLock};
-use crate::volk::runtime::{self, Action, Event, Query, RunOptions};
+use crate::volk::protocol::{Action, Event, Query, RunOptions};
+use crate::volk::runtime;
 use crate::volk::session::Session;
 
 /// How a workbench session begins.
@@ -37,7 +38,7 @@ pub struct Connected {
     pub thread_id: String,
     pub max_cycles: u32,
     /// Why a resumed session is being finalized (a forced finalize has no way back).
-    pub finalize: crate::volk::session::FinalizeReason,
+    pub finalize: crate::volk::protocol::FinalizeReason,
     pub reasoner_name: String,
     pub model: String,
     /// The newest finished cycle when resuming, and the one before it.

@@ -6,6 +6,7 @@
 
 use std::time::Instant;
 
+use crate::brief::Purpose;
 use crate::design::Section;
 use crate::design::parser::SectionParser;
 use crate::reasoner::StreamEvent;
@@ -15,7 +16,6 @@ use crate::tui::highlight::Grammar;
 use crate::tui::patch_view::{LivePatch, Synced};
 use crate::tui::tab::Tab;
 use crate::tui::theme::Theme;
-use crate::volk::brief::Purpose;
 
 /// The text of a design call before its first section marker.
 pub struct RawAnswer {

@@ -18,13 +18,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub lock_wait: u64,
     /// The largest inbound packet accepted, in bytes (default 8 MiB).
-    #[arg(long, env = "VOLK_MAX_PACKET_BYTES", default_value_t = crate::volk::intake::DEFAULT_MAX_PACKET_BYTES)]
+    #[arg(long, env = "VOLK_MAX_PACKET_BYTES", default_value_t = crate::intake::DEFAULT_MAX_PACKET_BYTES)]
     pub max_packet_bytes: u64,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let (source_name, text) =
-        crate::volk::intake::read_packet(&args.packet, args.max_packet_bytes)?;
+    let (source_name, text) = crate::intake::read_packet(&args.packet, args.max_packet_bytes)?;
     let packet = crate::volk::headless::accept(&source_name, &text)?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let setup = crate::volk::headless::Setup::from_args(&args.design, &cwd)?;

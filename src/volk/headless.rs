@@ -11,17 +11,20 @@ use std::time::Duration;
 
 use crate::BadInput;
 use crate::cxp::{Inbound, Packet};
+use crate::echo::escape_controls;
 use crate::project::claim;
 use crate::reasoner::SharedReasoner;
-use crate::volk::echo::escape_controls;
 use crate::volk::ledger::{Decision, Key, Ledger, produced_since};
 use crate::volk::lock::{self, LockError};
-use crate::volk::machine::{Action, Architect, Input, Mode};
+use crate::volk::machine::{Architect, Input, Mode};
+use crate::volk::protocol::Action;
+use crate::volk::protocol::Phase;
+use crate::volk::protocol::RunOptions;
 use crate::volk::recover;
 use crate::volk::runtime::{
-    HeadlessOutcome, RunOptions, drive_headless, prepare_in, project_slug, resume_input,
+    HeadlessOutcome, drive_headless, prepare_in, project_slug, resume_input,
 };
-use crate::volk::session::{DEFAULT_MAX_CYCLES, Phase, Session, SessionError};
+use crate::volk::session::{DEFAULT_MAX_CYCLES, Session, SessionError};
 
 /// Where and how a packet is handled.
 #[derive(Debug, Clone)]

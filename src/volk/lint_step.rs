@@ -51,12 +51,14 @@ pub fn sections(linted: &Linted) -> Vec<Section> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::brief::Purpose;
     use crate::cxp::{Feedback, Scope, Verdict};
     use crate::reasoner::ReasonerRequest;
     use crate::reasoner::offline::draft;
-    use crate::volk::brief::Purpose;
-    use crate::volk::machine::{Action, Architect, Effect, Input, Mode};
-    use crate::volk::session::{Phase, Session};
+    use crate::volk::machine::{Architect, Effect, Input, Mode};
+    use crate::volk::protocol::Action;
+    use crate::volk::protocol::Phase;
+    use crate::volk::session::Session;
 
     fn started(repairs: u32) -> (Architect, Vec<Effect>) {
         let scope = Scope {

@@ -155,7 +155,7 @@ fn recorded_holder(file: &File) -> Option<Holder> {
     let field = |name: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
-            .map(|v| crate::volk::echo::escape_controls(v).into_owned())
+            .map(|v| crate::echo::escape_controls(v).into_owned())
     };
     Some(Holder {
         pid: field("pid")?.parse().ok()?,
@@ -188,7 +188,7 @@ fn live_holder_pid(file: &File) -> Option<u32> {
 /// A process's command name, for a holder the lock file does not describe.
 fn process_name(pid: u32) -> Option<String> {
     let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
-    Some(crate::volk::echo::escape_controls(comm.trim()).into_owned())
+    Some(crate::echo::escape_controls(comm.trim()).into_owned())
 }
 
 /// This machine's name, for the holder record.

@@ -7,20 +7,22 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use crate::brief::Purpose;
 use crate::cxp::{CODE_DIRECTOR, Feedback, JUNIOR, Packet, Verdict};
 use crate::design::parser::parse;
 use crate::design::questions::open_questions;
 use crate::design::{Artifacts, Section};
+use crate::limits::Limits;
 use crate::reasoner::ReasonerRequest;
-use crate::volk::brief::Purpose;
 use crate::volk::journal::{JournalEntry, JournalEvent};
 use crate::volk::lint_step;
-use crate::volk::loop_args::Limits;
 use crate::volk::patch_cycle::{self, Next};
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
+use crate::volk::protocol::{Action, Notice};
+use crate::volk::protocol::{FinalizeReason, Phase};
 use crate::volk::review;
-use crate::volk::session::{CycleRecord, FinalizeReason, PendingCall, Phase, Session};
+use crate::volk::session::{CycleRecord, PendingCall, Session};
 
 /// Who decides at the points where a person may step in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,64 +96,6 @@ pub enum ReflectionSetup {
     /// The configuration could not be read (the message says which file and why): the
     /// pass is skipped with a warning, never the design.
     Unreadable(String),
-}
-
-/// A decision of the person or of the reviewer. The workbench sends these for keys, and
-/// `volk run` turns a `design_feedback` packet into one: both speak this vocabulary.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Action {
-    /// The verdict on a cycle: QUESTIONS (with them) or READY.
-    Review(Feedback),
-    /// After reflection: finalize now.
-    Finalize,
-    /// After reflection: READY was a mistake; review the same cycle again.
-    Reopen,
-    ApprovePlan,
-    /// Steer the next plan attempt with a note.
-    SteerPlan(String),
-    /// Run the failed call again.
-    Retry,
-    /// Stop the running call.
-    Cancel,
-    /// Close threads, settle or unsettle parts, outside a verdict (the workbench).
-    Mark(crate::cxp::ReviewMarks),
-}
-
-/// A moment the person must be told about, as a value a screen can act on; its
-/// `Display` is the line `volk run` prints.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Notice {
-    /// The reviewer asked questions on the last allowed cycle: the design is finalized
-    /// without READY.
-    CycleLimit {
-        cycle: u32,
-        max: u32,
-        trace_id: String,
-    },
-    /// The person cancelled the running call. `questions` are the ones the cancelled
-    /// update was answering, handed back to be amended and sent again.
-    Cancelled {
-        questions: Vec<crate::volk::brief::Question>,
-    },
-}
-
-impl std::fmt::Display for Notice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Notice::CycleLimit { max, trace_id, .. } => write!(
-                f,
-                "[U:Ar] Max design cycles reached ({max}): finalizing without READY (trace {trace_id})"
-            ),
-            Notice::Cancelled { questions } if questions.is_empty() => {
-                write!(f, "[U:Ar] call cancelled; r runs it again")
-            }
-            Notice::Cancelled { questions } => write!(
-                f,
-                "[U:Ar] call cancelled; your {} question(s) are back to amend: Ctrl-S sends them, r resends them as they were",
-                questions.len()
-            ),
-        }
-    }
 }
 
 /// What the runtime must do, in order.
@@ -528,7 +472,7 @@ impl Architect {
             (Purpose::Design, ..) => "the design request",
             (Purpose::Update, Some(RepairKind::Blocks), _) => "the block repair",
             (Purpose::Update, Some(RepairKind::Full), _) => "the request for whole sections",
-            (Purpose::Update, None, crate::volk::brief::Pass::LintRepair) => {
+            (Purpose::Update, None, crate::brief::Pass::LintRepair) => {
                 "the design compiler's repair pass"
             }
             (Purpose::Update, None, _) => "the update",
@@ -646,7 +590,7 @@ impl Architect {
     }
 
     /// Issues a reasoner call and remembers it so a failure can be retried.
-    fn call(&mut self, purpose: Purpose, brief: crate::volk::brief::Brief, fx: &mut Vec<Effect>) {
+    fn call(&mut self, purpose: Purpose, brief: crate::brief::Brief, fx: &mut Vec<Effect>) {
         let context = &self.session.context;
         let prompt = match purpose {
             _ if brief.reformat.is_some() => prompts::reformat(&brief),
@@ -704,7 +648,7 @@ impl Architect {
                     .questions
                     .iter()
                     .filter(|q| q.thread.as_deref().is_some_and(|id| asked.contains(&id)))
-                    .map(|q| crate::volk::brief::Question {
+                    .map(|q| crate::brief::Question {
                         thread: None,
                         carried_from: None,
                         ..q.clone()
@@ -1054,7 +998,7 @@ impl Architect {
         // A new pass: nothing of an earlier block repair or reformat goes with it.
         brief.repair = None;
         brief.reformat = None;
-        brief.pass = crate::volk::brief::Pass::LintRepair;
+        brief.pass = crate::brief::Pass::LintRepair;
         self.session.patch.progress = None;
         self.call(Purpose::Update, brief, fx);
         true
@@ -1247,7 +1191,7 @@ impl Architect {
             .take()
             .map(|p| p.brief.reflection_questions)
             .unwrap_or_default();
-        let kept = crate::volk::reflected::split(&questions, &answers);
+        let kept = crate::brief::reflected::split(&questions, &answers);
         self.journal(
             fx,
             JournalEvent::ReflectionDone,
@@ -1255,12 +1199,12 @@ impl Architect {
         );
         self.session
             .reflections
-            .push(crate::volk::reflected::Reflection {
+            .push(crate::brief::reflected::Reflection {
                 cycle: self.session.cycle,
                 answers: kept,
             });
         fx.push(Effect::WriteReflection {
-            markdown: crate::volk::reflected::markdown(&self.session.reflections),
+            markdown: crate::brief::reflected::markdown(&self.session.reflections),
         });
         fx.push(Effect::ShowReflection { questions, answers });
         match self.mode {
@@ -1384,7 +1328,7 @@ impl Architect {
         payload.insert("design_cycles".into(), json!(s.cycle));
         payload.insert(
             "reflection".into(),
-            crate::volk::reflected::payload(&s.reflections),
+            crate::brief::reflected::payload(&s.reflections),
         );
         payload.insert("forced".into(), json!(s.finalize.is_forced()));
         payload.insert(
@@ -1444,9 +1388,9 @@ fn cycle_message(cycle: u32, changed: &[Section], summary: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::brief::Purpose;
     use crate::cxp::Scope;
     use crate::reasoner::offline::draft;
-    use crate::volk::brief::Purpose;
 
     fn scope() -> Scope {
         Scope {
@@ -1504,7 +1448,7 @@ mod tests {
             verdict,
             questions: questions
                 .iter()
-                .map(|q| crate::volk::brief::Question::new(*q))
+                .map(|q| crate::brief::Question::new(*q))
                 .collect(),
             design_cycle: None,
             answers: vec![],
@@ -1682,7 +1626,7 @@ mod tests {
         ));
         assert_eq!(
             a.session.finalize,
-            crate::volk::session::FinalizeReason::CycleLimit
+            crate::volk::protocol::FinalizeReason::CycleLimit
         );
         assert_eq!(a.phase(), &Phase::Reflecting);
     }
@@ -1999,7 +1943,7 @@ mod tests {
                 verdict: Verdict::Questions,
                 questions: vec!["Schema?".into()],
                 design_cycle: Some(1),
-                answers: vec![crate::volk::brief::Answer {
+                answers: vec![crate::brief::Answer {
                     question: "Shared?".into(),
                     answer: "No, single user".into(),
                 }],
@@ -2015,7 +1959,7 @@ mod tests {
 
     #[test]
     fn an_anchored_question_reads_the_same_from_the_workbench_and_a_packet() {
-        use crate::volk::brief::{Anchor, Question};
+        use crate::brief::{Anchor, Question};
         let line = "- Q1.1 [api_spec line 3: \"def run()\"]: Why sync?";
         let workbench = Question::anchored(
             "Why sync?",
@@ -2086,7 +2030,7 @@ mod tests {
 
     #[test]
     fn a_cancelled_update_hands_its_questions_back_to_amend_or_resend() {
-        use crate::volk::brief::Question;
+        use crate::brief::Question;
         let mut a = designed(Mode::Interactive, 99);
         let fx = a
             .handle(feedback(
@@ -2141,5 +2085,89 @@ mod tests {
             .collect();
         assert_eq!(ids, ["Q1.1"]);
         assert_eq!(a.phase(), &Phase::Designing { cycle: 2 });
+    }
+
+    /// Through the design loop: READY, reflection, `b` (reopen), READY again. The
+    /// first reflection stays in the history and the second is asked for anew.
+    #[test]
+    fn a_reopened_design_keeps_its_reflection_and_is_asked_again() {
+        use crate::cxp::{Feedback, Verdict};
+        use crate::volk::machine::{Architect, Effect, Input, Mode, ReflectionSetup};
+        use crate::volk::protocol::Action;
+        use crate::volk::protocol::Phase;
+        use crate::volk::session::Session;
+
+        fn call(fx: &[Effect]) -> (u64, crate::reasoner::ReasonerRequest) {
+            fx.iter()
+                .find_map(|e| match e {
+                    Effect::CallReasoner { call, request } => Some((*call, request.clone())),
+                    _ => None,
+                })
+                .expect("a reasoner call")
+        }
+        fn ready() -> Input {
+            Input::Act(Action::Review(Feedback {
+                verdict: Verdict::Ready,
+                questions: vec![],
+                design_cycle: Some(1),
+                answers: vec![],
+                project_dir: None,
+                marks: Default::default(),
+                force: false,
+            }))
+        }
+        let scope = crate::cxp::Scope {
+            task_summary: "A task CLI".into(),
+            requirements: "1. Add tasks".into(),
+            ..Default::default()
+        };
+        let session = Session::new("t", "r", "/tmp/p".into(), scope, 5);
+        let mut a = Architect::new(session, Mode::Interactive);
+        a.handle(Input::Begin).unwrap();
+        let fx = a
+            .handle(Input::ContextReady {
+                section: String::new(),
+                symbols: vec![],
+            })
+            .unwrap();
+        let (id, request) = call(&fx);
+        let text = crate::reasoner::offline::draft(request.purpose, &request.brief);
+        a.handle(Input::ReasonerDone { call: id, text }).unwrap();
+        let mut written = String::new();
+        for gap in ["no load test for NFR-01", "no spec for the Redis client"] {
+            let fx = a.handle(ready()).unwrap();
+            assert!(fx.iter().any(|e| matches!(e, Effect::LoadReflection)));
+            let fx = a
+                .handle(Input::ReflectionLoaded(ReflectionSetup::Questions(vec![
+                    "[RFQ-010] What is missing?".into(),
+                ])))
+                .unwrap();
+            let (id, _) = call(&fx);
+            let fx = a
+                .handle(Input::ReasonerDone {
+                    call: id,
+                    text: format!("1. {gap}"),
+                })
+                .unwrap();
+            written = fx
+                .iter()
+                .find_map(|e| match e {
+                    Effect::WriteReflection { markdown } => Some(markdown.clone()),
+                    _ => None,
+                })
+                .unwrap();
+            assert_eq!(a.phase(), &Phase::AwaitingFinalize);
+            if gap.starts_with("no load") {
+                a.handle(Input::Act(Action::Reopen)).unwrap();
+            }
+        }
+        assert_eq!(a.session.reflections.len(), 2);
+        assert!(written.contains("## After READY on cycle 1\n\n### RFQ-010: What is missing?\n\nno spec for the Redis client"), "{written}");
+        assert!(written.contains("## Earlier: after READY on cycle 1 (the design was reopened)\n\n### RFQ-010: What is missing?\n\nno load test for NFR-01"), "{written}");
+        let fx = a.handle(Input::Act(Action::Finalize)).unwrap();
+        let (_, plan) = call(&fx);
+        let newest = plan.prompt.find("no spec for the Redis client").unwrap();
+        let earlier = plan.prompt.find("no load test for NFR-01").unwrap();
+        assert!(newest < earlier, "{}", plan.prompt);
     }
 }

@@ -1,14 +1,11 @@
 //! The design loop: a pure state machine (`input -> effects`) and the runtime that
 //! performs its effects.
 
-pub mod brief;
 pub mod cli;
 pub mod conventions;
 pub mod designed_with;
-pub mod echo;
 pub mod edit_guard;
 pub mod headless;
-pub mod intake;
 pub mod journal;
 pub mod ledger;
 pub mod lint_step;
@@ -19,10 +16,10 @@ pub mod patch_cycle;
 pub mod plan_step;
 pub mod progress;
 pub mod prompts;
+pub mod protocol;
 pub mod queries;
 pub mod ready;
 pub mod recover;
-pub mod reflected;
 pub mod review;
 pub mod runtime;
 pub mod session;

@@ -10,11 +10,11 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::brief::Brief;
 use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, SectionRepair};
 use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
 use crate::design::edit::{EditBlock, Failure, SEARCH_MARKER};
 use crate::design::{Artifacts, Section};
-use crate::volk::brief::Brief;
 use crate::volk::journal::JournalEvent;
 use crate::volk::prompts;
 
@@ -928,7 +928,7 @@ mod tests {
         let brief = Brief {
             cycle: 2,
             current: Some(design()),
-            pass: crate::volk::brief::Pass::LintRepair,
+            pass: crate::brief::Pass::LintRepair,
             lint_sections: vec![Section::ClassDiagram],
             ..Brief::default()
         };
@@ -948,7 +948,7 @@ mod tests {
         assert_eq!(artifacts.architecture, design().architecture);
         // The cycle's own request is not limited.
         let main = Brief {
-            pass: crate::volk::brief::Pass::Main,
+            pass: crate::brief::Pass::Main,
             ..brief
         };
         assert_eq!(main.asked_sections(), None);

@@ -1,17 +1,33 @@
 //! The execution-plan step of finalization: the prompt that asks for a plan, and the
 //! compiler's verdict on what came back (see `crate::plan`).
 
+use crate::brief::Brief;
 use crate::plan::{self, KindRegistry};
-use crate::volk::brief::Brief;
-use crate::volk::session::PlanState;
+use serde::{Deserialize, Serialize};
+
+/// The execution plan's progress.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanState {
+    /// The last plan the reasoner wrote (extracted JSON).
+    pub source: Option<String>,
+    /// Human-readable diagnostics of `source`.
+    pub diagnostics: String,
+    /// Whether `source` compiled without errors.
+    pub ok: bool,
+    /// The person's steering notes, oldest first; they win over the model's choices.
+    pub notes: Vec<String>,
+    /// The artifacts the loop gave the plan besides `analysis`, so `volk plan check`
+    /// on the project checks it as the loop did.
+    #[serde(default)]
+    pub given: Vec<String>,
+}
 
 /// The name diagnostics give the plan source.
 const SOURCE_NAME: &str = "execution_plan.json";
 
-/// Artifacts that exist before the plan's first stage, besides `analysis`: the
-/// finalized design itself.
+/// Artifacts that exist before the plan's first stage, besides `analysis`.
 pub fn given() -> Vec<String> {
-    vec!["design_docs".to_string()]
+    vec![plan::LOOP_GIVEN.to_string()]
 }
 
 /// The outcome of checking a plan reply, as shown to the person.
@@ -32,7 +48,7 @@ pub struct PlanCheck {
 /// The prompt for a plan attempt: the decision history (the architect's reflection and
 /// the person's notes) first, then the compiler's findings on the previous attempt.
 pub fn prompt(brief: &Brief, state: &PlanState) -> String {
-    let history = crate::volk::reflected::plan_history(&brief.reflections, &state.notes);
+    let history = crate::brief::reflected::plan_history(&brief.reflections, &state.notes);
     let feedback: Vec<String> = brief
         .plan_feedback
         .iter()
@@ -77,8 +93,8 @@ pub fn check(reply: &str) -> PlanCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::brief::Purpose;
     use crate::reasoner::offline::draft;
-    use crate::volk::brief::Purpose;
 
     #[test]
     fn the_offline_plan_compiles_and_draws() {
@@ -131,9 +147,9 @@ mod tests {
     #[test]
     fn the_reflection_is_history_the_plan_answers_to() {
         let brief = Brief {
-            reflections: vec![crate::volk::reflected::Reflection {
+            reflections: vec![crate::brief::reflected::Reflection {
                 cycle: 2,
-                answers: crate::volk::reflected::split(
+                answers: crate::brief::reflected::split(
                     &["[RFQ-011] Which requirement is covered least?".into()],
                     "1. NFR-01 has no load test.",
                 ),

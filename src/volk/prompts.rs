@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
+use crate::brief::{Brief, Question};
 use crate::design::{Artifacts, Section};
-use crate::volk::brief::{Brief, Question};
 
 pub const SYSTEM: &str = include_str!("../../assets/prompts/system.md");
 const DESIGN: &str = include_str!("../../assets/prompts/design.md");
@@ -275,11 +275,6 @@ pub fn reformat(brief: &Brief) -> String {
 }
 
 /// A revision answering the reviewer's questions; earlier answers bind it.
-/// Where an update prompt's changing part begins: everything before it (the
-/// instructions, the task, the current design) is the same for every call of a
-/// cycle, the prefix providers cache.
-pub const REVISION_HEADING: &str = "\n# This revision\n";
-
 pub fn update(brief: &Brief, context: &str) -> String {
     if let Some(repair) = &brief.repair {
         return crate::volk::patch_cycle::repair_prompt(brief, repair);
@@ -391,7 +386,7 @@ fn still_open(brief: &Brief) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::volk::brief::Answer;
+    use crate::brief::Answer;
 
     #[test]
     fn render_is_single_pass() {
@@ -438,7 +433,7 @@ mod tests {
 
     fn first_prompt_of(scope: crate::cxp::Scope) -> String {
         let session = crate::volk::session::Session::new("t", "r", "/tmp/p".into(), scope, 3);
-        design(&session.brief(crate::volk::brief::Purpose::Design), "")
+        design(&session.brief(crate::brief::Purpose::Design), "")
     }
 
     #[test]

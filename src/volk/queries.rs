@@ -10,31 +10,14 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::project::history;
-use crate::volk::runtime::Event;
+use crate::volk::protocol::{Event, Query};
 
-/// What can be asked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Query {
-    /// The project's commits, newest first: answered with [`Event::History`].
-    History,
-    /// The artifacts of commit `id`: answered with [`Event::OldCycle`].
-    Commit {
-        id: String,
-        short_id: String,
-        summary: String,
-    },
-    /// The cycle before the newest commit: answered with [`Event::PreviousCycle`]
-    /// (nothing when there is none).
-    PreviousCycle,
-}
-
-impl Query {
-    fn kind(&self) -> usize {
-        match self {
-            Query::History => 0,
-            Query::Commit { .. } => 1,
-            Query::PreviousCycle => 2,
-        }
+/// Which answer slot a query takes: one newest ticket per kind.
+fn kind(query: &Query) -> usize {
+    match query {
+        Query::History => 0,
+        Query::Commit { .. } => 1,
+        Query::PreviousCycle => 2,
     }
 }
 
@@ -60,7 +43,7 @@ impl Queries {
 
     /// Starts answering `query` on a blocking task of the current tokio runtime.
     pub fn ask(&self, query: Query) {
-        let kind = query.kind();
+        let kind = kind(&query);
         let ticket = {
             let mut newest = self.newest.lock().unwrap_or_else(|e| e.into_inner());
             newest[kind] += 1;

@@ -221,18 +221,13 @@ fn repair_context_commit(dir: &Path, cycle: u32, commit: &str) -> io::Result<()>
     Ok(())
 }
 
-/// The size of the journal now, recorded with each session save.
-pub fn journal_len(session: &Session) -> u64 {
-    std::fs::symlink_metadata(session.journal_path()).map_or(0, |m| m.len())
-}
-
 /// The last saved session of `project_dir`, marked failed where a retry can redo the
 /// interrupted step: how the workbench carries on after a step's commit failed.
 pub fn roll_back(
     project_dir: &Path,
     message: &str,
 ) -> Result<Option<Session>, crate::volk::session::SessionError> {
-    use crate::volk::session::Phase;
+    use crate::volk::protocol::Phase;
     let Some(mut session) = Session::load(project_dir)? else {
         return Ok(None);
     };

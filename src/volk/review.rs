@@ -1,19 +1,19 @@
 //! The review that carries across cycles, as the state machine sees it: question
 //! threads, hand edits and settled parts, kept in the session, turned into prompt
 //! text before an update and into a report after it. Pure, except
-//! [`detect_hand_edit`], which reads `design/` at the runtime's edge.
+//! the edit guard, which reads `design/` at the runtime's edge.
 
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::brief::Question;
 use crate::cxp::ReviewMarks;
 use crate::design::changes::parse_changes;
 use crate::design::merge::{merge_edit, unified_diff};
 use crate::design::settled::{Mark, item_range, restore};
 use crate::design::{Artifacts, Section};
-use crate::volk::brief::Question;
 use crate::volk::journal::JournalEvent;
 use crate::volk::threads::{self, Change, Reconciled, StatusChange, Thread};
 
@@ -472,45 +472,6 @@ pub fn payload_into(state: &ReviewState, payload: &mut Map<String, Value>) {
     // D050 itself is in `diagnostics`: the design compiler reports every conflict left.
 }
 
-/// The hand edits waiting in `design/` when a feedback arrives for the cycle under
-/// review: the edited artifacts, or `None` when the files are as volk wrote them.
-/// Runs at the runtime's edge (it reads files); an unreadable directory is no edit.
-pub fn detect_hand_edit(
-    session: &crate::volk::session::Session,
-    input: &crate::volk::machine::Input,
-) -> Option<Artifacts> {
-    use crate::volk::machine::{Action, Input};
-    use crate::volk::session::Phase;
-    let Input::Act(Action::Review(feedback)) = input else {
-        return None;
-    };
-    let Phase::AwaitingReview { cycle } = session.phase else {
-        return None;
-    };
-    if feedback.design_cycle.is_some_and(|c| c != cycle) {
-        return None;
-    }
-    // Compared in the files' own form, so a fence volk added is no edit.
-    let dir = session.project_dir.join("design");
-    let written = crate::design::write::as_written(&session.artifacts);
-    let read_back = crate::design::write::read_design_docs(&dir).ok()?;
-    let mut edited = session.artifacts.clone();
-    let mut any = false;
-    for s in Section::ALL {
-        // Only a regular UTF-8 file inside a real `design/` (see `volk::edit_guard`).
-        let raw = match crate::design::write::read_design_file(&dir, s) {
-            Ok(Some(text)) => text.trim_end().to_string(),
-            Ok(None) => String::new(),
-            Err(_) => return None,
-        };
-        if raw != written.get(s) {
-            any = true;
-            edited.set(s, read_back.get(s).to_string());
-        }
-    }
-    any.then_some(edited)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -600,40 +561,5 @@ mod tests {
         payload_into(&state, &mut payload);
         assert_eq!(payload["restored"][0]["artifact"], "file_tree");
         assert!(payload.get("diagnostics").is_none());
-    }
-
-    #[test]
-    fn only_a_real_edit_of_the_files_is_a_hand_edit() {
-        use crate::cxp::{Feedback, Scope};
-        use crate::volk::machine::{Action, Input};
-        use crate::volk::session::{Phase, Session};
-        let dir = tempfile::tempdir().unwrap();
-        let mut session = Session::new("t", "r", dir.path().to_path_buf(), Scope::default(), 9);
-        session.phase = Phase::AwaitingReview { cycle: 1 };
-        session.artifacts = design();
-        // The architect fenced the diagram itself: the file reads back unfenced, and
-        // that is still no edit.
-        session.artifacts.class_diagram = "```mermaid\nclassDiagram\n```".into();
-        let design_dir = dir.path().join("design");
-        crate::design::write::write_design_docs(&design_dir, &session.artifacts).unwrap();
-        let feedback = Input::Act(Action::Review(Feedback::questions(
-            1,
-            vec!["q?".into()],
-            vec![],
-        )));
-        assert_eq!(detect_hand_edit(&session, &feedback), None);
-        std::fs::write(design_dir.join("api_spec.md"), "run() -> int\n").unwrap();
-        let edited = detect_hand_edit(&session, &feedback).unwrap();
-        assert_eq!(edited.api_spec, "run() -> int");
-        assert_eq!(edited.class_diagram, session.artifacts.class_diagram);
-        // Not while the architect writes, and not for another cycle's feedback.
-        let stale = Input::Act(Action::Review(Feedback::questions(
-            2,
-            vec!["q?".into()],
-            vec![],
-        )));
-        assert_eq!(detect_hand_edit(&session, &stale), None);
-        session.phase = Phase::Designing { cycle: 2 };
-        assert_eq!(detect_hand_edit(&session, &feedback), None);
     }
 }

@@ -13,125 +13,22 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::BadInput;
 use crate::cxp::{Inbound, Packet, Scope};
+use crate::design::Artifacts;
 use crate::design::write::write_design_docs;
-use crate::design::{Artifacts, Section};
+use crate::limits::Limits;
 use crate::project::Layout;
 pub use crate::project::git::CommitInfo;
 use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
 use crate::reasoner::{ReasonerRequest, SharedReasoner, StreamEvent};
-use crate::volk::brief::Purpose;
 use crate::volk::designed_with::DesignedWith;
 use crate::volk::journal::{JournalEntry, JournalEvent};
-use crate::volk::loop_args::Limits;
-pub use crate::volk::machine::{Action, Notice};
 use crate::volk::machine::{Architect, Effect, Input, Mode, ReflectionSetup, Written};
-use crate::volk::plan_step::PlanCheck;
+use crate::volk::protocol::Phase;
+use crate::volk::protocol::{Action, ContextRoot, Event, Query, RunOptions};
 use crate::volk::queries::Queries;
-pub use crate::volk::queries::Query;
 pub use crate::volk::session::DEFAULT_MAX_CYCLES;
-use crate::volk::session::{Phase, Session, SessionError};
-
-/// What the runtime reports to the workbench.
-#[derive(Debug, Clone)]
-pub enum Event {
-    Phase(Phase),
-    /// A reasoner call is sent; its deltas follow. Screens time the wait from here.
-    CallStarted {
-        call: u64,
-        purpose: Purpose,
-    },
-    Delta {
-        call: u64,
-        purpose: Purpose,
-        event: StreamEvent,
-    },
-    /// A design cycle is written to `design/` (its commit follows).
-    CycleReady {
-        cycle: u32,
-        artifacts: Artifacts,
-        changed: Vec<Section>,
-    },
-    /// The design is finalized: the last cycle's text is written again as final.
-    DesignFinalized {
-        cycle: u32,
-    },
-    Committed {
-        cycle: u32,
-        short_id: String,
-    },
-    Reflection {
-        questions: Vec<String>,
-        answers: String,
-    },
-    /// The compiled execution plan, as the plan step judged it.
-    Plan(PlanCheck),
-    PacketWritten {
-        path: PathBuf,
-        subject: String,
-    },
-    Metrics {
-        ttft_ms: Option<u64>,
-        tokens_per_sec: Option<f64>,
-    },
-    Error {
-        message: String,
-        retryable: bool,
-    },
-    /// A progress or warning line (`[U:Ar] …`).
-    Notice(String),
-    /// A moment a screen acts on (the cycle limit), as the core's value.
-    Noticed(Notice),
-    /// The review's threads and settled parts, after every transition.
-    Review(Box<crate::volk::review::ReviewState>),
-    Journal(serde_json::Value),
-    /// Answer to [`Query::History`]: the project's commits, newest first.
-    History(Vec<CommitInfo>),
-    /// Answer to [`Query::Commit`]: an older cycle's artifacts, to read.
-    OldCycle {
-        short_id: String,
-        summary: String,
-        artifacts: Artifacts,
-    },
-    /// Answer to [`Query::PreviousCycle`].
-    PreviousCycle(Artifacts),
-    /// A query could not be answered (the message says which and why).
-    QueryFailed(String),
-}
-
-/// Where the design's existing-API context comes from.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum ContextRoot {
-    /// The git repository around the current directory, if any.
-    #[default]
-    Discover,
-    /// A root the person named (flag, `VOLK_CONTEXT_ROOT`, `volk.toml`).
-    At(PathBuf),
-    /// No context: the bundled demo is self-contained.
-    Off,
-}
-
-impl ContextRoot {
-    /// A configured root, else discovery.
-    pub fn configured(root: Option<PathBuf>) -> ContextRoot {
-        root.map_or(ContextRoot::Discover, ContextRoot::At)
-    }
-}
-
-/// How a run behaves at its edges.
-#[derive(Debug, Clone, Default)]
-pub struct RunOptions {
-    /// Print `[U:Ar]` lines and reflection answers on stderr (headless).
-    pub echo_stderr: bool,
-    /// Where existing-API context comes from.
-    pub context: ContextRoot,
-    /// `.prd_plugin/config.json` with the reflection questions.
-    pub reflection_config: Option<PathBuf>,
-    pub max_tokens: Option<u32>,
-    pub plan_repairs: Option<u32>,
-    /// `--lint-repairs`: repair passes for a cycle with design errors (default 1).
-    pub lint_repairs: Option<u32>,
-}
+use crate::volk::session::{Session, SessionError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
@@ -193,7 +90,7 @@ impl Executor {
 
     fn say(&self, line: &str) {
         if self.options.echo_stderr {
-            crate::console::note(&crate::volk::echo::escape_controls(line));
+            crate::console::note(&crate::echo::escape_controls(line));
         }
         self.send(Event::Notice(line.to_string()));
     }
@@ -326,7 +223,7 @@ impl Executor {
                     ));
                     for line in answers.lines() {
                         // The model's words: no escape sequence reaches the terminal.
-                        let line = crate::volk::echo::escape_controls(line);
+                        let line = crate::echo::escape_controls(line);
                         crate::console::note(&format!("[U:Ar]   {line}"));
                     }
                 }
@@ -380,7 +277,7 @@ impl Executor {
             Effect::Log(line) | Effect::Warn(line) => self.say(&line),
             Effect::Notice(notice) => {
                 if self.options.echo_stderr {
-                    crate::console::note(&crate::volk::echo::escape_controls(&notice.to_string()));
+                    crate::console::note(&crate::echo::escape_controls(&notice.to_string()));
                 }
                 self.send(Event::Noticed(notice));
             }
@@ -449,7 +346,7 @@ async fn run_call(
                 match &event {
                     StreamEvent::Text { text: t } => text.push_str(t),
                     StreamEvent::Retrying(backoff) if echo => crate::console::note(
-                        &crate::volk::echo::escape_controls(&format!("[U:Ar] {backoff}")),
+                        &crate::echo::escape_controls(&format!("[U:Ar] {backoff}")),
                     ),
                     _ => {}
                 }
@@ -583,7 +480,7 @@ async fn drive(
             }
             // Hand edits in `design/` are taken in (and committed) before the feedback.
             if let Some(artifacts) =
-                crate::volk::review::detect_hand_edit(&architect.session, &input)
+                crate::volk::edit_guard::detect_hand_edit(&architect.session, &input)
             {
                 queue.push_front(input);
                 queue.push_front(Input::ReviewerEdited { artifacts });
@@ -752,7 +649,7 @@ pub struct Overview {
     pub thread_id: String,
     pub max_cycles: u32,
     /// Why the design is being finalized, when it is.
-    pub finalize: crate::volk::session::FinalizeReason,
+    pub finalize: crate::volk::protocol::FinalizeReason,
     /// The newest finished cycle, its artifacts and the cycle's before it.
     pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
     /// The newest implement packet in the outbox, for a finalized session.
@@ -801,7 +698,7 @@ pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
                 session
                     .reflections
                     .last()
-                    .map(crate::volk::reflected::shown)
+                    .map(crate::brief::reflected::shown)
             })
             .flatten(),
     })
@@ -1070,7 +967,7 @@ pub fn load_design_input(path: &Path) -> Result<(Scope, String, String), BadInpu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::volk::session::FinalizeReason;
+    use crate::volk::protocol::FinalizeReason;
 
     #[test]
     fn the_overview_says_when_the_cycle_limit_forced_the_finalize() {
@@ -1107,9 +1004,9 @@ mod tests {
         );
         session
             .reflections
-            .push(crate::volk::reflected::Reflection {
+            .push(crate::brief::reflected::Reflection {
                 cycle: 1,
-                answers: crate::volk::reflected::split(
+                answers: crate::brief::reflected::split(
                     &["[RFQ-010] What is missing?".into()],
                     "1. a load test",
                 ),

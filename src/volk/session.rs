@@ -6,139 +6,16 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::brief::{Brief, Purpose};
 use crate::cxp::{Feedback, Scope};
 use crate::design::Artifacts;
 use crate::project::Layout;
 use crate::project::slug::slugify;
-use crate::volk::brief::{Brief, Purpose};
+use crate::volk::plan_step::PlanState;
+use crate::volk::protocol::{FinalizeReason, Phase};
 
 pub const SESSION_VERSION: u32 = 1;
-pub const DEFAULT_MAX_CYCLES: u32 = crate::volk::loop_args::Limits::DEFAULT.max_cycles;
-
-/// Where the loop stands. Persisted, so it names what the thread waits for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "phase", rename_all = "snake_case")]
-pub enum Phase {
-    /// Created, nothing done yet.
-    New,
-    /// Finding existing code the design should reuse.
-    GatheringContext,
-    /// The reasoner is writing design cycle `cycle`.
-    Designing { cycle: u32 },
-    /// Cycle `cycle` is written and committed; waiting for the reviewer's verdict.
-    AwaitingReview { cycle: u32 },
-    /// The architect answers the reflection questions about its own design.
-    Reflecting,
-    /// Reflection answers are shown; the person finalizes or asks more.
-    AwaitingFinalize,
-    /// The reasoner writes the execution plan (attempt counts repairs too).
-    Planning { attempt: u32 },
-    /// The compiled plan is shown; the person approves it or steers it.
-    AwaitingPlanApproval,
-    /// The implement packet is written; the thread is closed.
-    Finalized,
-    /// A reasoner call failed; `resume` is where a retry continues. `retryable` is false
-    /// when running the same call again in this process cannot help (a missing key).
-    Failed {
-        resume: Box<Phase>,
-        message: String,
-        #[serde(default = "retryable_by_default")]
-        retryable: bool,
-    },
-    /// The person stopped the running call; `resume` is where a retry continues. A
-    /// cancelled update also takes amended questions for the cycle it revised.
-    Cancelled { resume: Box<Phase> },
-}
-
-/// Sessions written before `retryable` was recorded resume as retryable, as they did.
-fn retryable_by_default() -> bool {
-    true
-}
-
-impl Phase {
-    /// A short label for headers and logs.
-    pub fn label(&self) -> String {
-        match self {
-            Phase::New => "new".into(),
-            Phase::GatheringContext => "gathering context".into(),
-            Phase::Designing { cycle } => format!("designing cycle {cycle}"),
-            Phase::AwaitingReview { cycle } => format!("awaiting review of cycle {cycle}"),
-            Phase::Reflecting => "reflecting".into(),
-            Phase::AwaitingFinalize => "awaiting finalize".into(),
-            Phase::Planning { attempt } => format!("planning (attempt {attempt})"),
-            Phase::AwaitingPlanApproval => "awaiting plan approval".into(),
-            Phase::Finalized => "finalized".into(),
-            Phase::Failed { message, .. } => format!("failed: {message}"),
-            Phase::Cancelled { .. } => "cancelled".into(),
-        }
-    }
-
-    /// The few words a screen's header has room for.
-    pub fn short_label(&self) -> String {
-        match self {
-            Phase::New => "starting".into(),
-            Phase::GatheringContext => "gathering context".into(),
-            Phase::Designing { cycle } => format!("designing cycle {cycle}"),
-            Phase::AwaitingReview { .. } => "your review".into(),
-            Phase::Reflecting => "reflecting".into(),
-            Phase::AwaitingFinalize => "reflection ready".into(),
-            Phase::Planning { attempt } => format!("planning (attempt {attempt})"),
-            Phase::AwaitingPlanApproval => "plan ready".into(),
-            Phase::Finalized => "finalized".into(),
-            Phase::Failed { .. } => "failed".into(),
-            Phase::Cancelled { .. } => "cancelled".into(),
-        }
-    }
-
-    /// True while the architect is working (a reasoner call may be running).
-    pub fn is_busy(&self) -> bool {
-        matches!(
-            self,
-            Phase::New
-                | Phase::GatheringContext
-                | Phase::Designing { .. }
-                | Phase::Reflecting
-                | Phase::Planning { .. }
-        )
-    }
-
-    /// True when running the failed call again may succeed.
-    pub fn can_retry(&self) -> bool {
-        matches!(
-            self,
-            Phase::Failed {
-                retryable: true,
-                ..
-            } | Phase::Cancelled { .. }
-        )
-    }
-
-    /// The cycle whose review questions are taken now: the one awaiting review, or
-    /// the one a cancelled update was revising (its questions may be amended).
-    pub fn reviewed_cycle(&self) -> Option<u32> {
-        match self {
-            Phase::AwaitingReview { cycle } => Some(*cycle),
-            Phase::Cancelled { resume } => match **resume {
-                Phase::Designing { cycle } if cycle > 1 => Some(cycle - 1),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
-    /// A call was interrupted (failed or cancelled): the next step is its retry.
-    pub fn is_interrupted(&self) -> bool {
-        matches!(self, Phase::Failed { .. } | Phase::Cancelled { .. })
-    }
-
-    /// Where a retry of the interrupted call continues.
-    pub fn resume(&self) -> Option<&Phase> {
-        match self {
-            Phase::Failed { resume, .. } | Phase::Cancelled { resume } => Some(resume),
-            _ => None,
-        }
-    }
-}
+pub const DEFAULT_MAX_CYCLES: u32 = crate::limits::Limits::DEFAULT.max_cycles;
 
 /// One design cycle as it happened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -156,23 +33,6 @@ pub struct CycleRecord {
 pub struct PendingCall {
     pub purpose: Purpose,
     pub brief: Brief,
-}
-
-/// The execution plan's progress.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PlanState {
-    /// The last plan the reasoner wrote (extracted JSON).
-    pub source: Option<String>,
-    /// Human-readable diagnostics of `source`.
-    pub diagnostics: String,
-    /// Whether `source` compiled without errors.
-    pub ok: bool,
-    /// The person's steering notes, oldest first; they win over the model's choices.
-    pub notes: Vec<String>,
-    /// The artifacts the loop gave the plan besides `analysis`, so `volk plan check`
-    /// on the project checks it as the loop did.
-    #[serde(default)]
-    pub given: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -197,7 +57,7 @@ pub struct Session {
     pub history: Vec<CycleRecord>,
     /// Every answer the reviewer gave to the architect's open questions so far.
     #[serde(default)]
-    pub answers: Vec<crate::volk::brief::Answer>,
+    pub answers: Vec<crate::brief::Answer>,
     #[serde(default)]
     pub pending: Option<PendingCall>,
     /// Why the design is being finalized, once it is. Kept in the session file as
@@ -209,7 +69,7 @@ pub struct Session {
     #[serde(default)]
     pub outbox_seq: u32,
     /// The journal's length when this session was saved: lines past it belong to a
-    /// step that never finished (see `volk::recover::trim_journal`).
+    /// step that never finished (the recovery trims what lies past it).
     #[serde(default)]
     pub journal_bytes: std::cell::Cell<Option<u64>>,
     /// The reasoner that designed it, for `volk open` (never a key).
@@ -224,7 +84,7 @@ pub struct Session {
     /// The architect's reflections, one per READY, oldest first: a reopened design
     /// keeps the earlier ones.
     #[serde(default)]
-    pub reflections: Vec<crate::volk::reflected::Reflection>,
+    pub reflections: Vec<crate::brief::reflected::Reflection>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -284,6 +144,12 @@ impl Session {
         Layout::new(&self.project_dir).journal()
     }
 
+    /// The size of the journal now, recorded with each save: a recovery trims what a
+    /// step that never finished appended past it.
+    pub fn journal_len(&self) -> u64 {
+        std::fs::symlink_metadata(self.journal_path()).map_or(0, |m| m.len())
+    }
+
     pub fn outbox_dir(&self) -> PathBuf {
         Layout::new(&self.project_dir).outbox()
     }
@@ -298,8 +164,7 @@ impl Session {
             }
         })?;
         let path = Self::path(&self.project_dir);
-        self.journal_bytes
-            .set(Some(crate::volk::recover::journal_len(self)));
+        self.journal_bytes.set(Some(self.journal_len()));
         let text = serde_json::to_string_pretty(self).map_err(|e| SessionError::Corrupt {
             path: path.clone(),
             message: e.to_string(),
@@ -382,7 +247,7 @@ impl Session {
             repair: None,
             review: String::new(),
             reformat: None,
-            pass: crate::volk::brief::Pass::Main,
+            pass: crate::brief::Pass::Main,
             lint_sections: Vec::new(),
         }
     }
@@ -440,29 +305,6 @@ pub fn find_thread(workspace: &Path, thread_id: &str) -> Result<Option<PathBuf>,
         }
     }
     Ok(None)
-}
-
-/// Why a design is finalized: the reviewer said READY, or the cycle limit was reached
-/// with questions still open (the packet's `forced`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum FinalizeReason {
-    #[default]
-    Ready,
-    CycleLimit,
-}
-
-impl FinalizeReason {
-    pub fn is_forced(self) -> bool {
-        self == FinalizeReason::CycleLimit
-    }
-
-    /// How the final commit message says it ended.
-    pub fn describe(self) -> &'static str {
-        match self {
-            FinalizeReason::Ready => "after READY",
-            FinalizeReason::CycleLimit => "at the cycle limit, without READY",
-        }
-    }
 }
 
 mod finalize_flag {

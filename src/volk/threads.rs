@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::brief::{Anchor, Question};
 use crate::design::Section;
 use crate::design::changes::{ChangeList, Source, Target, thread_id};
-use crate::volk::brief::{Anchor, Question};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

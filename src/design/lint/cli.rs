@@ -8,8 +8,8 @@ use clap::Args;
 
 use crate::BadInput;
 use crate::design::{Artifacts, Section};
+use crate::echo::{escape_controls, mask_controls};
 use crate::plan::cli::{ColorChoice, Format, colour};
-use crate::volk::echo::{escape_controls, mask_controls};
 
 use super::trace::trace;
 use super::{Code, lint, report};

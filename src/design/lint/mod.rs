@@ -50,8 +50,8 @@ pub fn lint(artifacts: &Artifacts) -> Linted {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::brief::{Brief, Purpose};
     use crate::reasoner::offline::draft;
-    use crate::volk::brief::{Brief, Purpose};
 
     #[test]
     fn the_offline_design_compiles_without_errors() {

@@ -9,12 +9,12 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 use ratatui_textarea::{TextArea, WrapMode};
 
+use crate::brief::Question;
 use crate::tui::app::{App, ComposerTarget, Verdict};
 use crate::tui::event::Action;
 use crate::tui::keymap::{Binding, Chord, Group, Handled};
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, popup_block};
-use crate::volk::brief::Question;
 
 pub struct Composer {
     pub target: ComposerTarget,

@@ -83,7 +83,7 @@ fn fix_for(message: &str, app: &App) -> Option<String> {
 /// request (a repair pass stays a repair pass), or, when the call was the reflection
 /// or the plan, that step.
 fn retried_call(app: &App) -> String {
-    use crate::volk::brief::Purpose;
+    use crate::brief::Purpose;
     let cycle = app.phase.resume().map_or(app.cycle, |r| match r {
         Phase::Designing { cycle } => *cycle,
         _ => app.cycle,

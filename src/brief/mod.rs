@@ -1,8 +1,16 @@
 //! The words the design loop speaks in, whoever drives it: why a reasoner is called
 //! ([`Purpose`]), what a call works from ([`Brief`]), a reviewer's question
-//! ([`Question`], with the line it points at) and answer ([`Answer`]). They live in the
-//! core, not in `reasoner/`, because packets, the workbench and the prompts all use
-//! them and none of those should depend on the LLM adapter.
+//! ([`Question`], with the line it points at) and answer ([`Answer`]), and the
+//! reflection kept at READY ([`reflected`]). They sit below the loop, packets and the
+//! LLM adapter, because all of those use them and none should depend on another.
+
+pub mod reflected;
+
+/// Where an update prompt's changing part begins: everything before it (the
+/// instructions, the task, the current design) is the same for every call of a
+/// cycle, the prefix providers cache. The prompts write it and a provider that marks
+/// its cache prefix finds it, so it lives below both.
+pub const REVISION_HEADING: &str = "\n# This revision\n";
 
 use serde::{Deserialize, Serialize};
 
@@ -167,7 +175,7 @@ pub struct Brief {
     pub plan_feedback: Vec<String>,
     /// The architect's reflections, oldest first (plan calls): decision history.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub reflections: Vec<crate::volk::reflected::Reflection>,
+    pub reflections: Vec<reflected::Reflection>,
     /// The design compiler's findings on the current design (update calls).
     #[serde(default)]
     pub lint_feedback: Vec<String>,

@@ -1,0 +1,78 @@
+//! What the runtime reports to a client: the loop's phase and the facts a screen
+//! draws, each typed.
+
+use std::path::PathBuf;
+
+use crate::brief::Purpose;
+use crate::design::{Artifacts, Section};
+use crate::project::git::CommitInfo;
+use crate::reasoner::StreamEvent;
+use crate::volk::plan_step::PlanCheck;
+use crate::volk::protocol::{Notice, Phase};
+
+/// What the runtime reports to the workbench.
+#[derive(Debug, Clone)]
+pub enum Event {
+    Phase(Phase),
+    /// A reasoner call is sent; its deltas follow. Screens time the wait from here.
+    CallStarted {
+        call: u64,
+        purpose: Purpose,
+    },
+    Delta {
+        call: u64,
+        purpose: Purpose,
+        event: StreamEvent,
+    },
+    /// A design cycle is written to `design/` (its commit follows).
+    CycleReady {
+        cycle: u32,
+        artifacts: Artifacts,
+        changed: Vec<Section>,
+    },
+    /// The design is finalized: the last cycle's text is written again as final.
+    DesignFinalized {
+        cycle: u32,
+    },
+    Committed {
+        cycle: u32,
+        short_id: String,
+    },
+    Reflection {
+        questions: Vec<String>,
+        answers: String,
+    },
+    /// The compiled execution plan, as the plan step judged it.
+    Plan(PlanCheck),
+    PacketWritten {
+        path: PathBuf,
+        subject: String,
+    },
+    Metrics {
+        ttft_ms: Option<u64>,
+        tokens_per_sec: Option<f64>,
+    },
+    Error {
+        message: String,
+        retryable: bool,
+    },
+    /// A progress or warning line (`[U:Ar] …`).
+    Notice(String),
+    /// A moment a screen acts on (the cycle limit), as the core's value.
+    Noticed(Notice),
+    /// The review's threads and settled parts, after every transition.
+    Review(Box<crate::volk::review::ReviewState>),
+    Journal(serde_json::Value),
+    /// Answer to [`Query::History`]: the project's commits, newest first.
+    History(Vec<CommitInfo>),
+    /// Answer to [`Query::Commit`]: an older cycle's artifacts, to read.
+    OldCycle {
+        short_id: String,
+        summary: String,
+        artifacts: Artifacts,
+    },
+    /// Answer to [`Query::PreviousCycle`].
+    PreviousCycle(Artifacts),
+    /// A query could not be answered (the message says which and why).
+    QueryFailed(String),
+}
