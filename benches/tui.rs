@@ -413,12 +413,12 @@ fn keystrokes_during_a_stream() -> volk::tui::runloop::LoopStats {
     rt.block_on(async {
         let (term_tx, term_rx) = unbounded_channel();
         let (event_tx, event_rx) = unbounded_channel();
-        let (command_tx, _command_rx) = unbounded_channel();
+        let (_job_tx, job_rx) = unbounded_channel();
+        let (answer_tx, _answers) = unbounded_channel();
+        let session = volk::volk::runtime::SessionHandle::reader(".".into(), answer_tx);
         let text = markdown(4_000);
         tokio::spawn(async move {
-            let _ = event_tx.send(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
-                cycle: 1,
-            })));
+            let _ = event_tx.send(LoopEvent::Phase(Phase::Designing { cycle: 1 }));
             let mut tick = tokio::time::interval(Duration::from_millis(2));
             let mut rest = format!("ARCHITECTURE:\n{text}");
             while !rest.is_empty() {
@@ -428,11 +428,11 @@ fn keystrokes_during_a_stream() -> volk::tui::runloop::LoopStats {
                     end += 1;
                 }
                 let chunk: String = rest.drain(..end).collect();
-                let event = AppEvent::Loop(LoopEvent::Delta {
+                let event = LoopEvent::Delta {
                     call: 1,
                     purpose: Purpose::Design,
                     event: StreamEvent::Text { text: chunk },
-                });
+                };
                 if event_tx.send(event).is_err() {
                     return;
                 }
@@ -463,7 +463,8 @@ fn keystrokes_during_a_stream() -> volk::tui::runloop::LoopStats {
         let channels = Channels {
             terminal: term_rx,
             events: event_rx,
-            commands: command_tx,
+            jobs: job_rx,
+            session,
         };
         let (_, stats) = run(&mut terminal, &mut app, channels, None).await.unwrap();
         stats

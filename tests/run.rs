@@ -483,8 +483,9 @@ mod interactive {
     use tokio::sync::mpsc::UnboundedReceiver;
     use volk::cxp::Feedback;
     use volk::reasoner::offline::OfflineDrafter;
+    use volk::volk::open::prepare_project;
     use volk::volk::protocol::{Action, Event, Phase, RunOptions};
-    use volk::volk::runtime::{load_design_input, prepare_project, start};
+    use volk::volk::runtime::load_design_input;
 
     async fn until(
         events: &mut UnboundedReceiver<Event>,
@@ -505,6 +506,26 @@ mod interactive {
         }
     }
 
+    /// Opens the project as `volk open` does and starts its session; the opened
+    /// thread (its lock) lives as long as the returned value.
+    fn start(
+        dir: std::path::PathBuf,
+        reasoner: volk::reasoner::SharedReasoner,
+        options: RunOptions,
+    ) -> Result<
+        (
+            volk::volk::runtime::SessionHandle,
+            tokio::sync::mpsc::UnboundedReceiver<Event>,
+            volk::volk::open::Opened,
+        ),
+        volk::BadInput,
+    > {
+        let opened = volk::volk::open::open(volk::volk::open::Start::Open(dir), "test").unwrap();
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let handle = volk::volk::runtime::start(&opened, reasoner, options, tx)?;
+        Ok((handle, rx, opened))
+    }
+
     fn project(ws: &std::path::Path) -> std::path::PathBuf {
         let file = ws.join("scope.json");
         std::fs::write(&file, super::EXAMPLE_1).unwrap();
@@ -518,7 +539,7 @@ mod interactive {
     async fn the_workbench_loop_runs_to_an_approved_plan() {
         let ws = tempfile::tempdir().unwrap();
         let dir = project(ws.path());
-        let (handle, mut events) = start(
+        let (handle, mut events, _opened) = start(
             dir.clone(),
             Arc::new(OfflineDrafter::default()),
             RunOptions::default(),
@@ -608,7 +629,7 @@ mod interactive {
         let dir = project(ws.path());
         // Another process's git lock: the first cycle's commit cannot be made.
         std::fs::write(dir.join(".git/index.lock"), "").unwrap();
-        let (handle, mut events) = start(
+        let (handle, mut events, _opened) = start(
             dir.clone(),
             Arc::new(OfflineDrafter::default()),
             RunOptions::default(),
@@ -653,7 +674,7 @@ mod interactive {
         let ws = tempfile::tempdir().unwrap();
         let dir = project(ws.path());
         let slow = OfflineDrafter::paced(Duration::from_millis(20), 8);
-        let (handle, mut events) =
+        let (handle, mut events, opened) =
             start(dir.clone(), Arc::new(slow), RunOptions::default()).unwrap();
         until(&mut events, "first delta", |e| {
             matches!(e, Event::Delta { .. })
@@ -677,9 +698,10 @@ mod interactive {
         assert!(matches!(session.phase, Phase::Cancelled { .. }));
         assert_eq!(session.phase.short_label(), "cancelled");
         drop(handle);
+        drop(opened); // the thread lock: a second writer could not take it
         // A new process (here: a new runtime on the same directory) shows the cancelled
         // call and retries it on request.
-        let (handle, mut events) = start(
+        let (handle, mut events, _opened) = start(
             dir.clone(),
             Arc::new(OfflineDrafter::default()),
             RunOptions::default(),

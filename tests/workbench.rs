@@ -472,7 +472,10 @@ fn history_opens_an_older_cycle_read_only() {
     use volk::volk::runtime::CommitInfo;
     let (mut app, first) = reviewing();
     app.on_key(key(KeyCode::Char('h')));
-    assert_eq!(app.take_intents(), vec![Intent::LoadHistory]);
+    assert_eq!(
+        app.take_intents(),
+        vec![Intent::Ask(volk::volk::protocol::Query::History)]
+    );
     app.on_app_event(AppEvent::Loop(LoopEvent::History(vec![
         CommitInfo {
             id: "b".repeat(40),
@@ -492,7 +495,7 @@ fn history_opens_an_older_cycle_read_only() {
     app.on_key(key(KeyCode::Enter));
     let intents = app.take_intents();
     assert!(
-        matches!(&intents[..], [Intent::LoadCommit { short_id, .. }] if short_id == "aaaaaaa"),
+        matches!(&intents[..], [Intent::Ask(volk::volk::protocol::Query::Commit { short_id, .. })] if short_id == "aaaaaaa"),
         "{intents:?}"
     );
     let mut old = first.clone();

@@ -516,12 +516,7 @@ impl App {
         let mut intents = std::mem::take(&mut self.intents);
         if let Some(holder) = &self.read_only {
             let before = intents.len();
-            intents.retain(|i| {
-                matches!(
-                    i,
-                    Intent::LoadHistory | Intent::LoadCommit { .. } | Intent::Quit
-                )
-            });
+            intents.retain(|i| matches!(i, Intent::Ask(_) | Intent::Quit));
             if intents.len() < before {
                 self.say(format!(
                     "read-only: {holder} holds this thread; nothing was sent"

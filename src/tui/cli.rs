@@ -1,7 +1,6 @@
 //! `volk demo`, `volk design`, `volk open`: resolve the inputs, start the design loop,
 //! enter full-screen mode and run the workbench until the person quits.
 
-use crate::tui::event::LoopEvent;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -18,13 +17,13 @@ use crate::tui::app::{App, SessionInfo};
 use crate::tui::draft::{self, DraftError, DraftStore};
 use crate::tui::event::AppEvent;
 use crate::tui::runloop::{self, Channels, Exit};
-use crate::tui::session::{self, Start};
 use crate::tui::signals::{Signals, Stop};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::theme::Theme;
 use crate::tui::view;
 use crate::volk::loop_args::LoopArgs;
-use crate::volk::protocol::{ContextRoot, RunOptions};
+use crate::volk::open::{Opened, Start};
+use crate::volk::protocol::{ContextRoot, Event, RunOptions};
 
 /// The bundled example scope.
 pub const DEMO_SCOPE: &str = include_str!("../../assets/demo/scope.json");
@@ -101,7 +100,7 @@ pub fn demo(args: DemoArgs) -> anyhow::Result<ExitCode> {
     crate::fsutil::create_private_dir(&workspace)
         .map_err(|e| BadInput::err(format!("{}: cannot create: {e}", workspace.display())))?;
     let (scope, thread_id, trace_id) =
-        session::scope_from_packet("assets/demo/scope.json", DEMO_SCOPE)?;
+        crate::volk::runtime::scope_from_packet("assets/demo/scope.json", DEMO_SCOPE)?;
     // Paced so a person can watch the tabs fill: about 1.6 KB/s in 48-byte chunks.
     let reasoner: SharedReasoner = Arc::new(OfflineDrafter::paced(Duration::from_millis(30), 48));
     let start = Start::Scope {
@@ -233,40 +232,53 @@ fn workbench(
         );
         view::render(&mut guard.terminal, &mut app)?;
         tracing::info!("first frame {:?} after start", launched.elapsed());
-        let mut connected = tokio::select! {
-            connected = session::connect(start, reasoner, options) => connected?,
+        // Claiming, locking, recovering and scaffolding touch the disk: off the
+        // loop's thread, and a signal still stops it.
+        let command = match &start {
+            Start::Scope { .. } => "volk design",
+            Start::Open(_) => "volk open",
+        };
+        let opening = tokio::task::spawn_blocking(move || crate::volk::open::open(start, command));
+        let opened: Opened = tokio::select! {
+            opened = opening => opened??,
             stop = signals.recv() => {
                 drop(guard);
                 return Ok(stopped(stop, None));
             }
         };
-        let _lock = connected.lock.take();
-        app.read_only = connected.read_only.clone();
-        let project_dir = connected.project_dir.clone();
+        let overview = opened.overview()?;
+        let (event_tx, events) = tokio::sync::mpsc::unbounded_channel::<Event>();
+        let session = crate::volk::runtime::start(&opened, reasoner, options, event_tx)?;
+        if overview.restored.is_some() {
+            // The diff view of a resumed session compares with the cycle before.
+            session.ask(crate::volk::protocol::Query::PreviousCycle);
+        }
+        app.read_only = opened.access.holder().map(str::to_string);
+        let project_dir = opened.project_dir.clone();
         app.info = SessionInfo {
-            project_name: connected.project_name.clone(),
+            project_name: overview.project_name.clone(),
             project_dir: project_dir.clone(),
-            thread_id: connected.thread_id.clone(),
-            max_cycles: connected.max_cycles,
+            thread_id: overview.thread_id.clone(),
+            max_cycles: overview.max_cycles,
             reasoner: std::mem::take(&mut app.info.reasoner),
             model: String::new(),
         };
-        app.finalize = connected.finalize;
-        if let Some((cycle, artifacts, previous)) = connected.restored {
+        app.finalize = overview.finalize;
+        if let Some((cycle, artifacts, previous)) = overview.restored {
             if let Some(previous) = &previous {
                 app.changed = artifacts.changed_since(previous);
             }
             app.show_artifacts(cycle, artifacts);
             app.previous = previous;
         }
-        app.cost.restore(&connected.costs);
-        if let Some((questions, answers)) = connected.reflection.clone() {
+        app.cost.restore(&overview.costs);
+        if let Some((questions, answers)) = overview.reflection.clone() {
             // Reopened after READY: the plan tab shows the reflection it was left with.
             app.reflection = Some(crate::tui::app::ReflectionView { questions, answers });
             app.refresh_plan_tab();
         }
-        if let Some(path) = connected.implement_packet.clone() {
-            app.on_app_event(AppEvent::Loop(LoopEvent::PacketWritten {
+        if let Some(path) = overview.implement_packet.clone() {
+            app.on_app_event(AppEvent::Loop(Event::PacketWritten {
                 path,
                 subject: "implement".into(),
             }));
@@ -277,21 +289,23 @@ fn workbench(
             app.warn(notice);
         }
         app.restore_draft(saved.clone());
-        let (notice_tx, notice_rx) = tokio::sync::mpsc::unbounded_channel::<AppEvent>();
+        let (job_tx, jobs) = tokio::sync::mpsc::unbounded_channel::<String>();
         // A read-only workbench must not write the holder's draft.
         let store = app.read_only.is_none().then(|| {
             DraftStore::start(draft_path.clone(), saved, move |message| {
-                let _ = notice_tx.send(AppEvent::JobFailed(message));
+                let _ = job_tx.send(message);
             })
         });
-        let events = session::merge(connected.events, notice_rx);
 
         let input = runloop::spawn_input_reader();
         let channels = Channels {
             terminal: input,
             events,
-            commands: connected.commands,
+            jobs,
+            session,
         };
+        // Held until the workbench closes; a reader holds nothing.
+        let _access = opened.access;
         let result = tokio::select! {
             result = runloop::run(&mut guard.terminal, &mut app, channels, store.as_ref()) => result,
             stop = signals.recv() => Err(anyhow::Error::new(Stopped(stop))),

@@ -35,11 +35,7 @@ pub enum Intent {
         section: crate::design::Section,
         text: String,
     },
-    LoadHistory,
-    LoadCommit {
-        id: String,
-        short_id: String,
-        summary: String,
-    },
+    /// A question about the project, in the core's own words (history, a commit).
+    Ask(crate::volk::protocol::Query),
     Quit,
 }

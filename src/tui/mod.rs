@@ -31,7 +31,6 @@ pub mod patch_view;
 pub mod popup;
 pub mod problems;
 pub mod runloop;
-pub mod session;
 pub mod signals;
 pub mod stream;
 pub mod tab;

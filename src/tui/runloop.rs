@@ -1,21 +1,23 @@
-//! The event loop: one `tokio::select!` over terminal input, events from the design
-//! loop and the workbench's own jobs, the frame scheduler and a spinner tick. Intents
-//! for the design loop (and its queries about the project) go out on a channel; the
-//! answers come back as events. Nothing here waits on disk or network.
+//! The event loop: one `tokio::select!` over terminal input, the design loop's events
+//! (sent by the runtime straight to this loop's channel), the workbench's own jobs, the
+//! frame scheduler and a spinner tick. Actions and queries go to the session's handle
+//! as the core's values; the answers come back as events. Nothing here waits on disk
+//! or network.
 
 use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use ratatui::crossterm::event::Event;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::tui::app::App;
 use crate::tui::draft::DraftStore;
-use crate::tui::event::{AppEvent, Intent};
+use crate::tui::event::{AppEvent, Intent, LoopEvent};
 use crate::tui::frame::{FRAME, FrameScheduler};
 use crate::tui::highlight;
 use crate::tui::view;
+use crate::volk::runtime::SessionHandle;
 
 /// How the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,9 +41,12 @@ pub struct LoopStats {
 /// What the loop talks to.
 pub struct Channels {
     pub terminal: UnboundedReceiver<Event>,
-    pub events: UnboundedReceiver<AppEvent>,
-    /// Intents for the design loop (verdicts, retry, cancel, plan decisions, queries).
-    pub commands: UnboundedSender<Intent>,
+    /// The design loop's events, sent by the runtime straight to this channel.
+    pub events: UnboundedReceiver<LoopEvent>,
+    /// Failures of the workbench's own jobs (saving the draft).
+    pub jobs: UnboundedReceiver<String>,
+    /// The running session: actions and queries go to it as the core's values.
+    pub session: SessionHandle,
 }
 
 /// Runs until the person quits. `drafts` saves the draft on every change.
@@ -59,6 +64,7 @@ where
     spinner.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     frames.request();
     let mut events_open = true;
+    let mut jobs_open = true;
     let mut stats = LoopStats::default();
     // The oldest terminal event not yet on screen.
     let mut input_since: Option<std::time::Instant> = None;
@@ -97,14 +103,21 @@ where
             }
             event = channels.events.recv(), if events_open => match event {
                 Some(event) => {
-                    app.on_app_event(event);
+                    app.on_app_event(AppEvent::Loop(event));
                     // Take whatever else is queued: one redraw for the whole batch.
                     while let Ok(more) = channels.events.try_recv() {
-                        app.on_app_event(more);
+                        app.on_app_event(AppEvent::Loop(more));
                     }
                     frames.request();
                 }
                 None => events_open = false,
+            },
+            failure = channels.jobs.recv(), if jobs_open => match failure {
+                Some(message) => {
+                    app.on_app_event(AppEvent::JobFailed(message));
+                    frames.request();
+                }
+                None => jobs_open = false,
             },
             _ = sleep_until(notice_goes), if notice_goes.is_some() => {
                 app.notice.expire(std::time::Instant::now());
@@ -159,11 +172,12 @@ where
                     }
                     frames.request_now();
                 }
-                other => {
-                    if channels.commands.send(other).is_err() {
+                Intent::Act(action) => {
+                    if !channels.session.act(action) {
                         app.say("the design loop has stopped".into());
                     }
                 }
+                Intent::Ask(query) => channels.session.ask(query),
             }
         }
         if app.draft_changed {

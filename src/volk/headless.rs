@@ -15,16 +15,14 @@ use crate::echo::escape_controls;
 use crate::project::claim;
 use crate::reasoner::SharedReasoner;
 use crate::volk::ledger::{Decision, Key, Ledger, produced_since};
-use crate::volk::lock::{self, LockError};
+use crate::volk::lock::LockError;
 use crate::volk::machine::{Architect, Input, Mode};
+use crate::volk::open::{prepare_in, project_slug};
 use crate::volk::protocol::Action;
 use crate::volk::protocol::Phase;
 use crate::volk::protocol::RunOptions;
-use crate::volk::recover;
-use crate::volk::runtime::{
-    HeadlessOutcome, drive_headless, prepare_in, project_slug, resume_input,
-};
-use crate::volk::session::{DEFAULT_MAX_CYCLES, Session, SessionError};
+use crate::volk::runtime::{HeadlessOutcome, drive_headless, resume_input};
+use crate::volk::session::{DEFAULT_MAX_CYCLES, Session};
 
 /// Where and how a packet is handled.
 #[derive(Debug, Clone)]
@@ -85,45 +83,33 @@ pub async fn handle(
         },
     };
 
-    let _lock = lock::acquire(&dir, request.lock_wait, "volk run").map_err(|e| match e {
+    let opened = crate::volk::open::open_dir(
+        &dir,
+        crate::volk::open::Wait::UpTo(request.lock_wait),
+        "volk run",
+    )
+    .map_err(|e| match e.downcast::<LockError>() {
         // This very packet started and its process still holds the thread: it is being
         // processed, not refused.
-        LockError::Held { .. }
+        Ok(held @ LockError::Held { .. })
             if Ledger::load(&dir)
                 .is_ok_and(|l| matches!(l.decide(&key), Decision::Resume(_))) =>
         {
             anyhow::Error::new(crate::error::InProgress(format!(
-                "{e}; this packet is being processed by it (waited {} s, --lock-wait); nothing was done here, send it again once it finishes (exit 75)",
+                "{held}; this packet is being processed by it (waited {} s, --lock-wait); nothing was done here, send it again once it finishes (exit 75)",
                 request.lock_wait.as_secs()
             )))
         }
-        LockError::Held { .. } => BadInput::err(format!(
-            "{e}; gave up after {} s (--lock-wait)",
+        Ok(held @ LockError::Held { .. }) => BadInput::err(format!(
+            "{held}; gave up after {} s (--lock-wait)",
             request.lock_wait.as_secs()
         )),
-        other => anyhow::Error::new(other),
+        Ok(other) => anyhow::Error::new(other),
+        Err(other) => other,
     })?;
-    recover::sweep(&dir).map_err(|e| {
-        crate::confined::report(
-            format!("{}: cannot clear temp files: {e}", dir.display()),
-            &e,
-        )
-    })?;
-
+    let _access = opened.access;
     let mut ledger = Ledger::load(&dir).map_err(|e| BadInput::err(e.to_string()))?;
-    let mut existing = load_session(&dir)?;
-    if let Some(session) = &mut existing {
-        recover::trim_journal(session).map_err(|e| {
-            crate::confined::report(format!("{}: {e}", session.journal_path().display()), &e)
-        })?;
-        // A kill right after a commit: the commit is in git, its records are not.
-        let journal = session.journal_path();
-        if recover::repair_commits(session)
-            .map_err(|e| crate::confined::report(format!("{}: {e}", journal.display()), &e))?
-        {
-            session.save().map_err(anyhow::Error::new)?;
-        }
-    }
+    let existing = opened.session;
     let decision = ledger.decide(&key);
     let resuming = match decision {
         Decision::Replay(path) => return replay(&dir, &path).map(Some),
@@ -155,8 +141,7 @@ pub async fn handle(
         Inbound::Ignored { .. } => return Ok(None),
         Inbound::Design(scope) => {
             let limit = request.max_cycles.unwrap_or(DEFAULT_MAX_CYCLES);
-            let (mut session, created) =
-                prepare_in(&dir, *scope, &thread_id, &trace_id, limit).map_err(session_error)?;
+            let (mut session, created) = prepare_in(&dir, *scope, &thread_id, &trace_id, limit)?;
             let first = if created {
                 Some(Input::Begin)
             } else if session.phase.is_interrupted() {
@@ -258,20 +243,6 @@ fn is_waiting(phase: &Phase) -> bool {
             | Phase::AwaitingPlanApproval
             | Phase::Finalized
     )
-}
-
-/// The session in `dir`; a corrupt one or one of an unknown version is bad input.
-fn load_session(dir: &Path) -> anyhow::Result<Option<Session>> {
-    Session::load(dir).map_err(|e| session_error(e.into()))
-}
-
-fn session_error(e: crate::volk::runtime::RuntimeError) -> anyhow::Error {
-    match e {
-        crate::volk::runtime::RuntimeError::Session(SessionError::Corrupt { path, message }) => {
-            BadInput::err(format!("{}: not a volk session: {message}", path.display()))
-        }
-        other => anyhow::Error::new(other),
-    }
 }
 
 /// The outbound packet stored at `relative` (in the outbox), as the outcome. A ledger

@@ -12,6 +12,7 @@ pub mod lint_step;
 pub mod lock;
 pub mod loop_args;
 pub mod machine;
+pub mod open;
 pub mod patch_cycle;
 pub mod plan_step;
 pub mod progress;

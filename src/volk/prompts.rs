@@ -438,7 +438,7 @@ mod tests {
 
     #[test]
     fn the_bundled_example_gets_its_name_language_and_test_convention() {
-        let (scope, _, _) = crate::tui::session::scope_from_packet(
+        let (scope, _, _) = crate::volk::runtime::scope_from_packet(
             "assets/demo/scope.json",
             crate::tui::cli::DEMO_SCOPE,
         )

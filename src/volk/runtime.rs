@@ -13,12 +13,10 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::BadInput;
 use crate::cxp::{Inbound, Packet, Scope};
-use crate::design::Artifacts;
 use crate::design::write::write_design_docs;
 use crate::limits::Limits;
 use crate::project::Layout;
 pub use crate::project::git::CommitInfo;
-use crate::project::scaffold::init_project;
 use crate::reasoner::metrics::{CallMetrics, Metered};
 use crate::reasoner::{ReasonerRequest, SharedReasoner, StreamEvent};
 use crate::volk::designed_with::DesignedWith;
@@ -587,135 +585,6 @@ async fn drive(
     }
 }
 
-/// Creates (or finds) the project and session of a new design thread: the thread's
-/// own directory, or a new one claimed atomically (see [`crate::project::claim`]).
-pub fn prepare_project(
-    workspace: &Path,
-    scope: Scope,
-    thread_id: &str,
-    trace_id: &str,
-    max_cycles: u32,
-) -> Result<(Session, bool), RuntimeError> {
-    let claimed = crate::project::claim::claim(workspace, &project_slug(&scope), thread_id)
-        .map_err(|source| RuntimeError::Io {
-            path: workspace.to_path_buf(),
-            source,
-        })?;
-    prepare_in(claimed.dir(), scope, thread_id, trace_id, max_cycles)
-}
-
-/// The directory name a scope asks for.
-pub fn project_slug(scope: &Scope) -> String {
-    if scope.project_name.trim().is_empty() {
-        crate::project::slug::slugify(&scope.task_summary)
-    } else {
-        crate::project::slug::slugify(&scope.project_name)
-    }
-}
-
-/// The session in `dir`, a directory claimed for `thread_id`: loaded, or scaffolded
-/// and created (`true`).
-pub fn prepare_in(
-    dir: &Path,
-    scope: Scope,
-    thread_id: &str,
-    trace_id: &str,
-    max_cycles: u32,
-) -> Result<(Session, bool), RuntimeError> {
-    let dir = dir.to_path_buf();
-    if let Some(existing) = Session::load(&dir)? {
-        return Ok((existing, false));
-    }
-    let report = init_project(&dir).map_err(|source| RuntimeError::Io {
-        path: dir.clone(),
-        source,
-    })?;
-    if let Some(error) = &report.git_error {
-        tracing::warn!("git init failed in {}: {error}", dir.display());
-    }
-    if let Some(Err(error)) = &report.venv {
-        tracing::debug!("uv venv failed in {}: {error}", dir.display());
-    }
-    let dir = dir.canonicalize().unwrap_or(dir);
-    let session = Session::new(thread_id, trace_id, dir, scope, max_cycles);
-    session.save()?;
-    Ok((session, true))
-}
-
-/// What a client shows of a session before its first event, read from disk.
-#[derive(Debug, Clone)]
-pub struct Overview {
-    pub project_name: String,
-    pub thread_id: String,
-    pub max_cycles: u32,
-    /// Why the design is being finalized, when it is.
-    pub finalize: crate::volk::protocol::FinalizeReason,
-    /// The newest finished cycle, its artifacts and the cycle's before it.
-    pub restored: Option<(u32, Artifacts, Option<Artifacts>)>,
-    /// The newest implement packet in the outbox, for a finalized session.
-    pub implement_packet: Option<PathBuf>,
-    /// What each cycle so far cost (the workbench's cost meter).
-    pub costs: Vec<crate::volk::patch_cycle::CycleCost>,
-    /// The newest reflection, once the design is past READY: its questions and
-    /// answers as the plan tab shows them.
-    pub reflection: Option<(Vec<String>, String)>,
-}
-
-/// Reads the session of `project_dir` for display; an error when there is none.
-pub fn overview(project_dir: &Path) -> Result<Overview, RuntimeError> {
-    let layout = Layout::new(project_dir);
-    let Some(session) = Session::load(project_dir)? else {
-        return Err(RuntimeError::Io {
-            path: layout.session(),
-            source: std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "not a volk project (no session)",
-            ),
-        });
-    };
-    let restored = (session.cycle > 0 && !session.artifacts.is_empty()).then(|| {
-        (
-            session.cycle,
-            session.artifacts.clone(),
-            session.previous.clone(),
-        )
-    });
-    let project_name = if session.scope.project_name.trim().is_empty() {
-        session.scope.task_summary.clone()
-    } else {
-        session.scope.project_name.clone()
-    };
-    Ok(Overview {
-        project_name,
-        thread_id: session.thread_id.clone(),
-        max_cycles: session.max_cycles,
-        finalize: session.finalize,
-        restored,
-        implement_packet: layout.newest_implement_packet(),
-        costs: session.patch.costs.clone(),
-        reflection: past_ready(&session.phase)
-            .then(|| {
-                session
-                    .reflections
-                    .last()
-                    .map(crate::brief::reflected::shown)
-            })
-            .flatten(),
-    })
-}
-
-/// True once READY was accepted: the reflection belongs to the design as it stands.
-fn past_ready(phase: &Phase) -> bool {
-    match phase {
-        Phase::AwaitingFinalize
-        | Phase::Planning { .. }
-        | Phase::AwaitingPlanApproval
-        | Phase::Finalized => true,
-        Phase::Failed { resume, .. } | Phase::Cancelled { resume } => past_ready(resume),
-        _ => false,
-    }
-}
-
 /// The first input for a session loaded from disk: start it, or resume an interrupted
 /// call (a crash or a closed terminal mid-stream).
 pub fn resume_input(session: &mut Session) -> Option<Input> {
@@ -740,27 +609,6 @@ pub struct HeadlessOutcome {
     /// Packets emitted, in order, with their outbox paths.
     pub emitted: Vec<(Packet, PathBuf)>,
     pub project_dir: PathBuf,
-}
-
-/// Handles one inbound packet headless: the thread advances until it waits for the next
-/// packet. `Ok(None)` when the packet is not for the architect. Holds the thread lock
-/// (waiting up to 10 s) and honours the processed-packet ledger; see
-/// [`crate::volk::headless`].
-pub async fn run_packet(
-    packet: Packet,
-    source_name: &str,
-    workspace: &Path,
-    reasoner: SharedReasoner,
-    max_cycles: Option<u32>,
-    options: RunOptions,
-) -> anyhow::Result<Option<HeadlessOutcome>> {
-    let request = crate::volk::headless::Request {
-        source_name: source_name.to_string(),
-        workspace: workspace.to_path_buf(),
-        max_cycles,
-        lock_wait: std::time::Duration::from_secs(10),
-    };
-    crate::volk::headless::handle(packet, &request, reasoner, options).await
 }
 
 /// Drives a prepared headless session from `first` until it waits.
@@ -826,50 +674,64 @@ fn bounded_limits(options: &RunOptions) -> (u32, u32, u32) {
 }
 
 /// A cloneable way to send the person's actions to a running session and to ask
-/// about its project.
+/// about its project. A read-only client's handle answers queries only.
 #[derive(Debug, Clone)]
 pub struct SessionHandle {
-    actions: UnboundedSender<Action>,
+    actions: Option<UnboundedSender<Action>>,
     queries: Queries,
 }
 
 impl SessionHandle {
-    pub fn act(&self, action: Action) {
-        let _ = self.actions.send(action);
+    /// A handle that only asks about `project_dir`: for a client that may not change
+    /// the thread. Its answers go to `events`.
+    pub fn reader(project_dir: PathBuf, events: UnboundedSender<Event>) -> SessionHandle {
+        SessionHandle {
+            actions: None,
+            queries: Queries::new(project_dir, events),
+        }
+    }
+
+    /// Sends `action` to the loop; `false` when nothing can take it (read-only, or
+    /// the loop has stopped).
+    pub fn act(&self, action: Action) -> bool {
+        self.actions
+            .as_ref()
+            .is_some_and(|tx| tx.send(action).is_ok())
     }
 
     /// Answered with an event on the session's event channel.
-    pub fn query(&self, query: Query) {
+    pub fn ask(&self, query: Query) {
         self.queries.ask(query);
     }
 }
 
-/// Starts the session in `project_dir` on the current tokio runtime, interactively.
-/// Dropping every handle ends it.
+/// Starts the opened session on the current tokio runtime, interactively; its events
+/// go to `events`, the client's own channel. A writer drives the loop; a reader gets
+/// the phase the thread stands in and answers to its queries. Dropping every handle
+/// ends it.
 pub fn start(
-    project_dir: PathBuf,
+    opened: &crate::volk::open::Opened,
     reasoner: SharedReasoner,
     options: RunOptions,
-) -> Result<(SessionHandle, UnboundedReceiver<Event>), RuntimeError> {
-    let Some(mut session) = Session::load(&project_dir)? else {
-        return Err(RuntimeError::Io {
-            path: Session::path(&project_dir),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no volk session here"),
-        });
-    };
+    events: UnboundedSender<Event>,
+) -> Result<SessionHandle, BadInput> {
+    let mut session = opened.session()?.clone();
+    if let crate::volk::open::Access::ReadOnly { .. } = opened.access {
+        let _ = events.send(Event::Phase(session.phase.clone()));
+        return Ok(SessionHandle::reader(opened.project_dir.clone(), events));
+    }
+    let queries = Queries::new(opened.project_dir.clone(), events.clone());
     let first = resume_input(&mut session);
     let (command_tx, command_rx) = unbounded_channel();
-    let (event_tx, event_rx) = unbounded_channel();
     let (tokens, repairs, lint_repairs) = bounded_limits(&options);
     session.reasoner = Some(DesignedWith::of(reasoner.as_ref()));
     let mut architect = Architect::new(session, Mode::Interactive)
         .with_limits(tokens, repairs)
         .with_lint_repairs(lint_repairs);
-    let queries = Queries::new(project_dir, event_tx.clone());
     let mut exec = Executor {
         reasoner,
         options,
-        events: Some(event_tx),
+        events: Some(events),
         emitted: Vec::new(),
         failure: None,
         before_call: None,
@@ -882,13 +744,28 @@ pub fn start(
             tracing::error!("session runtime stopped: {e}");
         }
     });
-    Ok((
-        SessionHandle {
-            actions: command_tx,
-            queries,
-        },
-        event_rx,
-    ))
+    Ok(SessionHandle {
+        actions: Some(command_tx),
+        queries,
+    })
+}
+
+/// Reads a packet held in memory (the bundled demo scope) as a design start.
+pub fn scope_from_packet(
+    source_name: &str,
+    text: &str,
+) -> Result<(Scope, String, String), BadInput> {
+    let mut packet = Packet::parse(source_name, text).map_err(|e| BadInput::new(e.to_string()))?;
+    let trace_id = packet.ensure_trace_id();
+    match packet
+        .classify(source_name)
+        .map_err(|e| BadInput::new(e.to_string()))?
+    {
+        Inbound::Design(scope) => Ok((*scope, packet.header.thread_id.clone(), trace_id)),
+        _ => Err(BadInput::new(format!(
+            "{source_name}: header.subject: not a packet that starts a design"
+        ))),
+    }
 }
 
 /// Reads a design input for the workbench: a CXP packet (`.json`) whose subject starts a
@@ -967,6 +844,14 @@ pub fn load_design_input(path: &Path) -> Result<(Scope, String, String), BadInpu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_demo_scope_starts_a_design() {
+        let (scope, thread, _) =
+            scope_from_packet("assets/demo/scope.json", crate::tui::cli::DEMO_SCOPE).unwrap();
+        assert_eq!(scope.project_name, "bookshelf");
+        assert_eq!(thread, "demo-bookshelf");
+    }
     use crate::volk::protocol::FinalizeReason;
 
     #[test]
@@ -981,13 +866,13 @@ mod tests {
         );
         session.save().unwrap();
         assert_eq!(
-            overview(dir.path()).unwrap().finalize,
+            crate::volk::open::Overview::of(&Session::load(dir.path()).unwrap().unwrap()).finalize,
             FinalizeReason::Ready
         );
         session.finalize = FinalizeReason::CycleLimit;
         session.save().unwrap();
         assert_eq!(
-            overview(dir.path()).unwrap().finalize,
+            crate::volk::open::Overview::of(&Session::load(dir.path()).unwrap().unwrap()).finalize,
             FinalizeReason::CycleLimit
         );
     }
@@ -1013,10 +898,17 @@ mod tests {
             });
         session.phase = Phase::AwaitingReview { cycle: 1 };
         session.save().unwrap();
-        assert_eq!(overview(dir.path()).unwrap().reflection, None);
+        assert_eq!(
+            crate::volk::open::Overview::of(&Session::load(dir.path()).unwrap().unwrap())
+                .reflection,
+            None
+        );
         session.phase = Phase::AwaitingPlanApproval;
         session.save().unwrap();
-        let (questions, answers) = overview(dir.path()).unwrap().reflection.unwrap();
+        let (questions, answers) =
+            crate::volk::open::Overview::of(&Session::load(dir.path()).unwrap().unwrap())
+                .reflection
+                .unwrap();
         assert_eq!(questions, ["[RFQ-010] What is missing?"]);
         assert_eq!(answers, "1. a load test");
     }

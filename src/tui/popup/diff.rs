@@ -299,7 +299,8 @@ impl DiffView {
                     DiffView::new(self.section, Base::Previous, Diff::default(), self.layout),
                 );
                 app.popup = Some(Popup::History(History::comparing(this)));
-                app.intents.push(Intent::LoadHistory);
+                app.intents
+                    .push(Intent::Ask(crate::volk::protocol::Query::History));
             }
             _ => return Handled::Ignored,
         }

@@ -15,6 +15,7 @@ use crate::tui::keymap::{Binding, Chord, Group, Handled};
 use crate::tui::popup::Popup;
 use crate::tui::popup::diff::{CompareWanted, DiffView};
 use crate::tui::widgets::{centered, popup_block};
+use crate::volk::protocol::Query;
 use crate::volk::runtime::CommitInfo;
 
 #[derive(Debug, Clone, Default)]
@@ -142,11 +143,11 @@ impl History {
                             app.say(format!("reading {}…", c.short_id));
                         }
                     }
-                    app.intents.push(Intent::LoadCommit {
+                    app.intents.push(Intent::Ask(Query::Commit {
                         id: c.id.clone(),
                         short_id: c.short_id.clone(),
                         summary: c.summary.clone(),
-                    });
+                    }));
                 }
             }
             _ => return Handled::Ignored,
@@ -206,6 +207,6 @@ impl App {
     /// `h`: opens the list and asks the runtime for it.
     pub(crate) fn open_history(&mut self) {
         self.popup = Some(Popup::History(History::default()));
-        self.intents.push(Intent::LoadHistory);
+        self.intents.push(Intent::Ask(Query::History));
     }
 }
