@@ -77,10 +77,11 @@ fn an_answer_without_sections_stays_on_screen_after_the_failure() {
     })));
     stream(&mut app, 1, "## Overview\n\nOne store, three commands.\n");
     let message = "the reasoner's answer (40 bytes) has none of the five section markers; it is saved in .volk/unparsed/cycle-1-0badf00d.md".to_string();
-    app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
+        resume: Box::new(Phase::Designing { cycle: 1 }),
         message,
         retryable: true,
-    }));
+    })));
     app.popup = None; // Esc: the popup is closed, the answer is still there to read
     let drawn = screen(&mut app, 100, 20);
     assert!(drawn.contains("no section markers found"), "{drawn}");
@@ -333,7 +334,9 @@ fn the_journal_tab_is_a_timeline() {
         serde_json::json!({"time": "2026-12-01T09:12:45.000Z", "trace_id": "t", "thread_id": "x", "cycle": 1,
             "event": "cycle_written", "detail": {"changed": ["architecture", "api_spec"], "missing": []}}),
     ] {
-        app.on_app_event(AppEvent::Loop(LoopEvent::Journal(entry)));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Journal(Box::new(
+            serde_json::from_value(entry).unwrap(),
+        ))));
     }
     app.on_key(key(KeyCode::Char('6')));
     let drawn = screen(&mut app, 160, 20);
@@ -469,9 +472,10 @@ fn space_and_ctrl_d_stop_at_the_end_of_the_document() {
 fn the_header_puts_state_and_cycle_first_and_shortens_the_thread() {
     let mut app = reviewing(PROSE, None);
     app.info.thread_id = "thread-5f0c2a9e-8d1b-4c7a-9e3f-2b6d8a1c4e70".into();
-    app.on_app_event(AppEvent::Loop(LoopEvent::Notice(
-        "[U:Ar] cycle 1 written (trace 9a8b7c6d5e4f)".into(),
-    )));
+    app.on_app_event(AppEvent::Loop(LoopEvent::Notice {
+        level: volk::volk::protocol::Level::Info,
+        text: "cycle 1 written".into(),
+    }));
     for width in [60u16, 100] {
         let drawn = screen(&mut app, width, 20);
         let header = drawn.lines().next().unwrap();

@@ -432,10 +432,11 @@ fn after_a_cancel_the_committed_text_is_back_with_its_marks() {
 fn after_a_failed_cycle_the_committed_text_is_back_with_its_marks() {
     let (mut app, committed) = two_cycles();
     stream_half_of_cycle_3(&mut app);
-    app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
+        resume: Box::new(Phase::Designing { cycle: 2 }),
         message: "HTTP 503".into(),
         retryable: true,
-    }));
+    })));
     phase(
         &mut app,
         Phase::Failed {

@@ -576,11 +576,14 @@ mod interactive {
         let seen = until(
             &mut events,
             "stale refusal",
-            |e| matches!(e, Event::Notice(line) if line.contains("cycle 1")),
+            |e| matches!(e, Event::Notice { text, .. } if text.contains("cycle 1")),
         )
         .await;
         assert!(
-            !seen.iter().any(|e| matches!(e, Event::Error { .. })),
+            !seen.iter().any(|e| matches!(
+                e,
+                Event::Stopped { .. } | Event::Phase(Phase::Failed { .. })
+            )),
             "a refusal is not a failure: {seen:?}"
         );
         handle.act(Action::Review(Feedback::ready(2)));
@@ -598,12 +601,12 @@ mod interactive {
             matches!(e, Event::Phase(Phase::AwaitingPlanApproval))
         })
         .await;
-        // Finalizing writes the same text again: it says so, and does not present itself
-        // as a new cycle (which would reset every tab's scroll position).
+        // Finalizing writes the same text again and commits it, and does not present
+        // itself as a new cycle (which would reset every tab's scroll position).
         assert!(!seen.iter().any(|e| matches!(e, Event::CycleReady { .. })));
         assert!(
             seen.iter()
-                .any(|e| matches!(e, Event::DesignFinalized { cycle: 2 }))
+                .any(|e| matches!(e, Event::Committing { cycle: 2 }))
         );
         handle.act(Action::ApprovePlan);
         let seen = until(&mut events, "finalized", |e| {
@@ -613,9 +616,7 @@ mod interactive {
         let path = seen
             .iter()
             .find_map(|e| match e {
-                Event::PacketWritten { path, subject } if subject == "implement" => {
-                    Some(path.clone())
-                }
+                Event::Finalized { packet } => Some(packet.clone()),
                 _ => None,
             })
             .expect("implement packet written");
@@ -635,24 +636,28 @@ mod interactive {
             RunOptions::default(),
         )
         .unwrap();
-        let seen = until(&mut events, "the commit error", |e| {
-            matches!(e, Event::Error { .. })
+        // Reported once: the failed phase, with the commit's error and the retry.
+        let seen = until(&mut events, "the failed phase", |e| {
+            matches!(e, Event::Phase(Phase::Failed { .. }))
         })
         .await;
-        let Some(Event::Error { message, retryable }) = seen.last() else {
+        let Some(Event::Phase(Phase::Failed {
+            message, retryable, ..
+        })) = seen.last()
+        else {
             unreachable!()
         };
         assert!(message.contains("index.lock") && *retryable, "{message}");
         assert!(
-            !seen
-                .iter()
-                .any(|e| matches!(e, Event::Notice(n) if n.contains("committed"))),
+            !seen.iter().any(|e| matches!(e, Event::Stopped { .. })),
             "{seen:?}"
         );
-        until(&mut events, "the failed phase", |e| {
-            matches!(e, Event::Phase(Phase::Failed { .. }))
-        })
-        .await;
+        assert!(
+            !seen
+                .iter()
+                .any(|e| matches!(e, Event::Notice { text, .. } if text.contains("committed"))),
+            "{seen:?}"
+        );
         std::fs::remove_file(dir.join(".git/index.lock")).unwrap();
         handle.act(Action::Retry);
         until(&mut events, "the commit", |e| {
@@ -686,7 +691,10 @@ mod interactive {
         })
         .await;
         assert!(
-            !seen.iter().any(|e| matches!(e, Event::Error { .. })),
+            !seen.iter().any(|e| matches!(
+                e,
+                Event::Stopped { .. } | Event::Phase(Phase::Failed { .. })
+            )),
             "a cancel is no failure: {seen:?}"
         );
         assert!(!seen.iter().any(|e| matches!(e, Event::CycleReady { .. })));

@@ -237,10 +237,11 @@ fn error_popup() {
     app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
         cycle: 2,
     })));
-    app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
+        resume: Box::new(Phase::Designing { cycle: 2 }),
         message: "HTTP 503 from http://127.0.0.1:8080/v1/chat/completions: overloaded".into(),
         retryable: true,
-    }));
+    })));
     let shot = screen(&mut app, 100, 28);
     assert!(shot.contains("r: retry"), "{shot}");
     insta::assert_snapshot!("error", shot);
@@ -251,9 +252,8 @@ fn summary() {
     let (mut app, _) = reviewing();
     app.on_key(ctrl('r'));
     app.on_key(key(KeyCode::Char('y')));
-    app.on_app_event(AppEvent::Loop(LoopEvent::PacketWritten {
-        path: PathBuf::from("/work/space/bookshelf/.volk/outbox/implement-0001.json"),
-        subject: "implement".into(),
+    app.on_app_event(AppEvent::Loop(LoopEvent::Finalized {
+        packet: PathBuf::from("/work/space/bookshelf/.volk/outbox/implement-0001.json"),
     }));
     app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Finalized)));
     let shot = screen(&mut app, 100, 24);

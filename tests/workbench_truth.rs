@@ -472,7 +472,9 @@ fn a_cycle_costs_the_same_live_after_volk_open_and_in_a_second_instance() {
     let server = Provider::repeating(DESIGN);
     let dir = tempfile::tempdir().unwrap();
     let tmux = start(dir.path(), &server, 160, 48, "");
-    let live = cycle_cost(&tmux.wait_for(" out · ", WAIT));
+    // The core sends the costs as they change (the input as soon as the call is
+    // sent): the cycle's figure is the one at the review.
+    let live = cycle_cost(&tmux.wait_for("your review", WAIT));
     // A second workbench (read-only) on the same thread.
     let second = Tmux {
         socket: dir.path().join("tmux-second.sock"),

@@ -32,15 +32,6 @@ use crate::volk::review::ReviewState;
 
 pub use crate::tui::popup::Popup;
 
-/// A loop notice without its `(trace …)` suffix: trace ids belong to the journal, not
-/// the status bar.
-pub(crate) fn without_trace(line: &str) -> String {
-    match line.rfind(" (trace ") {
-        Some(at) if line.ends_with(')') => line[..at].to_string(),
-        _ => line.to_string(),
-    }
-}
-
 /// Static facts shown in the header.
 #[derive(Debug, Clone, Default)]
 pub struct SessionInfo {
@@ -1013,10 +1004,11 @@ mod tests {
             );
         }
         // An update failed with questions sent: q in the failure popup asks first.
-        app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
+            resume: Box::new(Phase::Designing { cycle: 2 }),
             message: "HTTP 503 from http://x/v1: overloaded".into(),
             retryable: true,
-        }));
+        })));
         app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
             resume: Box::new(Phase::Designing { cycle: 2 }),
             message: "HTTP 503".into(),
@@ -1034,10 +1026,11 @@ mod tests {
     fn a_failure_that_cannot_be_retried_offers_no_retry() {
         let mut app = reviewing();
         // The order the runtime sends them in: the error, then the failed phase.
-        app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
+            resume: Box::new(Phase::Designing { cycle: 2 }),
             message: "openai: no API key".into(),
             retryable: false,
-        }));
+        })));
         let failed = Phase::Failed {
             resume: Box::new(Phase::Designing { cycle: 2 }),
             message: "openai: no API key".into(),
@@ -1096,9 +1089,10 @@ mod tests {
     #[test]
     fn the_cycle_limit_is_known_by_its_value_not_its_wording() {
         let mut app = reviewing();
-        app.on_app_event(AppEvent::Loop(LoopEvent::Notice(
-            "[U:Ar] Max design cycles reached in a message that only quotes it".into(),
-        )));
+        app.on_app_event(AppEvent::Loop(LoopEvent::Notice {
+            level: crate::volk::protocol::Level::Info,
+            text: "Max design cycles reached in a message that only quotes it".into(),
+        }));
         assert_eq!(app.warning, None);
         app.on_app_event(AppEvent::Loop(LoopEvent::Noticed(Notice::CycleLimit {
             cycle: 2,
@@ -1114,10 +1108,11 @@ mod tests {
     #[test]
     fn error_popup_retries() {
         let mut app = reviewing();
-        app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
+            resume: Box::new(Phase::Designing { cycle: 2 }),
             message: "HTTP 503".into(),
             retryable: true,
-        }));
+        })));
         app.on_key(key(KeyCode::Char('r')));
         assert_eq!(app.take_intents(), vec![Intent::Act(Action::Retry)]);
         assert!(app.popup.is_none());

@@ -278,10 +278,7 @@ fn workbench(
             app.refresh_plan_tab();
         }
         if let Some(path) = overview.implement_packet.clone() {
-            app.on_app_event(AppEvent::Loop(Event::PacketWritten {
-                path,
-                subject: "implement".into(),
-            }));
+            app.on_app_event(AppEvent::Loop(Event::Finalized { packet: path }));
         }
         let draft_path = draft::draft_path(&project_dir);
         let (saved, notice) = draft::load_or_set_aside(&draft_path, app.read_only.is_none());

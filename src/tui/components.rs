@@ -369,18 +369,20 @@ mod tests {
         }),
         ("error, a refused key", || {
             let mut app = reviewing();
-            app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+            app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
+                resume: Box::new(Phase::Designing { cycle: 2 }),
                 message: "HTTP 401 from http://x/v1: Incorrect API key".into(),
                 retryable: true,
-            }));
+            })));
             app
         }),
         ("error, retryable", || {
             let mut app = reviewing();
-            app.on_app_event(AppEvent::Loop(LoopEvent::Error {
+            app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Failed {
+                resume: Box::new(Phase::Designing { cycle: 2 }),
                 message: "HTTP 503".into(),
                 retryable: true,
-            }));
+            })));
             app
         }),
     ];

@@ -6,7 +6,6 @@ use crate::brief::Question;
 use crate::design::Section;
 use crate::tui::app::{
     App, Follow, Metrics, OldCycle, Outcome, ReflectionView, Screen, Verdict, new_docs,
-    without_trace,
 };
 use crate::tui::backdrop::Halt;
 use crate::tui::event::{AppEvent, LoopEvent, Phase};
@@ -51,7 +50,7 @@ impl App {
                 }
                 self.clamp_views();
             }
-            AppEvent::Loop(LoopEvent::DesignFinalized { .. }) => self.committing = true,
+            AppEvent::Loop(LoopEvent::Committing { .. }) => self.committing = true,
             AppEvent::Loop(LoopEvent::Committed { short_id, .. }) => {
                 self.committing = false;
                 self.last_commit = Some(short_id);
@@ -68,13 +67,11 @@ impl App {
                 self.refresh_plan_tab();
                 self.select_tab(Tab::Plan);
             }
-            AppEvent::Loop(LoopEvent::PacketWritten { path, subject }) => {
-                if subject == "implement" {
-                    self.outcome = Some(Outcome {
-                        packet_path: path,
-                        subject,
-                    });
-                }
+            AppEvent::Loop(LoopEvent::Finalized { packet }) => {
+                self.outcome = Some(Outcome {
+                    packet_path: packet,
+                    subject: "implement".into(),
+                });
             }
             AppEvent::Loop(LoopEvent::Metrics {
                 ttft_ms,
@@ -87,22 +84,22 @@ impl App {
                     reported: true,
                 };
             }
-            AppEvent::Loop(LoopEvent::Error { message, retryable }) => {
+            AppEvent::Loop(LoopEvent::Stopped { message }) => {
                 let bytes = self.end_stream();
                 self.backdrop_restore(Halt::Failed, bytes);
                 self.verdict = Verdict::None;
                 self.error(message.clone());
-                self.popup = Some(Popup::Error(Failure::new(message, retryable, self)));
+                self.popup = Some(Popup::Error(Failure::new(message, false, self)));
             }
-            AppEvent::Loop(LoopEvent::Journal(value)) => {
-                self.cost.on_journal(&value);
+            AppEvent::Loop(LoopEvent::Journal(entry)) => {
                 if self.journal.is_empty() {
                     self.journal
                         .append_lines(&format!("{}\n", crate::tui::timeline::header()));
                 }
-                let line = self.timeline.line(&value);
+                let line = self.timeline.line(&entry);
                 self.journal.append_lines(&format!("{line}\n"));
             }
+            AppEvent::Loop(LoopEvent::Costs(costs)) => self.cost.restore(&costs),
             AppEvent::Loop(LoopEvent::History(commits)) => {
                 if let Some(Popup::History(history)) = &mut self.popup {
                     history.commits = Some(commits);
@@ -144,18 +141,16 @@ impl App {
                 self.warn(message)
             }
             AppEvent::Loop(LoopEvent::Review(state)) => self.review = *state,
-            AppEvent::Loop(LoopEvent::Notice(line)) => {
-                self.say(without_trace(line.trim_start_matches("[U:Ar]").trim()));
+            AppEvent::Loop(LoopEvent::Notice { level, text }) => {
+                self.notice.post(level, text);
             }
             AppEvent::Loop(LoopEvent::Noticed(notice)) => {
-                let full = notice.to_string();
-                let full = full.trim_start_matches("[U:Ar]").trim();
-                // The summary's warning keeps the trace id; the status bar does not.
-                let line = without_trace(full);
+                let line = notice.to_string();
                 let warning = matches!(notice, Notice::CycleLimit { .. });
                 match notice {
-                    Notice::CycleLimit { .. } => {
-                        self.warning = Some(full.to_string());
+                    Notice::CycleLimit { trace_id, .. } => {
+                        // The summary's warning keeps the trace id; the status bar does not.
+                        self.warning = Some(format!("{line} (trace {trace_id})"));
                         self.finalize = crate::volk::protocol::FinalizeReason::CycleLimit;
                     }
                     Notice::Cancelled { questions } => {
@@ -227,6 +222,11 @@ impl App {
                 }
                 let bytes = self.end_stream();
                 self.backdrop_restore(Halt::Failed, bytes);
+                // The failure is reported once, by this phase: a line in the log and
+                // the popup that says what can help.
+                if self.phase != phase {
+                    self.error(message.clone());
+                }
                 self.popup = Some(Popup::Error(Failure::new(
                     message.clone(),
                     *retryable,

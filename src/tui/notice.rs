@@ -11,22 +11,7 @@ pub const SHOWN_FOR: Duration = Duration::from_secs(6);
 /// How many notices the log keeps (the oldest go first).
 const LOG_LIMIT: usize = 500;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Level {
-    pub fn label(self) -> &'static str {
-        match self {
-            Level::Info => "info",
-            Level::Warning => "warning",
-            Level::Error => "error",
-        }
-    }
-}
+pub use crate::volk::protocol::Level;
 
 /// A notice on screen.
 #[derive(Debug, Clone)]

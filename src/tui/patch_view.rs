@@ -5,8 +5,6 @@
 //! the text with every applied block and its new lines marked, a whole one streams as
 //! in cycle 1. The half-written block is named in the tab's title, never applied.
 
-use serde_json::Value;
-
 use crate::design::edit::stream::{LiveView, PatchStream};
 use crate::design::parser::SectionParser;
 use crate::design::{Artifacts, Section};
@@ -162,23 +160,7 @@ pub struct CostMeter {
 
 impl CostMeter {
     /// Takes a journal entry; only `cycle_cost` entries count.
-    pub fn on_journal(&mut self, entry: &Value) {
-        if entry["event"] != "cycle_cost" {
-            return;
-        }
-        let detail = &entry["detail"];
-        let (Some(cycle), Ok(cost)) = (
-            detail["cycle"].as_u64(),
-            serde_json::from_value::<Cost>(detail["cost"].clone()),
-        ) else {
-            return;
-        };
-        let cycle = cycle as u32;
-        self.costs.retain(|(c, _)| *c != cycle);
-        self.costs.push((cycle, cost));
-    }
-
-    /// The costs of a resumed session (`volk open`).
+    /// The costs the core computed (on `volk open`, and after every transition).
     pub fn restore(&mut self, costs: &[CycleCost]) {
         self.costs = costs.iter().map(|c| (c.cycle, c.cost)).collect();
     }
@@ -270,12 +252,20 @@ mod tests {
     #[test]
     fn the_meter_sums_what_update_cycles_saved() {
         let mut meter = CostMeter::default();
-        for (cycle, streamed, full) in [(1, 9_000, 9_000), (2, 1_100, 9_600), (3, 900, 9_800)] {
-            meter.on_journal(&serde_json::json!({
-                "event": "cycle_cost",
-                "detail": {"cycle": cycle, "cost": {"streamed_tokens": streamed, "full_rewrite_tokens": full}}
-            }));
-        }
+        let cost = |cycle: u32, value: serde_json::Value| CycleCost {
+            cycle,
+            cost: serde_json::from_value(value).unwrap(),
+        };
+        let mut costs: Vec<CycleCost> = [(1, 9_000, 9_000), (2, 1_100, 9_600), (3, 900, 9_800)]
+            .into_iter()
+            .map(|(cycle, streamed, full)| {
+                cost(
+                    cycle,
+                    serde_json::json!({"streamed_tokens": streamed, "full_rewrite_tokens": full}),
+                )
+            })
+            .collect();
+        meter.restore(&costs);
         assert_eq!(
             meter.latest().unwrap().status(),
             "this cycle 900 tok · full rewrite ≈ 9.8k"
@@ -284,11 +274,12 @@ mod tests {
             meter.summary().unwrap(),
             "17k tokens saved over 2 update cycles (2.0k streamed, full rewrites ≈ 19k)"
         );
-        meter.on_journal(&serde_json::json!({
-            "event": "cycle_cost",
-            "detail": {"cycle": 3, "cost": {"streamed_tokens": 900, "full_rewrite_tokens": 9_800,
-                "prompt_tokens": 12_000, "prompt_tokens_source": "usage", "cached_prompt_tokens": 9_000}}
-        }));
+        costs[2] = cost(
+            3,
+            serde_json::json!({"streamed_tokens": 900, "full_rewrite_tokens": 9_800,
+                "prompt_tokens": 12_000, "prompt_tokens_source": "usage", "cached_prompt_tokens": 9_000}),
+        );
+        meter.restore(&costs);
         assert_eq!(
             meter.latest().unwrap().status(),
             "cycle 900 out · 12k in (9.0k cached) · rewrite ≈ 9.8k"

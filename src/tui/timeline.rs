@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::volk::journal::JournalEvent;
+use crate::volk::journal::{JournalEntry, JournalEvent};
 
 /// The timeline's column heads, aligned with [`line`].
 pub fn header() -> String {
@@ -33,15 +33,20 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// One journal entry (as written to `journal.jsonl`) as a timeline line.
-    pub fn line(&mut self, entry: &Value) -> String {
-        let time = entry["time"]
-            .as_str()
-            .and_then(|t| t.get(11..19))
-            .unwrap_or("--:--:--");
-        let recorded = entry["cycle"].as_u64().unwrap_or(0);
-        let event = entry["event"].as_str().unwrap_or("?");
-        let detail = &entry["detail"];
+    /// One journal entry as a timeline line.
+    pub fn line(&mut self, entry: &JournalEntry) -> String {
+        self.parts(
+            &entry.time,
+            u64::from(entry.cycle),
+            entry.event.name(),
+            &entry.detail,
+        )
+    }
+
+    /// The line of an entry from its parts; the event by its journal name, so a kind
+    /// this version does not know still reads in words.
+    fn parts(&mut self, time: &str, recorded: u64, event: &str, detail: &Value) -> String {
+        let time = time.get(11..19).unwrap_or("--:--:--");
         if event == "reasoner_call" {
             // An update writes the cycle after the one under review; a first design
             // writes cycle 1 whatever the entry counted before it.
@@ -69,7 +74,7 @@ impl Timeline {
 }
 
 /// One entry read on its own (no call before it to say which cycle it writes).
-pub fn line(entry: &Value) -> String {
+pub fn line(entry: &JournalEntry) -> String {
     Timeline::default().line(entry)
 }
 
@@ -261,16 +266,24 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// An entry as `journal.jsonl` holds it.
+    fn entry(value: Value) -> JournalEntry {
+        let mut value = value;
+        value["trace_id"] = json!("t");
+        value["thread_id"] = json!("x");
+        serde_json::from_value(value).unwrap()
+    }
+
     #[test]
     fn a_call_shows_its_duration_and_tokens() {
-        let entry = json!({
+        let entry = entry(json!({
             "time": "2026-12-01T09:12:03.512Z", "trace_id": "t", "thread_id": "x", "cycle": 2,
             "event": "reasoner_metrics",
             "detail": {"reasoner": "openai", "model": "gpt", "metrics": {
                 "elapsed_ms": 12_340, "ttft_ms": 812, "completion_tokens": 2400,
                 "estimated": false, "usage": {"prompt_tokens": 5100}
             }}
-        });
+        }));
         let l = line(&entry);
         assert!(l.starts_with("09:12:03      2  reasoner_metrics"), "{l}");
         assert!(l.contains("12s"), "{l}");
@@ -280,8 +293,10 @@ mod tests {
 
     #[test]
     fn other_events_say_what_happened() {
-        let entry = json!({"time": "2026-12-01T09:12:05Z", "cycle": 1, "event": "feedback_received",
-            "detail": {"verdict": "QUESTIONS", "questions": ["a", "b"], "answers": []}});
+        let entry = entry(
+            json!({"time": "2026-12-01T09:12:05Z", "cycle": 1, "event": "feedback_received",
+            "detail": {"verdict": "QUESTIONS", "questions": ["a", "b"], "answers": []}}),
+        );
         let l = line(&entry);
         assert!(l.ends_with("QUESTIONS: 2 question(s), 0 answer(s)"), "{l}");
         assert_eq!(
@@ -290,31 +305,36 @@ mod tests {
             "columns align:\n{}\n{l}",
             header()
         );
-        let unknown =
-            json!({"time": "x", "cycle": 1, "event": "something_new", "detail": {"k": 1}});
-        assert!(line(&unknown).ends_with("k 1"), "{}", line(&unknown));
+        let unknown = Timeline::default().parts("x", 1, "something_new", &json!({"k": 1}));
+        assert!(unknown.ends_with("k 1"), "{unknown}");
     }
 
     #[test]
     fn costs_and_compiler_runs_read_in_words_under_the_cycle_being_written() {
         let mut t = Timeline::default();
-        let call = json!({"time": "2026-12-01T09:12:05Z", "cycle": 2, "event": "reasoner_call",
-            "detail": {"purpose": "update", "call": 4, "prompt_bytes": 9000}});
+        let call = entry(
+            json!({"time": "2026-12-01T09:12:05Z", "cycle": 2, "event": "reasoner_call",
+            "detail": {"purpose": "update", "call": 4, "prompt_bytes": 9000}}),
+        );
         assert!(
             t.line(&call).starts_with("09:12:05      3  reasoner_call"),
             "{}",
             t.line(&call)
         );
-        let cost = json!({"time": "2026-12-01T09:12:09Z", "cycle": 2, "event": "cycle_cost",
-            "detail": {"cycle": 3, "cost": {"streamed_tokens": 1100, "full_rewrite_tokens": 9600}}});
+        let cost = entry(
+            json!({"time": "2026-12-01T09:12:09Z", "cycle": 2, "event": "cycle_cost",
+            "detail": {"cycle": 3, "cost": {"streamed_tokens": 1100, "full_rewrite_tokens": 9600}}}),
+        );
         let l = t.line(&cost);
         assert!(
             l.ends_with("cycle 3 · 1.1k tok streamed · full rewrite ≈ 9.6k"),
             "{l}"
         );
         assert!(l.contains("      3  cycle_cost"), "{l}");
-        let linted = json!({"time": "2026-12-01T09:12:10Z", "cycle": 3, "event": "design_linted",
-            "detail": {"ok": true, "errors": 0, "warnings": 30, "diagnostics": [{"code": "D011"}], "repair": 0}});
+        let linted = entry(
+            json!({"time": "2026-12-01T09:12:10Z", "cycle": 3, "event": "design_linted",
+            "detail": {"ok": true, "errors": 0, "warnings": 30, "diagnostics": [{"code": "D011"}], "repair": 0}}),
+        );
         assert!(
             t.line(&linted)
                 .ends_with("cycle 3 · 0 errors · 30 warnings"),
@@ -326,8 +346,8 @@ mod tests {
             .iter()
             .map(|e| e.name())
         {
-            let entry = json!({"time": "x", "cycle": 1, "event": name,
-                "detail": {"a": {"b": [1, 2]}, "list": [{"x": 1}], "purpose": "design"}});
+            let entry = entry(json!({"time": "x", "cycle": 1, "event": name,
+                "detail": {"a": {"b": [1, 2]}, "list": [{"x": 1}], "purpose": "design"}}));
             let l = t.line(&entry);
             assert!(!l.contains("{\"") && !l.contains('{'), "{name}: {l}");
         }

@@ -152,16 +152,17 @@ pub enum Effect {
     /// Write the packet to the outbox (and, headless, to stdout).
     Emit(Packet),
     Journal(JournalEntry),
-    /// A `[U:Ar]` progress line.
+    /// A progress line, in plain words: `volk run` prints it as `[U:Ar] … (trace …)`.
     Log(String),
-    /// A `[U:Ar]` warning line.
+    /// A warning line, in plain words: `volk run` prints it as `[U:Ar] …`.
     Warn(String),
     /// A moment with meaning for a screen (the cycle limit), printed as a warning too.
     Notice(Notice),
     SaveSession,
     /// Record progress in `context.json` for the pipeline.
     Progress(crate::volk::progress::ContextUpdate),
-    /// A call failed: say so; `retryable` offers the retry key.
+    /// A call failed: `volk run` says so on stderr; a client learns it once, from the
+    /// failed phase. `retryable` offers the retry key.
     Failed {
         message: String,
         retryable: bool,
@@ -509,10 +510,7 @@ impl Architect {
     }
 
     fn log(&self, fx: &mut Vec<Effect>, message: String) {
-        fx.push(Effect::Log(format!(
-            "[U:Ar] {message} (trace {})",
-            self.session.trace_id
-        )));
+        fx.push(Effect::Log(message));
     }
 
     fn begin(&mut self, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
@@ -700,9 +698,6 @@ impl Architect {
             JournalEvent::CallFailed,
             json!({ "message": message, "retryable": retryable }),
         );
-        fx.push(Effect::Warn(format!(
-            "[U:Ar] reasoner call failed: {message}"
-        )));
         self.session.phase = Phase::Failed {
             resume,
             message: message.clone(),
@@ -774,7 +769,7 @@ impl Architect {
                 &dropped.block.search,
             );
             fx.push(Effect::Warn(format!(
-                "[U:Ar] settled {} in {}: the architect's block touching it was dropped",
+                "settled {} in {}: the architect's block touching it was dropped",
                 restored.item, restored.artifact
             )));
         }
@@ -890,7 +885,7 @@ impl Architect {
             json!({ "message": message, "retryable": false, "repair": true }),
         );
         fx.push(Effect::Warn(format!(
-            "[U:Ar] the repair call of cycle {cycle} failed: {message}; cycle {cycle} is committed as it was before the repair"
+            "the repair call of cycle {cycle} failed: {message}; cycle {cycle} is committed as it was before the repair"
         )));
         self.lint_repairs_used = 0;
         self.close_cycle(cycle, before, fx);
@@ -910,7 +905,7 @@ impl Architect {
             .collect();
         if !missing.is_empty() {
             fx.push(Effect::Warn(format!(
-                "[U:Ar] cycle {cycle}: empty sections: {}",
+                "cycle {cycle}: empty sections: {}",
                 missing.join(", ")
             )));
         }
@@ -1097,7 +1092,7 @@ impl Architect {
                 let open = crate::volk::ready::OpenItems::gather(&self.session);
                 if !open.is_empty() {
                     fx.push(Effect::Warn(format!(
-                        "[U:Ar] READY with {} still open; they go with the implement packet",
+                        "READY with {} still open; they go with the implement packet",
                         open.summary()
                     )));
                 }
@@ -1176,9 +1171,7 @@ impl Architect {
             }
             ReflectionSetup::Questions(_) | ReflectionSetup::Off => self.finalize_docs(fx),
             ReflectionSetup::Unreadable(message) => {
-                fx.push(Effect::Warn(format!(
-                    "[U:Ar] reflection skipped: {message}"
-                )));
+                fx.push(Effect::Warn(format!("reflection skipped: {message}")));
                 self.finalize_docs(fx);
             }
         }
@@ -1276,7 +1269,7 @@ impl Architect {
             Mode::Headless => {
                 if !check.ok {
                     fx.push(Effect::Warn(format!(
-                        "[U:Ar] the execution plan still has errors after {} repair(s); it is not attached:\n{}",
+                        "the execution plan still has errors after {} repair(s); it is not attached:\n{}",
                         self.plan_repairs, check.diagnostics_human
                     )));
                 }
@@ -1622,7 +1615,7 @@ mod tests {
         let fx = a.handle(feedback(Verdict::Questions, &["More?"])).unwrap();
         assert!(fx.iter().any(
             |e| matches!(e, Effect::Notice(n @ Notice::CycleLimit { max: 1, .. })
-                if n.to_string().starts_with("[U:Ar] Max design cycles reached (1)"))
+                if n.to_string().starts_with("Max design cycles reached (1)"))
         ));
         assert_eq!(
             a.session.finalize,

@@ -360,7 +360,7 @@ pub fn edit_message(sections: &[Section]) -> String {
 pub struct AfterCycle {
     pub artifacts: Artifacts,
     pub reconciled: Reconciled,
-    /// Lines for the person (`[U:Ar] …`).
+    /// Lines for the person, in plain words.
     pub warnings: Vec<String>,
     pub notes: Vec<Note>,
 }
@@ -389,7 +389,7 @@ pub fn after_cycle(
                     line: *line,
                 });
                 warnings.push(format!(
-                    "[U:Ar] {UNRESOLVED_CONFLICT} design/{}:{line}: the reviewer's edit conflicts with the architect's revision; both versions are kept between markers",
+                    "{UNRESOLVED_CONFLICT} design/{}:{line}: the reviewer's edit conflicts with the architect's revision; both versions are kept between markers",
                     s.file_name()
                 ));
             }
@@ -417,7 +417,7 @@ pub fn after_cycle(
         for mark in restored {
             let item = mark.label();
             warnings.push(format!(
-                "[U:Ar] restored settled {item} in {}: the architect changed it",
+                "restored settled {item} in {}: the architect changed it",
                 s.key()
             ));
             notes.push((
@@ -438,12 +438,10 @@ pub fn after_cycle(
     let list = changes.map(parse_changes);
     let reconciled = threads::reconcile(&mut state.threads, list.as_ref(), &changed);
     if list.is_none() {
-        warnings.push(
-            "[U:Ar] the answer has no CHANGES section: every thread stays unaddressed".into(),
-        );
+        warnings.push("the answer has no CHANGES section: every thread stays unaddressed".into());
     }
     for note in &reconciled.notes {
-        warnings.push(format!("[U:Ar] {note}"));
+        warnings.push(note.to_string());
     }
     notes.extend(status_notes(&reconciled.changes));
     if !reconciled.unrequested.is_empty() {

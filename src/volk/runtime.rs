@@ -23,7 +23,7 @@ use crate::volk::designed_with::DesignedWith;
 use crate::volk::journal::{JournalEntry, JournalEvent};
 use crate::volk::machine::{Architect, Effect, Input, Mode, ReflectionSetup, Written};
 use crate::volk::protocol::Phase;
-use crate::volk::protocol::{Action, ContextRoot, Event, Query, RunOptions};
+use crate::volk::protocol::{Action, ContextRoot, Event, Level, Notice, Query, RunOptions};
 use crate::volk::queries::Queries;
 pub use crate::volk::session::DEFAULT_MAX_CYCLES;
 use crate::volk::session::{Session, SessionError};
@@ -63,6 +63,8 @@ struct Executor {
     before_call: Option<Vec<(crate::design::Section, Option<String>)>>,
     /// Edits made while a call streamed, put back once the cycle is written and committed.
     edited_while_streaming: Vec<(PathBuf, String)>,
+    /// The cycle costs last sent to the client.
+    costs_sent: Vec<crate::volk::patch_cycle::CycleCost>,
 }
 
 /// Each `design/*.md` as it is on disk (`None` when absent); `None` when one cannot be
@@ -86,11 +88,20 @@ impl Executor {
         }
     }
 
-    fn say(&self, line: &str) {
+    /// A line for the person: an event in plain words, and headless, the `[U:Ar]`
+    /// line on stderr (progress lines carry the trace id there).
+    fn say(&self, level: Level, text: &str, trace: Option<&str>) {
         if self.options.echo_stderr {
-            crate::console::note(&crate::echo::escape_controls(line));
+            let line = match trace {
+                Some(trace) => format!("[U:Ar] {text} (trace {trace})"),
+                None => format!("[U:Ar] {text}"),
+            };
+            crate::console::note(&crate::echo::escape_controls(&line));
         }
-        self.send(Event::Notice(line.to_string()));
+        self.send(Event::Notice {
+            level,
+            text: text.to_string(),
+        });
     }
 
     /// Performs one effect; follow-up inputs go to `queue`, a reasoner call to `call`.
@@ -163,18 +174,16 @@ impl Executor {
                         source: std::io::Error::other(e),
                     })?
                     .map_err(|source| RuntimeError::Io { path: dir, source })?;
-                self.send(match written {
-                    Written::Cycle { changed } => Event::CycleReady {
+                if let Written::Cycle { changed } = written {
+                    self.send(Event::CycleReady {
                         cycle: session.cycle,
                         artifacts,
                         changed,
-                    },
-                    Written::Final => Event::DesignFinalized {
-                        cycle: session.cycle,
-                    },
-                });
+                    });
+                }
             }
             Effect::Commit { cycle, message } => {
+                self.send(Event::Committing { cycle });
                 let dir = session.project_dir.clone();
                 let had_commits = session.history.iter().any(|r| r.commit.is_some());
                 let committed = tokio::task::spawn_blocking(move || {
@@ -201,9 +210,11 @@ impl Executor {
                 })
                 .await;
                 if let Ok(Err(e)) = result {
-                    self.say(&format!(
-                        "[U:Ar] the reviewer edit could not be committed: {e}"
-                    ));
+                    self.say(
+                        Level::Warning,
+                        &format!("the reviewer edit could not be committed: {e}"),
+                        None,
+                    );
                 }
             }
             Effect::LoadReflection => {
@@ -256,10 +267,11 @@ impl Executor {
                         },
                     )?;
                 }
-                self.send(Event::PacketWritten {
-                    path: path.clone(),
-                    subject: packet.header.subject.clone(),
-                });
+                if packet.header.subject == "implement" {
+                    self.send(Event::Finalized {
+                        packet: path.clone(),
+                    });
+                }
                 self.emitted.push((packet, path));
             }
             Effect::Journal(entry) => {
@@ -268,14 +280,19 @@ impl Executor {
                 let line = serde_json::to_string(&entry).unwrap_or_default();
                 crate::confined::append_line(&session.project_dir, &path, &line)
                     .map_err(|source| RuntimeError::Io { path, source })?;
-                self.send(Event::Journal(
-                    serde_json::to_value(&entry).unwrap_or_default(),
-                ));
+                self.send(Event::Journal(Box::new(entry)));
             }
-            Effect::Log(line) | Effect::Warn(line) => self.say(&line),
+            Effect::Log(line) => self.say(Level::Info, &line, Some(&session.trace_id)),
+            Effect::Warn(line) => self.say(Level::Warning, &line, None),
             Effect::Notice(notice) => {
                 if self.options.echo_stderr {
-                    crate::console::note(&crate::echo::escape_controls(&notice.to_string()));
+                    let line = match &notice {
+                        Notice::CycleLimit { trace_id, .. } => {
+                            format!("[U:Ar] {notice} (trace {trace_id})")
+                        }
+                        Notice::Cancelled { .. } => format!("[U:Ar] {notice}"),
+                    };
+                    crate::console::note(&crate::echo::escape_controls(&line));
                 }
                 self.send(Event::Noticed(notice));
             }
@@ -288,15 +305,32 @@ impl Executor {
                     &update,
                     &packet,
                 ) {
-                    self.say(&format!("[U:Ar] context.json not updated: {e}"));
+                    self.say(
+                        Level::Warning,
+                        &format!("context.json not updated: {e}"),
+                        None,
+                    );
                 }
             }
-            Effect::Failed { message, retryable } => {
-                self.failure = Some(message.clone());
-                self.send(Event::Error { message, retryable });
+            // A client learns of it once, from the failed phase that follows.
+            Effect::Failed { message, .. } => {
+                if self.options.echo_stderr {
+                    crate::console::note(&crate::echo::escape_controls(&format!(
+                        "[U:Ar] reasoner call failed: {message}"
+                    )));
+                }
+                self.failure = Some(message);
             }
         }
         Ok(())
+    }
+
+    /// The costs of every cycle, when they changed since the last send.
+    fn send_costs(&mut self, session: &Session) {
+        if self.costs_sent != session.patch.costs {
+            self.costs_sent = session.patch.costs.clone();
+            self.send(Event::Costs(self.costs_sent.clone()));
+        }
     }
 
     fn journal_metrics(&self, session: &Session, metrics: &CallMetrics) {
@@ -473,7 +507,10 @@ async fn drive(
                 if commands.is_none() {
                     return Err(refusal.into());
                 }
-                exec.send(Event::Notice(format!("[U:Ar] {refusal}")));
+                exec.send(Event::Notice {
+                    level: Level::Warning,
+                    text: refusal.to_string(),
+                });
                 continue;
             }
             // Hand edits in `design/` are taken in (and committed) before the feedback.
@@ -490,7 +527,10 @@ async fn drive(
                     // A key pressed twice or a verdict on an old cycle: the loop did not
                     // fail, so the person is told on the status line, not in an error
                     // popup that would take the next keys.
-                    exec.send(Event::Notice(format!("[U:Ar] {refusal}")));
+                    exec.send(Event::Notice {
+                        level: Level::Warning,
+                        text: refusal.to_string(),
+                    });
                     continue;
                 }
                 Err(refusal) => return Err(refusal.into()),
@@ -516,20 +556,16 @@ async fn drive(
                             &e.to_string(),
                         )?
                     {
-                        let retryable = saved.phase.is_interrupted();
+                        // The saved phase is failed with this message: the phase
+                        // event that follows reports it.
                         architect.restore(saved);
                         queue.clear();
                         call = None;
-                        exec.send(Event::Error {
-                            message: e.to_string(),
-                            retryable,
-                        });
                         rolled_back = true;
                         break;
                     }
-                    exec.send(Event::Error {
+                    exec.send(Event::Stopped {
                         message: e.to_string(),
-                        retryable: false,
                     });
                     return Err(e);
                 }
@@ -549,13 +585,18 @@ async fn drive(
                         source,
                     }
                 })?;
-                exec.send(Event::Notice(format!(
-                    "[U:Ar] {} was edited while the update streamed: the edit is kept and is taken with the next feedback",
-                    path.display()
-                )));
+                exec.say(
+                    Level::Info,
+                    &format!(
+                        "{} was edited while the update streamed: the edit is kept and is taken with the next feedback",
+                        path.display()
+                    ),
+                    None,
+                );
             }
             exec.send(Event::Phase(architect.phase().clone()));
             exec.send(Event::Review(Box::new(architect.session.review.clone())));
+            exec.send_costs(&architect.session);
         }
         let Some(rx) = commands.as_mut() else {
             match call.take() {
@@ -637,6 +678,7 @@ pub async fn drive_headless(
         failure: None,
         before_call: None,
         edited_while_streaming: Vec::new(),
+        costs_sent: Vec::new(),
     };
     match drive(&mut architect, &mut exec, first, None).await {
         Ok(()) => {}
@@ -736,10 +778,12 @@ pub fn start(
         failure: None,
         before_call: None,
         edited_while_streaming: Vec::new(),
+        costs_sent: Vec::new(),
     };
     tokio::spawn(async move {
         exec.send(Event::Phase(architect.phase().clone()));
         exec.send(Event::Review(Box::new(architect.session.review.clone())));
+        exec.send_costs(&architect.session);
         if let Err(e) = drive(&mut architect, &mut exec, first, Some(command_rx)).await {
             tracing::error!("session runtime stopped: {e}");
         }

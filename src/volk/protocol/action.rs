@@ -24,7 +24,7 @@ pub enum Action {
 }
 
 /// A moment the person must be told about, as a value a screen can act on; its
-/// `Display` is the line `volk run` prints.
+/// `Display` is the line in plain words (`volk run` adds `[U:Ar]` and the trace).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Notice {
     /// The reviewer asked questions on the last allowed cycle: the design is finalized
@@ -44,16 +44,16 @@ pub enum Notice {
 impl std::fmt::Display for Notice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Notice::CycleLimit { max, trace_id, .. } => write!(
+            Notice::CycleLimit { max, .. } => write!(
                 f,
-                "[U:Ar] Max design cycles reached ({max}): finalizing without READY (trace {trace_id})"
+                "Max design cycles reached ({max}): finalizing without READY"
             ),
             Notice::Cancelled { questions } if questions.is_empty() => {
-                write!(f, "[U:Ar] call cancelled; r runs it again")
+                write!(f, "call cancelled; r runs it again")
             }
             Notice::Cancelled { questions } => write!(
                 f,
-                "[U:Ar] call cancelled; your {} question(s) are back to amend: Ctrl-S sends them, r resends them as they were",
+                "call cancelled; your {} question(s) are back to amend: Ctrl-S sends them, r resends them as they were",
                 questions.len()
             ),
         }

@@ -7,8 +7,10 @@ use crate::brief::Purpose;
 use crate::design::{Artifacts, Section};
 use crate::project::git::CommitInfo;
 use crate::reasoner::StreamEvent;
+use crate::volk::journal::JournalEntry;
+use crate::volk::patch_cycle::CycleCost;
 use crate::volk::plan_step::PlanCheck;
-use crate::volk::protocol::{Notice, Phase};
+use crate::volk::protocol::{Level, Notice, Phase};
 
 /// What the runtime reports to the workbench.
 #[derive(Debug, Clone)]
@@ -30,8 +32,9 @@ pub enum Event {
         artifacts: Artifacts,
         changed: Vec<Section>,
     },
-    /// The design is finalized: the last cycle's text is written again as final.
-    DesignFinalized {
+    /// A commit of the project began (a cycle, or the final design); `Committed`
+    /// follows.
+    Committing {
         cycle: u32,
     },
     Committed {
@@ -44,25 +47,33 @@ pub enum Event {
     },
     /// The compiled execution plan, as the plan step judged it.
     Plan(PlanCheck),
-    PacketWritten {
-        path: PathBuf,
-        subject: String,
+    /// The design is finalized: its `implement` packet is in the outbox at `packet`.
+    Finalized {
+        packet: PathBuf,
     },
     Metrics {
         ttft_ms: Option<u64>,
         tokens_per_sec: Option<f64>,
     },
-    Error {
+    /// The runtime stopped on an error it cannot carry on from (a failed call is
+    /// not one: it is a [`Phase::Failed`] with its message, reported once).
+    Stopped {
         message: String,
-        retryable: bool,
     },
-    /// A progress or warning line (`[U:Ar] …`).
-    Notice(String),
+    /// A line for the person, in plain words: a client decorates it its own way.
+    Notice {
+        level: Level,
+        text: String,
+    },
     /// A moment a screen acts on (the cycle limit), as the core's value.
     Noticed(Notice),
     /// The review's threads and settled parts, after every transition.
     Review(Box<crate::volk::review::ReviewState>),
-    Journal(serde_json::Value),
+    /// A line of the decision journal, as written to `journal.jsonl`.
+    Journal(Box<JournalEntry>),
+    /// What every cycle so far cost, computed once in the core: the same list a
+    /// client reads from the session on `volk open`.
+    Costs(Vec<CycleCost>),
     /// Answer to [`Query::History`]: the project's commits, newest first.
     History(Vec<CommitInfo>),
     /// Answer to [`Query::Commit`]: an older cycle's artifacts, to read.

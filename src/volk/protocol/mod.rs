@@ -6,12 +6,14 @@
 
 mod action;
 mod event;
+mod level;
 mod options;
 mod phase;
 mod query;
 
 pub use action::{Action, Notice};
 pub use event::Event;
+pub use level::Level;
 pub use options::{ContextRoot, RunOptions};
 pub use phase::{FinalizeReason, Phase};
 pub use query::Query;
