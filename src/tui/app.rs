@@ -368,6 +368,13 @@ impl App {
         self.notice.post(crate::tui::notice::Level::Error, text);
     }
 
+    /// What the person may do now, as the core rules it for the phase the loop last
+    /// reported (the machine's guards use the same rule). A read-only workbench
+    /// refuses each act itself, saying who holds the thread.
+    pub fn offers(&self) -> crate::volk::protocol::Offers {
+        crate::volk::protocol::Offers::of(&self.phase, self.finalize, self.info.max_cycles)
+    }
+
     /// A decision for the design loop.
     pub(crate) fn act(&mut self, action: Action) {
         self.intents.push(Intent::Act(action));
@@ -629,7 +636,7 @@ impl App {
             self.say("Ctrl-S: add a question first (a), or answer READY (Ctrl-R)".into());
             return;
         }
-        if crate::tui::pane::finish::last_cycle(self) {
+        if self.offers().last_cycle {
             // Questions on the last cycle finalize the design unanswered: ask first.
             self.popup = Some(Popup::Confirm(
                 crate::tui::popup::confirm::Confirm::LastCycle,

@@ -100,6 +100,11 @@ impl App {
                 self.journal.append_lines(&format!("{line}\n"));
             }
             AppEvent::Loop(LoopEvent::Costs(costs)) => self.cost.restore(&costs),
+            AppEvent::Loop(LoopEvent::Artifact { section, read }) => match read {
+                Ok(text) => self.edited_by_hand(section, &text),
+                // Left as written; the feedback will be refused until fixed.
+                Err(message) => self.error(message),
+            },
             AppEvent::Loop(LoopEvent::History(commits)) => {
                 if let Some(Popup::History(history)) = &mut self.popup {
                     history.commits = Some(commits);

@@ -17,6 +17,7 @@ use crate::tui::event::{AppEvent, Intent, LoopEvent};
 use crate::tui::frame::{FRAME, FrameScheduler};
 use crate::tui::highlight;
 use crate::tui::view;
+use crate::volk::protocol::Query;
 use crate::volk::runtime::SessionHandle;
 
 /// How the loop ended.
@@ -141,16 +142,9 @@ where
                         .join("design")
                         .join(section.file_name());
                     match crate::tui::editor::hand_over(&path, line) {
+                        // The runtime reads what the editor left (it owns `design/`).
                         Ok(status) if status.success() => {
-                            let design = app.info.project_dir.join("design");
-                            match crate::design::write::read_design_file(&design, section) {
-                                Ok(text) => {
-                                    let text = text.unwrap_or_default();
-                                    app.edited_by_hand(section, text.trim_end());
-                                }
-                                // Left as written; the feedback will be refused until fixed.
-                                Err(e) => app.error(e.to_string()),
-                            }
+                            channels.session.ask(Query::Artifact(section));
                         }
                         Ok(status) => {
                             app.say(format!("the editor exited with {status}"));

@@ -134,7 +134,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         sep.clone(),
         Span::raw(format!("cycle {}/{}", app.cycle, max)),
     ]);
-    if crate::tui::pane::finish::last_cycle(app) {
+    if app.offers().last_cycle {
         spans.push(Span::styled(
             " last cycle",
             Style::default().fg(p.warning).add_modifier(Modifier::BOLD),

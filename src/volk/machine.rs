@@ -19,7 +19,7 @@ use crate::volk::lint_step;
 use crate::volk::patch_cycle::{self, Next};
 use crate::volk::plan_step::{self, PlanCheck};
 use crate::volk::prompts;
-use crate::volk::protocol::{Action, Notice};
+use crate::volk::protocol::{Action, Notice, Offers};
 use crate::volk::protocol::{FinalizeReason, Phase};
 use crate::volk::review;
 use crate::volk::session::{CycleRecord, PendingCall, Session};
@@ -378,18 +378,12 @@ impl Architect {
         match action {
             Action::Review(feedback) => self.feedback(feedback, fx)?,
             Action::Finalize => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingFinalize),
-                    "finalize",
-                )?;
+                self.expect(self.offers().finalize, "finalize")?;
                 self.finalize_docs(fx);
             }
             Action::Reopen => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingFinalize),
-                    "going back to the review",
-                )?;
-                if self.session.finalize.is_forced() {
+                self.expect(self.offers().finalize, "going back to the review")?;
+                if !self.offers().reopen {
                     return Err(Refusal::LastCycle {
                         cycle: self.session.cycle,
                         max: self.session.max_cycles,
@@ -405,18 +399,12 @@ impl Architect {
                 fx.push(Effect::SaveSession);
             }
             Action::ApprovePlan => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
-                    "a plan approval",
-                )?;
+                self.expect(self.offers().plan, "a plan approval")?;
                 self.journal(fx, JournalEvent::PlanApproved, json!({}));
                 self.emit_implement(fx);
             }
             Action::SteerPlan(note) => {
-                self.expect(
-                    matches!(self.session.phase, Phase::AwaitingPlanApproval),
-                    "a plan note",
-                )?;
+                self.expect(self.offers().plan, "a plan note")?;
                 self.journal(fx, JournalEvent::PlanSteered, json!({ "note": note }));
                 self.session.plan.notes.push(note);
                 self.session.phase = Phase::Planning { attempt: 1 };
@@ -488,6 +476,16 @@ impl Architect {
         } else {
             Err(self.wrong_phase(what))
         }
+    }
+
+    /// What the person may do now: the screen binds its keys to this, and the
+    /// guards above refuse what it does not offer.
+    pub fn offers(&self) -> Offers {
+        Offers::of(
+            &self.session.phase,
+            self.session.finalize,
+            self.session.max_cycles,
+        )
     }
 
     fn wrong_phase(&self, what: &str) -> Refusal {

@@ -18,6 +18,7 @@ fn kind(query: &Query) -> usize {
         Query::History => 0,
         Query::Commit { .. } => 1,
         Query::PreviousCycle => 2,
+        Query::Artifact(_) => 3,
     }
 }
 
@@ -29,7 +30,7 @@ pub struct Queries {
     /// The newest request of each kind; an answer carrying an older number is dropped.
     /// Held while an answer is checked and sent, so an older answer can never be sent
     /// after a newer question was asked.
-    newest: Arc<Mutex<[u64; 3]>>,
+    newest: Arc<Mutex<[u64; 4]>>,
 }
 
 impl Queries {
@@ -37,7 +38,7 @@ impl Queries {
         Queries {
             project_dir,
             events,
-            newest: Arc::new(Mutex::new([0; 3])),
+            newest: Arc::new(Mutex::new([0; 4])),
         }
     }
 
@@ -90,6 +91,15 @@ fn answer(dir: &std::path::Path, query: Query) -> Option<Event> {
                 return None;
             }
         },
+        Query::Artifact(section) => {
+            let design = crate::project::Layout::new(dir).design_dir();
+            Event::Artifact {
+                section,
+                read: crate::design::write::read_design_file(&design, section)
+                    .map(|text| text.unwrap_or_default().trim_end().to_string())
+                    .map_err(|e| e.to_string()),
+            }
+        }
     })
 }
 

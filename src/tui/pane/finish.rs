@@ -15,54 +15,15 @@ use crate::tui::keymap::{Binding, Chord, Group, Handled};
 use crate::tui::widgets::section_title;
 
 fn finalizing(app: &App) -> bool {
-    app.phase == Phase::AwaitingFinalize
+    app.offers().finalize
 }
 
 fn approving(app: &App) -> bool {
-    app.phase == Phase::AwaitingPlanApproval
+    app.offers().plan
 }
 
-/// After the reflection, READY can be withdrawn, unless the cycle limit forced it.
 fn reopenable(app: &App) -> bool {
-    finalizing(app) && !app.finalize.is_forced()
-}
-
-/// The cycle under review is the last one allowed: questions on it finalize the
-/// design without another revision.
-pub fn last_cycle(app: &App) -> bool {
-    let max = app.info.max_cycles;
-    max > 0 && app.phase.reviewed_cycle().is_some_and(|cycle| cycle >= max)
-}
-
-/// The phase that counts: a failed or cancelled call counts as the one it resumes.
-fn effective(app: &App) -> &Phase {
-    match &app.phase {
-        Phase::Failed { resume, .. } | Phase::Cancelled { resume } => resume.as_ref(),
-        phase => phase,
-    }
-}
-
-/// The review is over for now: READY was answered (or forced), so a question cannot
-/// be written for the cycle until `b` withdraws READY.
-pub fn past_review(app: &App) -> bool {
-    matches!(
-        effective(app),
-        Phase::Reflecting
-            | Phase::AwaitingFinalize
-            | Phase::Planning { .. }
-            | Phase::AwaitingPlanApproval
-            | Phase::Finalized
-    )
-}
-
-/// No question can be sent any more in this session: the design was finalized (or
-/// is being finalized at the cycle limit, or its plan is under way).
-pub fn design_closed(app: &App) -> bool {
-    match effective(app) {
-        Phase::Planning { .. } | Phase::AwaitingPlanApproval | Phase::Finalized => true,
-        Phase::Reflecting | Phase::AwaitingFinalize => app.finalize.is_forced(),
-        _ => false,
-    }
+    app.offers().reopen
 }
 
 pub const BINDINGS: &[Binding] = &[

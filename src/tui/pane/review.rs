@@ -438,7 +438,7 @@ fn body(app: &App, focused: bool) -> Vec<(Line<'static>, Option<usize>)> {
     }
     let footer = match (app.verdict, &app.phase) {
         (Verdict::Sent, _) => "sent; waiting for the architect".to_string(),
-        (_, Phase::AwaitingReview { .. }) if finish::last_cycle(app) => {
+        (_, Phase::AwaitingReview { .. }) if app.offers().last_cycle => {
             "LAST CYCLE: Ctrl-S finalizes without another revision (asks first) · Ctrl-R READY"
                 .to_string()
         }

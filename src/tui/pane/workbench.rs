@@ -13,7 +13,7 @@ use crate::tui::trace::LastFind;
 /// Questions can be sent: a cycle is under review (or its call was cancelled) and no
 /// verdict is on its way.
 fn sendable(app: &App) -> bool {
-    app.phase.reviewed_cycle().is_some() && app.verdict != Verdict::Sent
+    app.offers().review.is_some() && app.verdict != Verdict::Sent
 }
 
 fn reviewable(app: &App) -> bool {
@@ -22,7 +22,7 @@ fn reviewable(app: &App) -> bool {
 
 /// A question written now is for a cycle under review (or on its way to one).
 fn can_ask(app: &App) -> bool {
-    !crate::tui::pane::finish::past_review(app)
+    !app.offers().past_review
 }
 
 fn on_artifact_line(app: &App) -> bool {
@@ -53,7 +53,7 @@ fn has_problems(app: &App) -> bool {
 }
 
 fn can_retry(app: &App) -> bool {
-    app.phase.can_retry()
+    app.offers().retry
 }
 
 fn can_undo(app: &App) -> bool {
@@ -272,7 +272,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
             }
         }
         KeyCode::Char('a' | 'c') if !can_ask(app) => {
-            app.say(if crate::tui::pane::finish::design_closed(app) {
+            app.say(if app.offers().closed {
                 "the design is final: no more questions can be sent".into()
             } else {
                 "READY was answered: b (after the reflection) goes back to the review".into()

@@ -311,7 +311,7 @@ impl App {
                 if matches!(**resume, Phase::Designing { cycle } if cycle > 1))
         }
         // A draft that can never be sent (the design is final) is not worth a question.
-        let unsent = self.draft.is_unsent() && !crate::tui::pane::finish::design_closed(self);
+        let unsent = self.draft.is_unsent() && !self.offers().closed;
         let reason = if unsent && self.screen == Screen::Workbench {
             Some("Your draft is not sent (it stays saved for `volk open`).")
         } else if self.phase.is_busy() && self.is_streaming() {

@@ -84,6 +84,12 @@ pub enum Event {
     },
     /// Answer to [`Query::PreviousCycle`].
     PreviousCycle(Artifacts),
+    /// Answer to [`Query::Artifact`]: the file's text (empty when absent), or why
+    /// it cannot be taken as a hand edit (the file and what is wrong).
+    Artifact {
+        section: Section,
+        read: Result<String, String>,
+    },
     /// A query could not be answered (the message says which and why).
     QueryFailed(String),
 }

@@ -17,4 +17,7 @@ pub enum Query {
     /// The cycle before the newest commit: answered with [`Event::PreviousCycle`]
     /// (nothing when there is none).
     PreviousCycle,
+    /// One artifact as `design/` holds it now (after a hand edit in `$EDITOR`):
+    /// answered with [`Event::Artifact`].
+    Artifact(crate::design::Section),
 }
