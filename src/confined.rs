@@ -148,11 +148,6 @@ impl Limit {
         bytes: 8 * MIB,
         what: "a packet",
     };
-    /// `.volk/lock`: three short lines.
-    pub const LOCK: Limit = Limit {
-        bytes: 4096,
-        what: "a lock file",
-    };
 }
 
 /// The path of `path` relative to `root`, refusing `..` and anything outside `root`.
@@ -493,13 +488,17 @@ mod tests {
         let err = read_outside(Path::new("/dev/zero"), Limit::CONFIG).unwrap_err();
         assert!(err.to_string().contains("character device"), "{err}");
         fs::write(r.join("big"), vec![b'x'; 5000]).unwrap();
-        let err = read(r, &r.join("big"), Limit::LOCK).unwrap_err();
+        const LOCK: Limit = Limit {
+            bytes: 4096,
+            what: "a lock file",
+        };
+        let err = read(r, &r.join("big"), LOCK).unwrap_err();
         assert!(
             err.to_string().contains("4096-byte limit for a lock file"),
             "{err}"
         );
-        assert_eq!(read(r, &r.join("missing"), Limit::LOCK).unwrap(), None);
-        assert!(read(r, &r.join("../x"), Limit::LOCK).is_err());
+        assert_eq!(read(r, &r.join("missing"), LOCK).unwrap(), None);
+        assert!(read(r, &r.join("../x"), LOCK).is_err());
         fs::write(r.join("latin1.md"), b"caf\xe9\n").unwrap();
         let err = read_text(r, &r.join("latin1.md"), Limit::DESIGN).unwrap_err();
         assert_eq!(err.to_string(), "not UTF-8 (byte offset 3)");

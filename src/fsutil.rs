@@ -77,22 +77,6 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Appends one line to a file, creating it; used for JSON-lines logs.
-pub fn append_line(path: &Path, line: &str) -> io::Result<()> {
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    let mut file = fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    let line = crate::redact::scrub_text(line);
-    let mut buf = String::with_capacity(line.len() + 1);
-    buf.push_str(&line);
-    buf.push('\n');
-    file.write_all(buf.as_bytes())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

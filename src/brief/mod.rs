@@ -4,7 +4,7 @@
 //! reflection kept at READY ([`reflected`]). They sit below the loop, packets and the
 //! LLM adapter, because all of those use them and none should depend on another.
 
-pub mod reflected;
+pub(crate) mod reflected;
 
 /// Where an update prompt's changing part begins: everything before it (the
 /// instructions, the task, the current design) is the same for every call of a

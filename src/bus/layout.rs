@@ -50,7 +50,6 @@ impl Default for Timing {
 /// An open bus: the streams, the consumer and the buckets, with the clocks read back
 /// from the server (a worker renews by what the bucket says, not by its own flags).
 pub struct Bus {
-    pub client: async_nats::Client,
     pub js: jetstream::Context,
     pub inbound: stream::Stream,
     pub outbound: stream::Stream,
@@ -111,7 +110,6 @@ impl Bus {
             .map(|s| s.max_age())
             .unwrap_or(LEASE_TTL);
         Ok(Bus {
-            client,
             js,
             inbound,
             outbound,

@@ -8,18 +8,18 @@
 //! the code path of `volk run`; this module only moves packets and claims threads.
 //! The layout is in docs/bus.md.
 
-pub mod address;
+pub(crate) mod address;
 pub mod cli;
-pub mod dlq;
-pub mod layout;
-pub mod lease;
-pub mod limit;
-pub mod names;
-pub mod record;
-pub mod state;
-pub mod status;
-pub mod submit;
-pub mod worker;
+pub(crate) mod dlq;
+pub(crate) mod layout;
+pub(crate) mod lease;
+pub(crate) mod limit;
+pub(crate) mod names;
+pub(crate) mod record;
+pub(crate) mod state;
+pub(crate) mod status;
+pub(crate) mod submit;
+pub(crate) mod worker;
 
 /// An error on the bus, its text already free of credentials.
 #[derive(Debug, thiserror::Error)]

@@ -15,15 +15,15 @@ type HashSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
 
 pub mod cache;
 pub mod cli;
-pub mod index;
+pub(crate) mod index;
 pub mod language;
 pub mod root;
-pub mod section;
+pub(crate) mod section;
 pub mod sketch;
 pub mod symbols;
-pub mod tree;
-pub mod triage;
-pub mod words;
+pub(crate) mod tree;
+pub(crate) mod triage;
+pub(crate) mod words;
 
 use std::path::{Path, PathBuf};
 

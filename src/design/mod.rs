@@ -5,11 +5,11 @@ pub mod changes;
 pub mod diagram;
 pub mod edit;
 pub mod lint;
-pub mod marker;
-pub mod merge;
+pub(crate) mod marker;
+pub(crate) mod merge;
 pub mod model;
 pub mod parser;
-pub mod questions;
+pub(crate) mod questions;
 pub mod settled;
 pub mod write;
 

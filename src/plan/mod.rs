@@ -6,16 +6,16 @@
 //! both a person and the architect (in a repair round) can fix it.
 
 pub mod cli;
-pub mod diagnostic;
-pub mod draw;
-pub mod extract;
+pub(crate) mod diagnostic;
+pub(crate) mod draw;
+pub(crate) mod extract;
 pub mod json;
-pub mod kinds;
-pub mod model;
-pub mod prompt;
-pub mod read;
+pub(crate) mod kinds;
+pub(crate) mod model;
+pub(crate) mod prompt;
+pub(crate) mod read;
 pub mod render;
-pub mod rules;
+pub(crate) mod rules;
 
 pub use diagnostic::{Code, Diagnostic, Location, Related, Severity};
 pub use draw::{Prompts, boxes, draw, draw_with, outline};

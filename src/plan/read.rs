@@ -11,7 +11,6 @@ use super::model::{Condition, Edge, Endpoint, ExecutionPlan, Operator, Stage};
 /// Where each field of the plan sits in the source, index-aligned with the plan.
 #[derive(Debug, Clone, Default)]
 pub struct PlanSpans {
-    pub root: Range<usize>,
     pub goal: Range<usize>,
     pub stages: Range<usize>,
     pub edges: Range<usize>,
@@ -21,7 +20,6 @@ pub struct PlanSpans {
 
 #[derive(Debug, Clone, Default)]
 pub struct StageSpans {
-    pub whole: Range<usize>,
     pub id: Range<usize>,
     pub role: Range<usize>,
     pub prompt: Range<usize>,
@@ -310,7 +308,6 @@ impl Reader<'_> {
                 edges,
             },
             PlanSpans {
-                root: root.span.clone(),
                 goal: goal_span,
                 stages: stages_span,
                 edges: edges_span,
@@ -349,7 +346,6 @@ impl Reader<'_> {
                 tools,
             },
             StageSpans {
-                whole: node.span.clone(),
                 id: id_span,
                 role: role_span,
                 prompt: prompt_span,

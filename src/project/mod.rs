@@ -1,11 +1,11 @@
 //! The project a design lives in: its directory layout and name, scaffold and git
 //! history.
 
-pub mod claim;
+pub(crate) mod claim;
 pub mod git;
-pub mod history;
-pub mod layout;
-pub mod scaffold;
-pub mod slug;
+pub(crate) mod history;
+pub(crate) mod layout;
+pub(crate) mod scaffold;
+pub(crate) mod slug;
 
 pub use layout::Layout;

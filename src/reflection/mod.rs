@@ -4,15 +4,15 @@
 //! stop`) and by volk's own architect before it finalizes a design.
 
 pub mod cli;
-pub mod defaults;
-pub mod error;
-pub mod hook;
-pub mod install;
-pub mod mcp;
-pub mod model;
-pub mod ops;
-pub mod select;
-pub mod store;
+pub(crate) mod defaults;
+pub(crate) mod error;
+pub(crate) mod hook;
+pub(crate) mod install;
+pub(crate) mod mcp;
+pub(crate) mod model;
+pub(crate) mod ops;
+pub(crate) mod select;
+pub(crate) mod store;
 
 use std::path::Path;
 

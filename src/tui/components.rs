@@ -126,14 +126,6 @@ pub fn active_layers(app: &App) -> Vec<Layer> {
     layers
 }
 
-/// The bindings of [`active_layers`], flattened.
-pub fn active_bindings(app: &App) -> Vec<&'static Binding> {
-    active_layers(app)
-        .into_iter()
-        .flat_map(|l| l.bindings(app))
-        .collect()
-}
-
 /// Gives `key` to the first active layer that takes it.
 pub fn dispatch(app: &mut App, key: KeyEvent) {
     for layer in active_layers(app) {
@@ -148,6 +140,14 @@ mod tests {
     use ratatui::crossterm::event::KeyCode;
 
     use super::*;
+
+    /// The bindings of [`active_layers`], flattened.
+    fn active_bindings(app: &App) -> Vec<&'static Binding> {
+        active_layers(app)
+            .into_iter()
+            .flat_map(|l| l.bindings(app))
+            .collect()
+    }
     use crate::brief::Purpose;
     use crate::design::{Artifacts, Section};
     use crate::reasoner::StreamEvent;

@@ -73,11 +73,6 @@ impl Timeline {
     }
 }
 
-/// One entry read on its own (no call before it to say which cycle it writes).
-pub fn line(entry: &JournalEntry) -> String {
-    Timeline::default().line(entry)
-}
-
 fn seconds(ms: u64) -> String {
     if ms < 10_000 {
         format!("{:.1}s", ms as f64 / 1000.0)
@@ -265,6 +260,11 @@ fn words(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// One entry read on its own (no call before it to say which cycle it writes).
+    fn line(entry: &JournalEntry) -> String {
+        Timeline::default().line(entry)
+    }
 
     /// An entry as `journal.jsonl` holds it.
     fn entry(value: Value) -> JournalEntry {

@@ -261,7 +261,7 @@ pub enum Next {
     /// Ask again (a repair, or sections in full) with this brief.
     Ask(Box<Brief>),
     /// The cycle is done: this is the design.
-    Done { artifacts: Artifacts, cost: Cost },
+    Done { artifacts: Artifacts },
 }
 
 /// A block refused because it touches settled text: dropped, never repaired.
@@ -306,7 +306,6 @@ pub fn read_answer(
         ignored: Vec::new(),
         next: Next::Done {
             artifacts: design.clone(),
-            cost: Cost::default(),
         },
     };
     // A follow-up answer is read against the design the earlier answers left.
@@ -503,7 +502,6 @@ pub fn read_answer(
             reading.notices.push(cost.status());
             reading.next = Next::Done {
                 artifacts: progress.working,
-                cost,
             };
         }
     }
@@ -728,9 +726,10 @@ mod tests {
         ] {
             let mut again = ledger.clone();
             let r = read_answer(&mut again, &design(), 2, &ask, polite, &no_settled);
-            let Next::Done { artifacts, cost } = r.next else {
+            let Next::Done { artifacts } = r.next else {
                 panic!("{polite:?}: {:?}", r.next)
             };
+            let cost = again.cost(2).unwrap();
             assert!(
                 artifacts
                     .api_spec
@@ -760,9 +759,10 @@ mod tests {
             &text,
             &no_settled,
         );
-        let Next::Done { artifacts, cost } = r.next else {
+        let Next::Done { artifacts } = r.next else {
             panic!("{:?}", r.next)
         };
+        let cost = ledger.cost(2).unwrap();
         assert_eq!(
             artifacts.api_spec,
             "add(name: str, due: date) -> int\nlist() -> list[Task]"
@@ -838,9 +838,10 @@ mod tests {
 
         let whole = "API_SPEC:\nadd(name: str, due: date) -> int\ndelete() -> None\n";
         let r = read_answer(&mut ledger, &design(), 2, &full, whole, &no_settled);
-        let Next::Done { artifacts, cost } = r.next else {
+        let Next::Done { artifacts } = r.next else {
             panic!()
         };
+        let cost = ledger.cost(2).unwrap();
         assert_eq!(
             artifacts.api_spec,
             "add(name: str, due: date) -> int\ndelete() -> None"

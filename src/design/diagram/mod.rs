@@ -2,8 +2,8 @@
 //! character grid. Pure: the workbench paints what `layout` returns, tests check it
 //! without a terminal.
 
-pub mod budget;
-pub mod layout;
+pub(crate) mod budget;
+pub(crate) mod layout;
 mod tracks;
 
 pub use budget::{Budget, Refusal};

@@ -17,10 +17,10 @@
 //! so a block changes the design the moment its `>>>>>>> REPLACE` line arrives.
 
 pub mod apply;
-pub mod block;
-pub mod repair;
+pub(crate) mod block;
+pub(crate) mod repair;
 pub mod stream;
-pub mod write;
+pub(crate) mod write;
 
 use serde::{Deserialize, Serialize};
 

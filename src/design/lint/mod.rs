@@ -3,12 +3,12 @@
 //! deterministic and fast enough to run on every streamed frame.
 
 pub mod cli;
-pub mod diagnostic;
-pub mod report;
+pub(crate) mod diagnostic;
+pub(crate) mod report;
 pub mod rules;
-pub mod scope;
-pub mod trace;
-pub mod types;
+pub(crate) mod scope;
+pub(crate) mod trace;
+pub(crate) mod types;
 
 pub use crate::design::model::lang::{DECLARATIVE_FILES, test_convention};
 pub use diagnostic::{Code, Diagnostic};

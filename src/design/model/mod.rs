@@ -3,13 +3,13 @@
 //! line. Reading never fails: a loosely written artifact yields what can be
 //! recognised.
 
-pub mod api;
+pub(crate) mod api;
 pub mod ids;
-pub mod lang;
+pub(crate) mod lang;
 pub mod mermaid;
-pub mod names;
-pub mod text;
-pub mod tree;
+pub(crate) mod names;
+pub(crate) mod text;
+pub(crate) mod tree;
 
 use std::ops::Range;
 
