@@ -186,9 +186,11 @@ pub async fn connect(
                 }
             }
         });
-        // Show where the thread stands, as the runtime would on start.
+        // Show where the thread stands, and its review (threads, the last cycle's
+        // hand edit for the diff view), as the runtime would on start.
         if let Ok(Some(session)) = Session::load(&project_dir) {
             let _ = event_tx.send(AppEvent::Loop(Event::Phase(session.phase)));
+            let _ = event_tx.send(AppEvent::Loop(Event::Review(Box::new(session.review))));
         }
         tokio::spawn(async move {
             while let Some(event) = answers.recv().await {
