@@ -1,6 +1,9 @@
 //! The review threads end to end in the real workbench, in tmux, against a scripted
 //! provider on 127.0.0.1: two questions, one comes back addressed and one carried
-//! over; a hand edit through `$EDITOR` (a script) is committed and kept.
+//! over; a hand edit through `$EDITOR` (a script) is committed, kept, and marked
+//! `reviewer` in the diff; READY lists what is open; and `r` after each kind of
+//! failure (update, block repair, whole sections, design-compiler pass, reformat)
+//! sends the one request its popup names, with the failed request's body.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -174,9 +174,14 @@ pub struct NumberedLine {
 }
 
 impl CycleReport {
-    /// The hand edit of `section` the last cycle took, if any.
+    /// The hand edit of `section` the last cycle took, if any. A record that says
+    /// nothing (a session written before the text was kept, which held only the
+    /// lines' words) is none: a diff from an empty text would call every line new.
     pub fn reviewer_edit(&self, section: Section) -> Option<&ReviewerLines> {
-        self.reviewer.iter().find(|r| r.artifact == section.key())
+        self.reviewer.iter().find(|r| {
+            r.artifact == section.key()
+                && !(r.before.is_empty() && r.added.is_empty() && r.removed.is_empty())
+        })
     }
 }
 
@@ -756,6 +761,12 @@ mod tests {
         let edit = state.last.reviewer_edit(Section::Architecture).unwrap();
         assert!(edit.wrote(6, "Done by title."), "{edit:?}");
         assert!(!edit.wrote(7, "More."), "{edit:?}");
+        // A session written before the text was kept: no record.
+        let old: CycleReport = serde_json::from_str(
+            r#"{"reviewer":[{"artifact":"architecture","lines":["Done by title."]}]}"#,
+        )
+        .unwrap();
+        assert!(old.reviewer_edit(Section::Architecture).is_none());
         // The record survives the session file.
         let json = serde_json::to_string(&state).unwrap();
         let back: ReviewState = serde_json::from_str(&json).unwrap();
