@@ -365,37 +365,54 @@ fn compare_with_cycle_1_from_cycle_3_in_the_demo() {
 }
 
 /// A line the reviewer wrote by hand is marked `reviewer` in the diff, apart from
-/// the architect's changes (issue 22, item 6).
+/// the architect's changes (issue 22, item 6), in a live session too, where the
+/// workbench's previous text already holds the hand edit: the mark and the base come
+/// from the edit the cycle took, not from the workbench's last text.
 #[test]
 fn the_reviewers_own_lines_are_marked_in_the_diff() {
-    let mut app = reviewing(&[
-        "# bookshelf\n\nThe store keeps books.\nShelves hold books.\n".into(),
-        "# bookshelf\n\nThe store keeps books by title.\nShelves hold up to 40 books.\n".into(),
-    ]);
+    let read = "# bookshelf\n\nThe store keeps books.\nShelves hold books.\n";
+    let edited = "# bookshelf\n\nThe store keeps books by title.\nShelves hold books.\n";
+    // The architect changes the shelves and repeats the reviewer's words elsewhere.
+    let after = "# bookshelf\n\nThe store keeps books by title.\nShelves hold up to 40 books.\n\nThe store keeps books by title.\n";
+    // Live: cycle 1, then the edit shown at once, then cycle 2.
+    let mut app = reviewing(&[read.into(), edited.into(), after.into()]);
     let mut review = volk::volk::review::ReviewState::default();
     review
         .last
         .reviewer
-        .push(volk::volk::review::ReviewerLines {
-            artifact: "architecture".into(),
-            lines: vec!["The store keeps books by title.".into()],
-        });
+        .push(volk::volk::review::reviewer_lines(
+            Section::Architecture,
+            read,
+            edited,
+            after,
+        ));
     app.on_app_event(AppEvent::Loop(LoopEvent::Review(Box::new(review))));
     app.on_key(ch('d'));
     let screen = text_of(&draw(&mut app, 100, 30));
-    let row = |text: &str| {
+    let rows = |text: &str| -> Vec<String> {
         screen
             .lines()
-            .find(|l| l.contains(text))
-            .unwrap_or_else(|| panic!("{text} not in\n{screen}"))
-            .to_string()
+            .filter(|l| l.contains(text))
+            .map(str::to_string)
+            .collect()
     };
+    let title = rows("+ The store keeps books by title.");
+    assert_eq!(title.len(), 2, "{screen}");
+    assert!(title[0].contains("reviewer"), "{screen}");
     assert!(
-        row("+ The store keeps books by title.").contains("reviewer"),
+        !title[1].contains("reviewer"),
+        "the architect's line in the same words: {screen}"
+    );
+    assert!(
+        rows("- The store keeps books.")[0].contains("reviewer"),
         "{screen}"
     );
     assert!(
-        !row("+ Shelves hold up to 40 books.").contains("reviewer"),
+        !rows("+ Shelves hold up to 40 books.")[0].contains("reviewer"),
+        "{screen}"
+    );
+    assert!(
+        !rows("- Shelves hold books.")[0].contains("reviewer"),
         "{screen}"
     );
 }

@@ -1292,3 +1292,140 @@ fn a_design_compiler_repair_that_also_changes_an_unrelated_section_has_it_ignore
             .contains(&json!("class_diagram"))
     );
 }
+
+/// Three passes meet in one cycle: the reviewer's hand edit of FR-02 is merged, a
+/// block touching settled FR-01 is dropped beside one that applies, and the update
+/// draws a class nothing specifies, so the design compiler's repair pass runs. Each
+/// keeps its own: the edit, the dropped block's report, the applied block, the
+/// repair, and every answer's `CHANGES:` line.
+#[test]
+fn a_settled_block_a_hand_edit_and_a_design_compiler_repair_meet_in_one_cycle() {
+    let update = format!(
+        "REQUIREMENTS:\n{}{}CLASS_DIAGRAM:\n{}CHANGES:\n- Q1.2 requirements: completed tasks keep a flag\n- Q1.1 class_diagram: drew the schema\n",
+        block(
+            "1. FR-01: Add a task with a name and a due date.",
+            "1. FR-01: Add a task with a name."
+        ),
+        block(
+            "3. FR-03: Mark a task complete.",
+            "3. FR-03: Mark a task complete; it stays, flagged done."
+        ),
+        block("  Cli --> Store", "  Cli --> Store\n  Store --> Schema"),
+    );
+    let repair = format!(
+        "API_SPEC:\n{}CHANGES:\n- D030 api_spec: specified Schema\n",
+        block(
+            "    complete(self, task_id: int) -> None",
+            "    complete(self, task_id: int) -> None\n  class Schema:\n    create(self) -> None"
+        ),
+    );
+    let provider = Provider::scripted(vec![DESIGN.to_string(), update, repair]);
+    let ws = tempfile::tempdir().unwrap();
+    let dir = hand_edited(ws.path(), &provider);
+    let linted_before = events(&dir, "design_linted").len();
+    let packet = verdict(
+        "QUESTIONS",
+        1,
+        json!({ "questions": ["Which schema?", "Delete or keep completed tasks?"], "settled": ["FR-01"] }),
+    );
+    let args = [
+        "--reasoner",
+        "openai",
+        "--model",
+        "scripted",
+        "--base-url",
+        &provider.v1(),
+        "--lint-repairs",
+        "1",
+    ];
+    let review = volk_run(ws.path(), &args, &packet).packet();
+    assert_eq!(
+        provider.hits(),
+        3,
+        "the design, the update, one repair pass; no block repair"
+    );
+    let prompts = provider.prompts();
+    assert!(prompts[2].contains("Schema"), "{}", prompts[2]);
+    // design/: the reviewer's FR-02, settled FR-01 as it was, the applied FR-03, and
+    // the repair.
+    assert_eq!(
+        design_file(&dir, "requirements.md"),
+        "1. FR-01: Add a task with a name and a due date.\n2. FR-02: List all tasks by due date.\n3. FR-03: Mark a task complete; it stays, flagged done."
+    );
+    assert!(design_file(&dir, "class_diagram.md").contains("Store --> Schema"));
+    assert!(design_file(&dir, "api_spec.md").contains("  class Schema:\n    create(self) -> None"));
+    assert_whole(&review, &dir);
+    // The packet.
+    let payload = &review["payload"];
+    assert_eq!(payload["design_cycle"], 2);
+    assert_eq!(
+        payload["restored"],
+        json!([{ "artifact": "requirements", "item": "FR-01" }])
+    );
+    assert_eq!(payload["conflicts"], json!([]));
+    assert_eq!(payload["unrequested_changes"], json!([]), "{payload}");
+    assert_eq!(
+        statuses(&review),
+        [
+            ("Q1.1".to_string(), "addressed".to_string()),
+            ("Q1.2".to_string(), "addressed".to_string())
+        ]
+    );
+    assert!(
+        !payload["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "D050" || d["message"].as_str().unwrap().contains("Schema")),
+        "{}",
+        payload["diagnostics"]
+    );
+    // Git: the edit on its own, then the cycle.
+    assert_eq!(
+        commits(&dir),
+        [
+            "Design cycle 2: Requirements, API spec, Class diagram",
+            "Reviewer edit: requirements",
+            "Design cycle 1: all artifacts"
+        ]
+    );
+    // The journal.
+    let blocks = events(&dir, "edit_block");
+    let reasons: Vec<(&str, &str)> = blocks
+        .iter()
+        .map(|b| {
+            (
+                b["reason"].as_str().unwrap_or(""),
+                b["outcome"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(reasons.contains(&("settled", "dropped")), "{blocks:?}");
+    assert_eq!(
+        blocks.iter().filter(|b| b["outcome"] == "applied").count(),
+        3,
+        "FR-03, the diagram, the repair's API block: {blocks:?}"
+    );
+    assert!(events(&dir, "edit_repair_requested").is_empty());
+    assert_eq!(events(&dir, "reviewer_edit").len(), 1);
+    assert_eq!(
+        events(&dir, "reviewer_edit_merged")[0]["conflicts"],
+        json!([])
+    );
+    let linted = events(&dir, "design_linted");
+    assert_eq!(linted.len() - linted_before, 2, "before and after the pass");
+    // The reviewer's line is recorded as theirs, for the diff view.
+    let session: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(".volk/session.json")).unwrap())
+            .unwrap();
+    let edit = &session["review"]["last"]["reviewer"][0];
+    assert_eq!(edit["artifact"], "requirements");
+    assert_eq!(
+        edit["added"],
+        json!([{ "line": 2, "text": "2. FR-02: List all tasks by due date." }])
+    );
+    assert_eq!(
+        edit["removed"],
+        json!([{ "line": 2, "text": "2. FR-02: List all tasks." }])
+    );
+}

@@ -110,6 +110,14 @@ fn resolve(base: &[&str], ours: &[&str], theirs: &[&str]) -> String {
     if theirs == base {
         return join(ours);
     }
+    // The architect wrote from the edited text and kept every line the reviewer
+    // wrote here, in order, adding its own beside them (FR-03 under the reviewer's
+    // FR-02): nothing of the reviewer's is lost, so this is no overlap. A side that
+    // only deleted lines is not covered: there the architect may have rewritten the
+    // line the reviewer took out.
+    if ours.iter().any(|l| !l.trim().is_empty()) && keeps_in_order(ours, theirs) {
+        return join(theirs);
+    }
     if ours.len() == base.len() && theirs.len() == base.len() {
         let merged: Option<Vec<&str>> = (0..base.len())
             .map(|i| match (ours[i], base[i], theirs[i]) {
@@ -130,6 +138,12 @@ fn resolve(base: &[&str], ours: &[&str], theirs: &[&str]) -> String {
     out.push_str(CONFLICT_CLOSE);
     out.push('\n');
     out
+}
+
+/// Whether `all` holds every line of `part`, in the same order.
+fn keeps_in_order(part: &[&str], all: &[&str]) -> bool {
+    let mut rest = all.iter();
+    part.iter().all(|line| rest.any(|l| l == line))
 }
 
 /// 1-based lines where a conflict left by [`merge_edit`] opens.
@@ -209,6 +223,28 @@ mod tests {
             m.text,
             theirs.replace("list tasks", "list tasks by due date")
         );
+    }
+
+    /// Found by the workbench: the architect's block added FR-03 under the
+    /// reviewer's edited FR-02 (it answered from the edited text), and the merge
+    /// called that a conflict of the reviewer's line against itself.
+    #[test]
+    fn lines_the_architect_adds_beside_the_reviewers_merge_cleanly() {
+        let edited = BASE.replace("list tasks", "list tasks by due date");
+        for theirs in [
+            edited.replace("list tasks by due date", "list tasks by due date\nFR-09: x"),
+            edited.replace(
+                "FR-02: list tasks by due date",
+                "FR-09: x\nFR-02: list tasks by due date",
+            ),
+        ] {
+            let m = merge_edit(BASE, &edited, &theirs);
+            assert!(m.conflicts.is_empty(), "{}", m.text);
+            assert_eq!(m.text, theirs);
+        }
+        // Beside the old line, not the reviewer's: still a true overlap.
+        let theirs = BASE.replace("list tasks", "list tasks\nFR-09: x");
+        assert_eq!(merge_edit(BASE, &edited, &theirs).conflicts.len(), 1);
     }
 
     #[test]

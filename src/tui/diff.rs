@@ -25,6 +25,11 @@ pub struct DiffLine {
     /// Byte ranges of `text` that changed against the line it replaces (word level);
     /// empty when the whole line is new, gone or unchanged.
     pub changed: Vec<Range<usize>>,
+    /// Where the line is (from 0) in the old text and in the new one: a removed line
+    /// is only in the old, an added one only in the new, a gap in neither. Marks
+    /// that belong to one line (the reviewer's) find it by this, not by its words.
+    pub old_index: Option<usize>,
+    pub new_index: Option<usize>,
 }
 
 impl DiffLine {
@@ -33,6 +38,8 @@ impl DiffLine {
             kind,
             text: text.into(),
             changed: Vec::new(),
+            old_index: None,
+            new_index: None,
         }
     }
 
@@ -112,10 +119,14 @@ impl Diff {
             last_old_end = group.last().map(|op| op.old_range().end);
             for op in &group {
                 for change in diff.iter_changes(op) {
-                    lines.push(DiffLine::plain(
-                        kind_of(change.tag()),
-                        change.value().trim_end_matches('\n'),
-                    ));
+                    lines.push(DiffLine {
+                        old_index: change.old_index(),
+                        new_index: change.new_index(),
+                        ..DiffLine::plain(
+                            kind_of(change.tag()),
+                            change.value().trim_end_matches('\n'),
+                        )
+                    });
                 }
             }
         }
@@ -382,6 +393,14 @@ mod tests {
         assert_eq!(texts(&diff, DiffKind::Added), ["line two"]);
         assert_eq!(texts(&diff, DiffKind::Gap), ["⋯ 8 unchanged lines"]);
         assert_eq!((diff.added, diff.removed), (1, 2));
+        let at = |text: &str| {
+            let l = diff.lines.iter().find(|l| l.text == text).unwrap();
+            (l.old_index, l.new_index)
+        };
+        assert_eq!(at("line 2"), (Some(2), None));
+        assert_eq!(at("line two"), (None, Some(2)));
+        assert_eq!(at("line 1"), (Some(1), Some(1)));
+        assert_eq!(at("line 16"), (Some(16), Some(16)));
         assert!(Diff::new("same\n", "same\n").is_empty());
     }
 

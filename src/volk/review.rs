@@ -139,36 +139,127 @@ pub struct CycleReport {
     pub restored: Vec<Restored>,
     #[serde(default)]
     pub conflicts: Vec<Conflict>,
-    /// The lines the reviewer's hand edit wrote, per artifact, that the cycle kept:
-    /// the reviewer's, never the architect's changes (the diff view marks them).
+    /// What the reviewer's hand edit did to each artifact it touched, as the cycle
+    /// kept it: the diff view compares with the text the reviewer read and marks
+    /// the reviewer's own lines, apart from the architect's changes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reviewer: Vec<ReviewerLines>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One artifact's hand edit, as the cycle that took it kept it. Recorded from the
+/// edit itself (the text before it against the text after it, which is what the
+/// `Reviewer edit:` commit holds), so every workbench shows the same marks: the one
+/// that ran the cycle, one opened later, and a second, read-only one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewerLines {
     pub artifact: String,
-    pub lines: Vec<String>,
+    /// The artifact as the reviewer read it, before the edit. A diff from the text
+    /// after the edit would not show the reviewer's lines at all.
+    #[serde(default)]
+    pub before: String,
+    /// Lines of the cycle's text the reviewer wrote, and the merge kept.
+    #[serde(default)]
+    pub added: Vec<NumberedLine>,
+    /// Lines of `before` the reviewer deleted.
+    #[serde(default)]
+    pub removed: Vec<NumberedLine>,
+}
+
+/// A line by its number (from 1) and its text: a mark holds only where both match,
+/// so a line the architect wrote with the same words elsewhere is not the reviewer's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumberedLine {
+    pub line: usize,
+    pub text: String,
 }
 
 impl CycleReport {
-    /// The lines of `section` the reviewer wrote by hand this cycle.
-    pub fn reviewer_lines(&self, section: Section) -> &[String] {
-        self.reviewer
-            .iter()
-            .find(|r| r.artifact == section.key())
-            .map_or(&[], |r| r.lines.as_slice())
+    /// The hand edit of `section` the last cycle took, if any. A record that says
+    /// nothing (a session written before the text was kept, which held only the
+    /// lines' words) is none: a diff from an empty text would call every line new.
+    pub fn reviewer_edit(&self, section: Section) -> Option<&ReviewerLines> {
+        self.reviewer.iter().find(|r| {
+            r.artifact == section.key()
+                && !(r.before.is_empty() && r.added.is_empty() && r.removed.is_empty())
+        })
     }
 }
 
-/// The lines `edited` adds to `base` (a hand edit's own lines).
-fn added_lines(base: &str, edited: &str) -> Vec<String> {
-    similar::TextDiff::from_lines(base, edited)
+impl ReviewerLines {
+    /// Whether line `index` (from 0) of the text after the cycle, reading `text`, is
+    /// one the reviewer wrote.
+    pub fn wrote(&self, index: usize, text: &str) -> bool {
+        self.added
+            .iter()
+            .any(|l| l.line == index + 1 && l.text == text)
+    }
+
+    /// Whether line `index` (from 0) of [`ReviewerLines::before`], reading `text`,
+    /// is one the reviewer deleted.
+    pub fn deleted(&self, index: usize, text: &str) -> bool {
+        self.removed
+            .iter()
+            .any(|l| l.line == index + 1 && l.text == text)
+    }
+}
+
+/// What the reviewer's edit of one artifact (`before` → `edited`) left in `after`,
+/// the cycle's text: the lines the edit added that `after` still has, found by
+/// following the edit's diff through the diff from `edited` to `after` (a line the
+/// architect wrote alike elsewhere stays the architect's), and the lines it deleted.
+pub fn reviewer_lines(section: Section, before: &str, edited: &str, after: &str) -> ReviewerLines {
+    use similar::ChangeTag;
+    // Artifacts are kept without a final newline: without one added, the last line
+    // would differ from the same words followed by more lines.
+    let line_ended = |t: &str| {
+        if t.is_empty() || t.ends_with('\n') {
+            t.to_string()
+        } else {
+            format!("{t}\n")
+        }
+    };
+    let (ended_before, edited, after) = (line_ended(before), line_ended(edited), line_ended(after));
+    let edit = similar::TextDiff::from_lines(&ended_before, &edited);
+    let mut inserted = vec![false; edited.lines().count() + 1];
+    let mut removed = Vec::new();
+    for change in edit.iter_all_changes() {
+        match (change.tag(), change.old_index(), change.new_index()) {
+            (ChangeTag::Insert, _, Some(at)) => {
+                if let Some(slot) = inserted.get_mut(at) {
+                    *slot = true;
+                }
+            }
+            (ChangeTag::Delete, Some(at), _) => removed.push(NumberedLine {
+                line: at + 1,
+                text: line_text(change.value()),
+            }),
+            _ => {}
+        }
+    }
+    let kept = similar::TextDiff::from_lines(&edited, &after);
+    let added = kept
         .iter_all_changes()
-        .filter(|c| c.tag() == similar::ChangeTag::Insert)
-        .map(|c| c.value().trim_end_matches('\n').to_string())
-        .filter(|l| !l.trim().is_empty())
-        .collect()
+        .filter(|c| c.tag() == ChangeTag::Equal)
+        .filter_map(|c| {
+            let (from, to) = (c.old_index()?, c.new_index()?);
+            let text = line_text(c.value());
+            (inserted.get(from) == Some(&true) && !text.trim().is_empty())
+                .then_some(NumberedLine { line: to + 1, text })
+        })
+        .collect();
+    ReviewerLines {
+        artifact: section.key().to_string(),
+        before: before.to_string(),
+        added,
+        removed,
+    }
+}
+
+fn line_text(value: &str) -> String {
+    value
+        .trim_end_matches('\n')
+        .trim_end_matches('\r')
+        .to_string()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -378,7 +469,8 @@ pub fn after_cycle(
     let mut warnings = Vec::new();
     let mut notes: Vec<Note> = Vec::new();
     let mut report = CycleReport::default();
-    if let Some(edit) = state.edit.take() {
+    let edit = state.edit.take();
+    if let Some(edit) = &edit {
         for s in &edit.sections {
             let merged = merge_edit(edit.base.get(*s), shown.get(*s), artifacts.get(*s));
             // Lines as the file has them (the class diagram gains a fence line).
@@ -392,16 +484,6 @@ pub fn after_cycle(
                     "{UNRESOLVED_CONFLICT} design/{}:{line}: the reviewer's edit conflicts with the architect's revision; both versions are kept between markers",
                     s.file_name()
                 ));
-            }
-            let kept: Vec<String> = added_lines(edit.base.get(*s), shown.get(*s))
-                .into_iter()
-                .filter(|l| merged.text.lines().any(|m| m == l))
-                .collect();
-            if !kept.is_empty() {
-                report.reviewer.push(ReviewerLines {
-                    artifact: s.key().to_string(),
-                    lines: kept,
-                });
             }
             artifacts.set(*s, merged.text);
         }
@@ -433,6 +515,17 @@ pub fn after_cycle(
             }
         }
         artifacts.set(s, text);
+    }
+    // The reviewer's lines, in the text as it ends (merged, settled text restored).
+    if let Some(edit) = &edit {
+        for s in &edit.sections {
+            report.reviewer.push(reviewer_lines(
+                *s,
+                edit.base.get(*s),
+                shown.get(*s),
+                artifacts.get(*s),
+            ));
+        }
     }
     let changed = artifacts.changed_since(shown);
     let list = changes.map(parse_changes);
@@ -538,11 +631,16 @@ mod tests {
             Some("- - api_spec: renamed run"),
         );
         assert_eq!(out.artifacts.requirements, edited.requirements);
+        let edit = state.last.reviewer_edit(Section::Requirements).unwrap();
         assert_eq!(
-            state.last.reviewer_lines(Section::Requirements),
-            ["1. FR-01: add with a name"],
-            "the merged-back line is the reviewer's"
+            edit.before, before.requirements,
+            "the text the reviewer read"
         );
+        assert!(
+            edit.wrote(0, "1. FR-01: add with a name"),
+            "the merged-back line is the reviewer's: {edit:?}"
+        );
+        assert!(edit.deleted(0, "1. FR-01: add"), "{edit:?}");
         assert!(
             !state
                 .last
@@ -559,5 +657,78 @@ mod tests {
         payload_into(&state, &mut payload);
         assert_eq!(payload["restored"][0]["artifact"], "file_tree");
         assert!(payload.get("diagnostics").is_none());
+    }
+
+    /// The reviewer's lines come from the edit (the text before it against the text
+    /// after it), followed into the cycle's text: lines the architect added above
+    /// move them, and a line the architect wrote with the same words elsewhere stays
+    /// the architect's.
+    #[test]
+    fn the_reviewers_lines_are_found_from_the_edit_not_from_their_words() {
+        let mut state = ReviewState::default();
+        let before = Artifacts {
+            architecture: "# shelf\nThe store keeps books.\nA\nB\nShelves hold books.\nC\nDone."
+                .into(),
+            ..design()
+        };
+        let mut edited = before.clone();
+        edited.architecture = "# shelf\nThe store keeps books by title.\n- Limit: 40.\nA\nB\nShelves hold books.\nC\nDone.".into();
+        record_edit(&mut state, &before, &edited);
+        // The architect writes a line on top in the reviewer's words, and changes the
+        // shelves (it answered from the edited text).
+        let mut answer = edited.clone();
+        answer.architecture = format!("- Limit: 40.\n{}", edited.architecture)
+            .replace("Shelves hold books.", "Shelves hold 40 books.");
+        let out = after_cycle(
+            &mut state,
+            &edited,
+            answer.clone(),
+            Some("- edit architecture: x"),
+        );
+        assert_eq!(
+            out.artifacts.architecture, answer.architecture,
+            "merged cleanly"
+        );
+        let edit = state.last.reviewer_edit(Section::Architecture).unwrap();
+        assert_eq!(edit.before, before.architecture);
+        let lines = |l: &[NumberedLine]| -> Vec<(usize, String)> {
+            l.iter().map(|n| (n.line, n.text.clone())).collect()
+        };
+        assert_eq!(
+            lines(&edit.added),
+            [
+                (3, "The store keeps books by title.".to_string()),
+                (4, "- Limit: 40.".to_string())
+            ],
+            "line 1 has the same words and is the architect's"
+        );
+        assert_eq!(
+            lines(&edit.removed),
+            [(2, "The store keeps books.".to_string())]
+        );
+        assert!(edit.wrote(3, "- Limit: 40.") && !edit.wrote(0, "- Limit: 40."));
+        assert!(!edit.wrote(6, "Shelves hold 40 books."));
+        assert!(state.last.reviewer_edit(Section::Requirements).is_none());
+        // The reviewer's line last, the architect's added under it.
+        let mut state = ReviewState::default();
+        let mut edited = before.clone();
+        edited.architecture = before.architecture.replace("Done.", "Done by title.");
+        record_edit(&mut state, &before, &edited);
+        let mut answer = edited.clone();
+        answer.architecture.push_str("\nMore.");
+        after_cycle(&mut state, &edited, answer, None);
+        let edit = state.last.reviewer_edit(Section::Architecture).unwrap();
+        assert!(edit.wrote(6, "Done by title."), "{edit:?}");
+        assert!(!edit.wrote(7, "More."), "{edit:?}");
+        // A session written before the text was kept: no record.
+        let old: CycleReport = serde_json::from_str(
+            r#"{"reviewer":[{"artifact":"architecture","lines":["Done by title."]}]}"#,
+        )
+        .unwrap();
+        assert!(old.reviewer_edit(Section::Architecture).is_none());
+        // The record survives the session file.
+        let json = serde_json::to_string(&state).unwrap();
+        let back: ReviewState = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.last, state.last);
     }
 }

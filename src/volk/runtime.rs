@@ -759,7 +759,10 @@ pub fn start(
 ) -> Result<SessionHandle, BadInput> {
     let mut session = opened.session()?.clone();
     if let crate::volk::open::Access::ReadOnly { .. } = opened.access {
+        // Where the thread stands, and its review (threads, the last cycle's hand
+        // edit for the diff view), as a writer's loop reports them on start.
         let _ = events.send(Event::Phase(session.phase.clone()));
+        let _ = events.send(Event::Review(Box::new(session.review.clone())));
         return Ok(SessionHandle::reader(opened.project_dir.clone(), events));
     }
     let queries = Queries::new(opened.project_dir.clone(), events.clone());

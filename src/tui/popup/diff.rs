@@ -82,9 +82,9 @@ pub struct DiffView {
     pub cursor: usize,
     pub layout: Layout,
     pub search: DiffSearch,
-    /// Lines the reviewer wrote by hand this cycle: marked `reviewer`, apart from the
-    /// architect's changes.
-    pub reviewer: Vec<String>,
+    /// The hand edit the last cycle took in this artifact: the lines the reviewer
+    /// wrote or deleted are marked `reviewer`, apart from the architect's changes.
+    pub reviewer: Option<crate::volk::review::ReviewerLines>,
 }
 
 fn has_query(app: &App) -> bool {
@@ -212,7 +212,7 @@ impl DiffView {
             cursor,
             layout,
             search: DiffSearch::default(),
-            reviewer: Vec::new(),
+            reviewer: None,
         }
     }
 
@@ -658,7 +658,13 @@ impl DiffView {
             DiffKind::Removed => '-',
         };
         let sign_style = kind_style(line.kind, p);
-        let by_reviewer = line.kind == DiffKind::Added && self.reviewer.contains(&line.text);
+        let by_reviewer = self.reviewer.as_ref().is_some_and(|edit| {
+            match (line.kind, line.old_index, line.new_index) {
+                (DiffKind::Added, _, Some(at)) => edit.wrote(at, &line.text),
+                (DiffKind::Removed, Some(at), _) => edit.deleted(at, &line.text),
+                _ => false,
+            }
+        });
         let rows = wrap::wrap_line(text, width.saturating_sub(GUTTER).max(1));
         let last = rows.len().saturating_sub(1);
         rows.into_iter()
@@ -773,15 +779,23 @@ impl App {
     }
 
     /// The diff of `section` against the previous cycle; `at_change` scrolls to the
-    /// first changed hunk (a thread's answer).
+    /// first changed hunk (a thread's answer). When the last cycle took a hand edit
+    /// of `section`, the previous cycle is the text the reviewer read before editing
+    /// (the workbench's previous text may already hold the edit), so the reviewer's
+    /// lines show, marked, beside the architect's.
     pub(crate) fn open_diff_for(&mut self, section: Section, at_change: bool) {
-        let Some(previous) = &self.previous else {
-            self.say("d: no earlier cycle to compare with yet".into());
-            return;
+        let edit = self.review.last.reviewer_edit(section).cloned();
+        let base = match (&edit, &self.previous) {
+            (Some(edit), _) => edit.before.as_str(),
+            (None, Some(previous)) => previous.get(section),
+            (None, None) => {
+                self.say("d: no earlier cycle to compare with yet".into());
+                return;
+            }
         };
-        let diff = Diff::new(previous.get(section), self.artifacts.get(section));
+        let diff = Diff::new(base, self.artifacts.get(section));
         let mut view = DiffView::new(section, Base::Previous, diff, Layout::ByWidth);
-        view.reviewer = self.review.last.reviewer_lines(section).to_vec();
+        view.reviewer = edit;
         if at_change {
             view.top = view.cursor.saturating_sub(2);
         }

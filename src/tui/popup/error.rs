@@ -22,7 +22,7 @@ pub struct Failure {
     /// What to do instead of `r` when a retry cannot help (a refused key, a model
     /// the provider does not know, no key, no quota).
     pub fix: Option<String>,
-    /// The call `r` sends again, in words.
+    /// What `r` does, in words that follow `r `: `sends the block repair again`.
     pub call: String,
 }
 
@@ -30,13 +30,33 @@ impl Failure {
     /// The failure `message` of the last call (`call` says which).
     pub fn new(message: String, retryable: bool, app: &App) -> Failure {
         let fix = fix_for(&message, app);
+        let (message, call) = match named_retry(&message) {
+            Some((message, call)) => (message, call),
+            None => (message, format!("sends {} again", retried_call(app))),
+        };
         Failure {
-            call: retried_call(app),
+            call,
             retryable: retryable && fix.is_none(),
             fix,
             message,
         }
     }
+}
+
+/// The retry as the core named it at the end of its message, and the message
+/// without it (said once, on the popup's own line): `…; r sends the block repair
+/// again`, or, for a first design without markers, `…; a retry asks the model only
+/// to put it under the markers`. The core knows which call a retry sends (a repair
+/// pass, a reformat); the workbench only knows the last call's purpose, which names
+/// every repair "the update".
+fn named_retry(message: &str) -> Option<(String, String)> {
+    for (marker, keep) in [("; r sends ", "sends "), ("; a retry ", "")] {
+        if let Some(at) = message.rfind(marker) {
+            let what = message[at + marker.len()..].trim_end_matches('.');
+            return Some((message[..at].to_string(), format!("{keep}{what}")));
+        }
+    }
+    None
 }
 
 /// The way out of a failure that a retry would only repeat.
@@ -142,7 +162,7 @@ impl Failure {
             KeyCode::Char('r') if self.retryable => {
                 app.act(Action::Retry);
                 app.notice.clear();
-                app.say(format!("r: sending {} again", self.call));
+                app.say(format!("r {}", self.call));
                 Handled::Close
             }
             KeyCode::Char('r') => {
@@ -171,7 +191,7 @@ impl Failure {
             ));
             lines.push(Line::raw(""));
         } else if self.retryable {
-            lines.push(Line::raw(format!("r sends {} again.", self.call)));
+            lines.push(Line::raw(format!("r {}.", self.call)));
             lines.push(Line::raw(""));
         }
         let keys = if self.retryable {
@@ -188,5 +208,26 @@ impl Failure {
                 .block(popup_block(&p, " The reasoner failed ".into(), p.error)),
             rect,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_retry_is_named_as_the_core_named_it() {
+        assert_eq!(
+            named_retry("HTTP 400: outage; r sends the block repair again"),
+            Some((
+                "HTTP 400: outage".to_string(),
+                "sends the block repair again".to_string()
+            ))
+        );
+        let unparsed = "the reasoner's answer (9 bytes) has none of the five section markers; it is saved in .volk/x.md; a retry asks the model only to put it under the markers";
+        let (message, call) = named_retry(unparsed).unwrap();
+        assert!(message.ends_with("saved in .volk/x.md"), "{message}");
+        assert_eq!(call, "asks the model only to put it under the markers");
+        assert_eq!(named_retry("HTTP 503: overloaded"), None);
     }
 }
