@@ -24,6 +24,7 @@ pub mod project;
 pub mod reasoner;
 pub mod redact;
 pub mod reflection;
+pub(crate) mod template;
 pub mod trust;
 pub mod tui;
 pub mod volk;

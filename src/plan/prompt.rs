@@ -76,12 +76,16 @@ pub fn plan_prompt(
         )
     };
 
-    TEMPLATE
-        .replace("{{history}}", &history_text)
-        .replace("{{given}}", &given_ids.join(", "))
-        .replace("{{kinds}}", kinds_text.trim_end())
-        .replace("{{design}}", design_text.trim_end())
-        .replace("{{feedback}}", feedback_text.trim_end())
+    crate::template::render(
+        TEMPLATE,
+        &[
+            ("history", &history_text),
+            ("given", &given_ids.join(", ")),
+            ("kinds", kinds_text.trim_end()),
+            ("design", design_text.trim_end()),
+            ("feedback", feedback_text.trim_end()),
+        ],
+    )
 }
 
 #[cfg(test)]
@@ -113,5 +117,16 @@ mod tests {
         assert_eq!(text.matches("runs a command").count(), 1, "{text}");
         assert!(text.contains("declares `kind: process_result` and\n   lists no `tools`"));
         assert!(!text.contains("## API spec"));
+    }
+
+    /// The design is the model's text: a slot written in it stays as written.
+    #[test]
+    fn a_slot_in_the_design_is_not_filled() {
+        let design = Artifacts {
+            architecture: "We print {{feedback}} literally.".into(),
+            ..Artifacts::default()
+        };
+        let text = plan_prompt(&design, &KindRegistry::builtin(), &[], "", &["P010".into()]);
+        assert!(text.contains("We print {{feedback}} literally."), "{text}");
     }
 }

@@ -18,158 +18,103 @@ pub struct JournalEntry {
     pub detail: Value,
 }
 
-/// What a journal line records. The names are the `event` field of
-/// `journal.jsonl`, read by people and by tools: never rename one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JournalEvent {
+/// Declares the journal's events once: each variant with the name it is written
+/// under, from which the serde name, [`JournalEvent::name`] and [`JournalEvent::ALL`]
+/// all come.
+macro_rules! journal_events {
+    ($($(#[doc = $doc:literal])* $variant:ident => $name:literal,)*) => {
+        /// What a journal line records. The names are the `event` field of
+        /// `journal.jsonl`, read by people and by tools: never rename one.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum JournalEvent {
+            $($(#[doc = $doc])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl JournalEvent {
+            pub const ALL: [JournalEvent; [$($name),*].len()] = [$(JournalEvent::$variant),*];
+
+            /// The name a journal line carries.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(JournalEvent::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+journal_events! {
     /// A scope arrived and cycle 1 began.
-    DesignStarted,
+    DesignStarted => "design_started",
     /// The monorepo context for the prompt was gathered.
-    ContextGathered,
+    ContextGathered => "context_gathered",
     /// A UX packet was folded into the scope.
-    UxDesignIncorporated,
+    UxDesignIncorporated => "ux_design_incorporated",
     /// A reasoner call was sent.
-    ReasonerCall,
+    ReasonerCall => "reasoner_call",
     /// A reasoner call ended: its timing and tokens.
-    ReasonerMetrics,
+    ReasonerMetrics => "reasoner_metrics",
     /// A reasoner call failed.
-    CallFailed,
+    CallFailed => "call_failed",
     /// The person cancelled a running call.
-    CallCancelled,
+    CallCancelled => "call_cancelled",
     /// An answer had no recognisable sections and was saved aside.
-    AnswerUnparsed,
+    AnswerUnparsed => "answer_unparsed",
     /// An update rewrote a whole section instead of patching it.
-    SectionRewritten,
+    SectionRewritten => "section_rewritten",
     /// One edit block of an update, applied or refused.
-    EditBlock,
+    EditBlock => "edit_block",
     /// Edit blocks failed and the architect was asked to repair them.
-    EditRepairRequested,
+    EditRepairRequested => "edit_repair_requested",
     /// A repair answer changed sections the repair did not ask for; they were ignored.
-    UnaskedSectionsIgnored,
+    UnaskedSectionsIgnored => "unasked_sections_ignored",
     /// What a cycle cost against a full rewrite.
-    CycleCost,
+    CycleCost => "cycle_cost",
     /// A cycle was written to `design/`.
-    CycleWritten,
+    CycleWritten => "cycle_written",
     /// A cycle or the final design was committed.
-    Committed,
+    Committed => "committed",
     /// The design compiler ran on a cycle.
-    DesignLinted,
+    DesignLinted => "design_linted",
     /// The reviewer edited an artifact by hand.
-    ReviewerEdit,
+    ReviewerEdit => "reviewer_edit",
     /// The reviewer's hand edit was merged into the architect's new text.
-    ReviewerEditMerged,
+    ReviewerEditMerged => "reviewer_edit_merged",
     /// A settled part the architect changed was put back.
-    SettledRestored,
+    SettledRestored => "settled_restored",
     /// The architect changed artifacts no thread asked about.
-    UnrequestedChanges,
+    UnrequestedChanges => "unrequested_changes",
     /// A review thread opened or changed status.
-    ThreadStatus,
+    ThreadStatus => "thread_status",
     /// The reviewer settled a part.
-    Settled,
+    Settled => "settled",
     /// The reviewer unsettled a part.
-    Unsettled,
+    Unsettled => "unsettled",
     /// The reviewer's verdict arrived.
-    FeedbackReceived,
+    FeedbackReceived => "feedback_received",
     /// The cycle limit forced finalization.
-    ForcedFinalize,
+    ForcedFinalize => "forced_finalize",
     /// The reflection pass began.
-    ReflectionStarted,
+    ReflectionStarted => "reflection_started",
     /// The reflection pass ended.
-    ReflectionDone,
+    ReflectionDone => "reflection_done",
     /// The person withdrew READY after the reflection.
-    ReviewReopened,
+    ReviewReopened => "review_reopened",
     /// The final design was written.
-    FinalizedDocs,
+    FinalizedDocs => "finalized_docs",
     /// An execution plan was compiled.
-    PlanCompiled,
+    PlanCompiled => "plan_compiled",
     /// The person approved the plan.
-    PlanApproved,
+    PlanApproved => "plan_approved",
     /// The person steered the plan.
-    PlanSteered,
+    PlanSteered => "plan_steered",
     /// The plan could not be repaired and went to a person.
-    Escalated,
+    Escalated => "escalated",
     /// An implement packet named what a change affects.
-    ImpactReport,
+    ImpactReport => "impact_report",
 }
 
 impl JournalEvent {
-    pub const ALL: [JournalEvent; 34] = [
-        JournalEvent::DesignStarted,
-        JournalEvent::ContextGathered,
-        JournalEvent::UxDesignIncorporated,
-        JournalEvent::ReasonerCall,
-        JournalEvent::ReasonerMetrics,
-        JournalEvent::CallFailed,
-        JournalEvent::CallCancelled,
-        JournalEvent::AnswerUnparsed,
-        JournalEvent::SectionRewritten,
-        JournalEvent::EditBlock,
-        JournalEvent::EditRepairRequested,
-        JournalEvent::UnaskedSectionsIgnored,
-        JournalEvent::CycleCost,
-        JournalEvent::CycleWritten,
-        JournalEvent::Committed,
-        JournalEvent::DesignLinted,
-        JournalEvent::ReviewerEdit,
-        JournalEvent::ReviewerEditMerged,
-        JournalEvent::SettledRestored,
-        JournalEvent::UnrequestedChanges,
-        JournalEvent::ThreadStatus,
-        JournalEvent::Settled,
-        JournalEvent::Unsettled,
-        JournalEvent::FeedbackReceived,
-        JournalEvent::ForcedFinalize,
-        JournalEvent::ReflectionStarted,
-        JournalEvent::ReflectionDone,
-        JournalEvent::ReviewReopened,
-        JournalEvent::FinalizedDocs,
-        JournalEvent::PlanCompiled,
-        JournalEvent::PlanApproved,
-        JournalEvent::PlanSteered,
-        JournalEvent::Escalated,
-        JournalEvent::ImpactReport,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            JournalEvent::DesignStarted => "design_started",
-            JournalEvent::ContextGathered => "context_gathered",
-            JournalEvent::UxDesignIncorporated => "ux_design_incorporated",
-            JournalEvent::ReasonerCall => "reasoner_call",
-            JournalEvent::ReasonerMetrics => "reasoner_metrics",
-            JournalEvent::CallFailed => "call_failed",
-            JournalEvent::CallCancelled => "call_cancelled",
-            JournalEvent::AnswerUnparsed => "answer_unparsed",
-            JournalEvent::SectionRewritten => "section_rewritten",
-            JournalEvent::EditBlock => "edit_block",
-            JournalEvent::EditRepairRequested => "edit_repair_requested",
-            JournalEvent::UnaskedSectionsIgnored => "unasked_sections_ignored",
-            JournalEvent::CycleCost => "cycle_cost",
-            JournalEvent::CycleWritten => "cycle_written",
-            JournalEvent::Committed => "committed",
-            JournalEvent::DesignLinted => "design_linted",
-            JournalEvent::ReviewerEdit => "reviewer_edit",
-            JournalEvent::ReviewerEditMerged => "reviewer_edit_merged",
-            JournalEvent::SettledRestored => "settled_restored",
-            JournalEvent::UnrequestedChanges => "unrequested_changes",
-            JournalEvent::ThreadStatus => "thread_status",
-            JournalEvent::Settled => "settled",
-            JournalEvent::Unsettled => "unsettled",
-            JournalEvent::FeedbackReceived => "feedback_received",
-            JournalEvent::ForcedFinalize => "forced_finalize",
-            JournalEvent::ReflectionStarted => "reflection_started",
-            JournalEvent::ReflectionDone => "reflection_done",
-            JournalEvent::ReviewReopened => "review_reopened",
-            JournalEvent::FinalizedDocs => "finalized_docs",
-            JournalEvent::PlanCompiled => "plan_compiled",
-            JournalEvent::PlanApproved => "plan_approved",
-            JournalEvent::PlanSteered => "plan_steered",
-            JournalEvent::Escalated => "escalated",
-            JournalEvent::ImpactReport => "impact_report",
-        }
-    }
-
     /// The event a journal line names; `None` for a name this version does not know
     /// (a newer volk wrote it), which a reader shows as it is.
     pub fn from_name(name: &str) -> Option<JournalEvent> {

@@ -24,36 +24,7 @@ const REFLECT: &str = include_str!("../../assets/prompts/reflect.md");
 /// Injected context larger than this is cut with a visible marker.
 pub const CONTEXT_CAP: usize = 100 * 1024;
 
-/// Fills `{{name}}` slots from `values`; an unknown slot is left as it is.
-pub fn render(template: &str, values: &[(&str, &str)]) -> String {
-    let mut out =
-        String::with_capacity(template.len() + values.iter().map(|(_, v)| v.len()).sum::<usize>());
-    let mut rest = template;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        match after.find("}}") {
-            Some(end) => {
-                let name = &after[..end];
-                match values.iter().find(|(k, _)| *k == name) {
-                    Some((_, value)) => out.push_str(value),
-                    None => {
-                        out.push_str("{{");
-                        out.push_str(name);
-                        out.push_str("}}");
-                    }
-                }
-                rest = &after[end + 2..];
-            }
-            None => {
-                out.push_str(&rest[start..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
+use crate::template::render;
 
 /// Cuts `text` to at most `cap` bytes (on a line boundary when possible) and says so.
 pub fn cap(text: &str, cap: usize) -> String {
