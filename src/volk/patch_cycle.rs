@@ -631,7 +631,7 @@ pub fn repair_prompt(brief: &Brief, repair: &RepairRequest) -> String {
         RepairKind::Blocks => REPAIR,
         RepairKind::Full => FULL,
     };
-    prompts::render(
+    crate::template::render(
         template,
         &[
             ("cycle", &brief.cycle.to_string()),
