@@ -16,7 +16,6 @@ use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
 use crate::design::edit::{EditBlock, Failure, SEARCH_MARKER};
 use crate::design::{Artifacts, Section};
 use crate::volk::journal::JournalEvent;
-use crate::volk::prompts;
 
 const REPAIR: &str = include_str!("../../assets/prompts/repair.md");
 const FULL: &str = include_str!("../../assets/prompts/full_section.md");
