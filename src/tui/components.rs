@@ -7,9 +7,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use crate::tui::app::{App, Focus, Screen};
 use crate::tui::keymap::{Binding, Handled};
 use crate::tui::pane::{diagram, finish, plan, review, summary, tabs, viewer, workbench};
-use crate::tui::popup::{
-    composer, confirm, diff, error, goto, help, history, messages, problems, search, trace,
-};
+use crate::tui::popup::{Popup, help};
 
 /// Every component's bindings, in help order.
 pub fn all_bindings() -> Vec<&'static Binding> {
@@ -22,23 +20,10 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         finish::BINDINGS,
         plan::BINDINGS,
         summary::BINDINGS,
-        composer::BINDINGS,
-        search::BINDINGS,
-        goto::BINDINGS,
-        diff::BINDINGS,
-        diff::SEARCH_BINDINGS,
-        history::BINDINGS,
-        history::COMPARE_BINDINGS,
-        problems::BINDINGS,
-        trace::BINDINGS,
-        confirm::READY_BINDINGS,
-        confirm::LAST_CYCLE_BINDINGS,
-        confirm::QUIT_BINDINGS,
-        error::BINDINGS,
-        messages::BINDINGS,
-        help::BINDINGS,
     ]
     .into_iter()
+    .chain(Popup::ALL_BINDINGS)
+    .chain([help::BINDINGS])
     .flatten()
     .collect()
 }
@@ -253,6 +238,7 @@ mod tests {
         ("review pane on a thread", || in_review_pane(3)),
         ("a question deleted", || with(in_review_pane(0), &[ch('x')])),
         ("streaming", streaming),
+        ("streaming, cancel asked", || with(streaming(), &[ch('x')])),
         ("journal tab", || with(reviewing(), &[ch('6')])),
         // No diagram yet: it does not parse, so the tab shows its source.
         ("class diagram tab, source", || {

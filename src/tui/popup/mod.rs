@@ -77,6 +77,26 @@ impl Popup {
         }
     }
 
+    /// Every popup's key tables, in help order: beside [`Popup::bindings`], so a
+    /// popup's keys reach the help window where they reach the hint bar.
+    pub const ALL_BINDINGS: [&'static [Binding]; 15] = [
+        composer::BINDINGS,
+        search::BINDINGS,
+        goto::BINDINGS,
+        diff::BINDINGS,
+        diff::SEARCH_BINDINGS,
+        history::BINDINGS,
+        history::COMPARE_BINDINGS,
+        problems::BINDINGS,
+        trace::BINDINGS,
+        confirm::READY_BINDINGS,
+        confirm::LAST_CYCLE_BINDINGS,
+        confirm::QUIT_BINDINGS,
+        confirm::CANCEL_BINDINGS,
+        error::BINDINGS,
+        messages::BINDINGS,
+    ];
+
     /// The keys of this popup (for the hint bar).
     pub fn bindings(&self) -> &'static [Binding] {
         match self {
