@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use ratatui::crossterm::event::{
-    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+    Event, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::{Position, Rect};
 
@@ -425,12 +425,6 @@ impl App {
     pub fn on_key(&mut self, key: KeyEvent) {
         // A notice posted before this key may go once it has been shown long enough.
         self.notice.key_pressed();
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if ctrl && key.code == KeyCode::Char('c') && !matches!(self.popup, Some(Popup::Composer(_)))
-        {
-            self.interrupt();
-            return;
-        }
         crate::tui::components::dispatch(self, key);
     }
 
@@ -802,6 +796,7 @@ mod tests {
     use crate::tui::test_keys::{ctrl, key, typed};
     use crate::volk::protocol::Notice;
     use crate::volk::runtime::CommitInfo;
+    use ratatui::crossterm::event::KeyCode;
 
     fn text(call: u64, t: &str) -> AppEvent {
         AppEvent::Loop(LoopEvent::Delta {

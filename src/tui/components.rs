@@ -16,6 +16,7 @@ pub fn all_bindings() -> Vec<&'static Binding> {
         viewer::BINDINGS,
         diagram::BINDINGS,
         workbench::BINDINGS,
+        workbench::INTERRUPT,
         review::BINDINGS,
         finish::BINDINGS,
         plan::BINDINGS,
@@ -31,6 +32,8 @@ pub fn all_bindings() -> Vec<&'static Binding> {
 /// One component that may take a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layer {
+    /// Ctrl-C, before everything but the composer.
+    Interrupt,
     /// The open popup: it takes every key.
     Popup,
     Summary,
@@ -50,6 +53,7 @@ impl Layer {
     /// The layer's bindings in the state at hand (a popup's depend on which is open).
     pub fn bindings(self, app: &App) -> &'static [Binding] {
         match self {
+            Layer::Interrupt => workbench::INTERRUPT,
             Layer::Popup => app.popup.as_ref().map_or(&[], |p| p.bindings()),
             Layer::Summary => summary::BINDINGS,
             Layer::Finish => finish::BINDINGS,
@@ -65,7 +69,10 @@ impl Layer {
     /// Whether Ctrl keys reach this layer: the panes, tabs and finishing keys never
     /// see them.
     fn takes_ctrl(self) -> bool {
-        matches!(self, Layer::Popup | Layer::Summary | Layer::Workbench)
+        matches!(
+            self,
+            Layer::Interrupt | Layer::Popup | Layer::Summary | Layer::Workbench
+        )
     }
 
     pub fn handle(self, app: &mut App, key: KeyEvent) -> Handled {
@@ -73,6 +80,7 @@ impl Layer {
             return Handled::Ignored;
         }
         match self {
+            Layer::Interrupt => workbench::on_interrupt(app, key),
             Layer::Popup => app.on_popup_key(key),
             Layer::Summary => summary::on_key(app, key),
             Layer::Finish => finish::on_key(app, key),
@@ -90,13 +98,19 @@ impl Layer {
 /// the summary screen; else the finishing keys, the tabs, the keys of any focus and
 /// the focused pane.
 pub fn active_layers(app: &App) -> Vec<Layer> {
+    let mut layers = Vec::new();
+    if !matches!(app.popup, Some(Popup::Composer(_))) {
+        layers.push(Layer::Interrupt);
+    }
     if app.popup.is_some() {
-        return vec![Layer::Popup];
+        layers.push(Layer::Popup);
+        return layers;
     }
     if app.screen == Screen::Summary {
-        return vec![Layer::Summary];
+        layers.push(Layer::Summary);
+        return layers;
     }
-    let mut layers = vec![Layer::Finish, Layer::Tabs];
+    layers.extend([Layer::Finish, Layer::Tabs]);
     if app.tab == crate::tui::tab::Tab::Plan {
         layers.push(Layer::Plan);
     }

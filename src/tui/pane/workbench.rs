@@ -65,11 +65,29 @@ pub const HELP: Binding = Binding::new("?", "this help", Group::Always, &[Chord:
 
 /// `q` alone, shared with the summary screen (which quits without asking).
 pub const QUIT_PLAIN: Binding = Binding::new(
-    "q / Ctrl-C",
-    "quit (asks when a draft is unsent or a call runs; Ctrl-C twice quits)",
+    "q",
+    "quit (asks when a draft is unsent or a call runs)",
     Group::Always,
     &[Chord::ch('q')],
 );
+
+/// Ctrl-C, taken before any other layer (an open window too, but the composer, which
+/// has its own): the one place it is declared and handled.
+pub const INTERRUPT: &[Binding] = &[Binding::new(
+    "Ctrl-C",
+    "quit from anywhere (asks as q does; twice quits at once)",
+    Group::Always,
+    &[Chord::ctrl('c')],
+)];
+
+/// Ctrl-C: quit, or quit at once when the quit question is already open.
+pub fn on_interrupt(app: &mut App, key: KeyEvent) -> Handled {
+    if INTERRUPT[0].chords[0].matches(&key) {
+        app.interrupt();
+        return Handled::Consumed;
+    }
+    Handled::Ignored
+}
 
 pub const BINDINGS: &[Binding] = &[
     Binding::new(
@@ -226,16 +244,12 @@ pub const BINDINGS: &[Binding] = &[
     )
     .hint("r", "retry", 0)
     .when(can_retry),
-    Binding {
-        chords: &[Chord::ch('q'), Chord::ctrl('c')],
-        ..QUIT_PLAIN
-    },
+    QUIT_PLAIN,
 ];
 
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     if key.modifiers.contains(KeyModifiers::CONTROL) {
         match key.code {
-            KeyCode::Char('c') => app.interrupt(),
             KeyCode::Char('s') => app.send_questions(),
             KeyCode::Char('r') => app.ask_ready(),
             KeyCode::Char('d') => app.page(1, 2),
