@@ -115,7 +115,7 @@ fn the_selection_is_visible_after_13_j() {
         app.on_key(ch('j'));
         screen(&mut app, 100, 30);
     }
-    assert_eq!(app.review_selected, 13);
+    assert_eq!(app.review_pane.selected, 13);
     let second_open = format!("Q2. {}", app.open_questions[1]);
     let shot = screen(&mut app, 100, 30);
     let rows = review_rows(&shot, &app);
@@ -159,17 +159,17 @@ fn page_keys_and_top_bottom_move_the_selection_in_the_review_pane() {
     let mut app = twelve_questions();
     screen(&mut app, 100, 30);
     app.on_key(key(KeyCode::PageDown));
-    let after_one_page = app.review_selected;
+    let after_one_page = app.review_pane.selected;
     assert!(
         after_one_page >= 2,
         "a page is several items: {after_one_page}"
     );
     screen(&mut app, 100, 30);
     app.on_key(key(KeyCode::PageDown));
-    assert!(app.review_selected > after_one_page);
+    assert!(app.review_pane.selected > after_one_page);
     app.on_key(ch('G'));
     assert_eq!(
-        app.review_selected,
+        app.review_pane.selected,
         app.draft.questions.len() + app.open_questions.len() - 1
     );
     let shot = screen(&mut app, 100, 30);
@@ -181,9 +181,9 @@ fn page_keys_and_top_bottom_move_the_selection_in_the_review_pane() {
         "{shot}"
     );
     app.on_key(key(KeyCode::PageUp));
-    assert!(app.review_selected < app.draft.questions.len() + app.open_questions.len() - 1);
+    assert!(app.review_pane.selected < app.draft.questions.len() + app.open_questions.len() - 1);
     app.on_key(ch('g'));
-    assert_eq!(app.review_selected, 0);
+    assert_eq!(app.review_pane.selected, 0);
     let shot = screen(&mut app, 100, 30);
     assert!(
         review_rows(&shot, &app)
@@ -220,7 +220,7 @@ fn a_click_selects_the_item_under_the_pointer() {
         r.y + at as u16 + 1,
     );
     assert_eq!(app.focus, Focus::Review);
-    assert_eq!(app.review_selected, 1);
+    assert_eq!(app.review_pane.selected, 1);
     app.on_key(ch('e'));
     let shot = screen(&mut app, 100, 30);
     assert!(shot.contains("Question number 2:"), "{shot}");
@@ -235,10 +235,10 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
     mouse(&mut app, MouseEventKind::ScrollDown, r.x + 3, r.y + 1);
     mouse(&mut app, MouseEventKind::ScrollDown, r.x + 3, r.y + 1);
     assert_eq!(app.views[0].top, viewer_top, "the viewer did not move");
-    assert_eq!(app.review_scroll.top, 6);
+    assert_eq!(app.review_pane.scroll.top, 6);
     let shot = screen(&mut app, 100, 30);
     assert_eq!(
-        app.review_scroll.top, 6,
+        app.review_pane.scroll.top, 6,
         "the frame keeps the wheel's scroll"
     );
     let rows = review_rows(&shot, &app);
@@ -247,19 +247,19 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
         "{shot}"
     );
     // The selection moved with the text, so `e` edits a question on screen.
-    let selected = app.review_selected + 1;
+    let selected = app.review_pane.selected + 1;
     assert!(
         rows.iter()
             .any(|l| l.starts_with(&format!("{selected}. Question"))),
         "{shot}"
     );
     mouse(&mut app, MouseEventKind::ScrollUp, r.x + 3, r.y + 1);
-    assert_eq!(app.review_scroll.top, 3);
+    assert_eq!(app.review_pane.scroll.top, 3);
     // Over the viewer the wheel scrolls the viewer.
     let v = app.areas.viewer;
     mouse(&mut app, MouseEventKind::ScrollDown, v.x + 3, v.y + 1);
     assert_eq!(app.views[0].top, viewer_top + 3);
-    assert_eq!(app.review_scroll.top, 3);
+    assert_eq!(app.review_pane.scroll.top, 3);
 }
 
 /// The viewer's rows (inside its border) of a screen.

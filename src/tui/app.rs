@@ -206,9 +206,8 @@ pub struct App {
     pub thinking: String,
     /// Text of a reflection or plan call while it streams.
     pub side_stream: String,
-    pub review_selected: usize,
-    /// How far the review pane is scrolled (kept with the selection in view).
-    pub review_scroll: crate::tui::pane::review::ReviewScroll,
+    /// The review pane's selection and scroll.
+    pub review_pane: crate::tui::pane::review::ReviewPane,
     pub popup: Option<Popup>,
     pub draft: Draft,
     pub draft_changed: bool,
@@ -307,8 +306,7 @@ impl App {
             thinking_pane: ThinkingPane::Collapsed,
             thinking: String::new(),
             side_stream: String::new(),
-            review_selected: 0,
-            review_scroll: Default::default(),
+            review_pane: Default::default(),
             popup: None,
             draft: Draft::default(),
             draft_changed: false,
@@ -550,7 +548,7 @@ impl App {
     /// The thread under the review pane's cursor, if the cursor is on one.
     pub(crate) fn selected_thread(&self) -> Option<String> {
         let first = self.draft.questions.len() + self.open_questions.len();
-        let i = self.review_selected.checked_sub(first)?;
+        let i = self.review_pane.selected.checked_sub(first)?;
         crate::tui::threads::ordered(&self.review.threads)
             .get(i)
             .map(|t| t.id.clone())
@@ -660,7 +658,7 @@ impl App {
             ..Draft::default()
         };
         self.draft_changed = true;
-        self.review_selected = 0;
+        self.review_pane.selected = 0;
         self.say("questions sent".into());
     }
 
@@ -737,7 +735,7 @@ impl App {
             let at = at.min(self.draft.questions.len());
             self.draft.questions.insert(at, question);
             self.draft_changed = true;
-            self.review_selected = at;
+            self.review_pane.selected = at;
             self.say("question restored".into());
         }
     }

@@ -199,7 +199,7 @@ mod tests {
     fn in_review_pane(selected: usize) -> App {
         let mut app = reviewing();
         app.focus = Focus::Review;
-        app.review_selected = selected;
+        app.review_pane.selected = selected;
         app
     }
 

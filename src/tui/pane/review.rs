@@ -27,7 +27,7 @@ fn listing(app: &App) -> bool {
 }
 
 fn on_question(app: &App) -> bool {
-    listing(app) && app.review_selected < app.draft.questions.len()
+    listing(app) && app.review_pane.selected < app.draft.questions.len()
 }
 
 fn on_thread(app: &App) -> bool {
@@ -122,16 +122,16 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         KeyCode::Char('f') => app.focus = Focus::Viewer,
         KeyCode::Down | KeyCode::Char('j') => {
             if count > 0 {
-                app.review_selected = (app.review_selected + 1).min(count - 1);
+                app.review_pane.selected = (app.review_pane.selected + 1).min(count - 1);
             }
         }
         KeyCode::Up | KeyCode::Char('k') => {
-            app.review_selected = app.review_selected.saturating_sub(1)
+            app.review_pane.selected = app.review_pane.selected.saturating_sub(1)
         }
         KeyCode::PageDown => page(app, 1),
         KeyCode::PageUp => page(app, -1),
-        KeyCode::Home | KeyCode::Char('g') => app.review_selected = 0,
-        KeyCode::End | KeyCode::Char('G') => app.review_selected = count.saturating_sub(1),
+        KeyCode::Home | KeyCode::Char('g') => app.review_pane.selected = 0,
+        KeyCode::End | KeyCode::Char('G') => app.review_pane.selected = count.saturating_sub(1),
         KeyCode::Enter
         | KeyCode::Char('e')
         | KeyCode::Char('o')
@@ -156,22 +156,23 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         }
         KeyCode::Enter | KeyCode::Char('e') => {
             let n = app.draft.questions.len();
-            if app.review_selected < n {
-                app.open_composer(ComposerTarget::EditQuestion(app.review_selected));
-            } else if let Some(q) = app.open_questions.get(app.review_selected - n) {
+            if app.review_pane.selected < n {
+                app.open_composer(ComposerTarget::EditQuestion(app.review_pane.selected));
+            } else if let Some(q) = app.open_questions.get(app.review_pane.selected - n) {
                 let question = q.clone();
                 app.open_composer(ComposerTarget::Answer { question });
             }
         }
         KeyCode::Delete | KeyCode::Char('x') => {
             let n = app.draft.questions.len();
-            if app.review_selected < n {
-                let removed = app.draft.questions.remove(app.review_selected);
-                app.deleted = Some((app.review_selected, removed));
+            if app.review_pane.selected < n {
+                let removed = app.draft.questions.remove(app.review_pane.selected);
+                app.deleted = Some((app.review_pane.selected, removed));
                 app.say("question deleted · u undoes".into());
                 app.draft_changed = true;
-                app.review_selected = app
-                    .review_selected
+                app.review_pane.selected = app
+                    .review_pane
+                    .selected
                     .min(app.review_items().saturating_sub(1));
             }
         }
@@ -199,15 +200,22 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let count = app.review_items();
     if rows.len() > height && count > 0 {
         // The pane scrolls: say where the selection is among the items.
-        let at = format!(" {}/{count} ", app.review_selected.min(count - 1) + 1);
+        let at = format!(" {}/{count} ", app.review_pane.selected.min(count - 1) + 1);
         block = block.title_bottom(Line::styled(at, Style::default().fg(p.muted)).right_aligned());
     }
     frame.render_widget(block, area);
     let buf = frame.buffer_mut();
-    let top = app.review_scroll.top;
+    let top = app.review_pane.scroll.top;
     for (y, (line, _)) in (inner.y..inner.bottom()).zip(rows.iter().skip(top)) {
         buf.set_line(inner.x, y, line, inner.width);
     }
+}
+
+/// The review pane's own state: which item is selected and how far it is scrolled.
+#[derive(Debug, Clone, Default)]
+pub struct ReviewPane {
+    pub selected: usize,
+    pub scroll: ReviewScroll,
 }
 
 /// How far the review pane is scrolled, kept by [`settle`] before each frame.
@@ -253,15 +261,15 @@ impl ReviewScroll {
 /// selected item is on screen (wholly, when it fits).
 pub fn settle(app: &mut App, inner: Rect) {
     if finish::body(app, inner).is_some() {
-        app.review_scroll = ReviewScroll::default();
+        app.review_pane.scroll = ReviewScroll::default();
         return;
     }
     let items: Vec<Option<usize>> = rows(app, false, inner.width)
         .into_iter()
         .map(|(_, item)| item)
         .collect();
-    let selected = app.review_selected;
-    let s = &mut app.review_scroll;
+    let selected = app.review_pane.selected;
+    let s = &mut app.review_pane.scroll;
     s.items = items;
     s.height = inner.height as usize;
     let height = s.height.max(1);
@@ -283,7 +291,7 @@ pub fn settle(app: &mut App, inner: Rect) {
 /// The wheel over the pane: scrolls it, and moves the selection onto the screen when
 /// it scrolled off.
 pub fn scroll(app: &mut App, delta: isize) {
-    let s = &mut app.review_scroll;
+    let s = &mut app.review_pane.scroll;
     s.top = s.top.saturating_add_signed(delta).min(s.max_top());
     // The items whose first row is on screen: their number or name is seen.
     let end = s.top + s.height.max(1);
@@ -296,14 +304,14 @@ pub fn scroll(app: &mut App, delta: isize) {
         })
         .filter_map(|(_, item)| *item)
         .collect();
-    if !visible.is_empty() && !visible.contains(&app.review_selected) {
+    if !visible.is_empty() && !visible.contains(&app.review_pane.selected) {
         let pick = if delta > 0 {
             visible.first()
         } else {
             visible.last()
         };
         if let Some(&item) = pick {
-            app.review_selected = item;
+            app.review_pane.selected = item;
             s.shown = Some(item);
         }
     }
@@ -311,21 +319,21 @@ pub fn scroll(app: &mut App, delta: isize) {
 
 /// A click on `row` of the pane (0 is its first inner row) selects the item there.
 pub fn click(app: &mut App, row: usize) {
-    let s = &app.review_scroll;
+    let s = &app.review_pane.scroll;
     if let Some(Some(item)) = s.items.get(s.top + row) {
-        app.review_selected = *item;
+        app.review_pane.selected = *item;
     }
 }
 
 /// PgDn / PgUp: the selection moves by about a page of rows.
 fn page(app: &mut App, direction: isize) {
-    let s = &app.review_scroll;
-    let Some((first, _)) = s.span(app.review_selected) else {
+    let s = &app.review_pane.scroll;
+    let Some((first, _)) = s.span(app.review_pane.selected) else {
         return;
     };
     let amount = s.height.saturating_sub(1).max(1) as isize * direction;
     if let Some(item) = s.item_from(first.saturating_add_signed(amount)) {
-        app.review_selected = item;
+        app.review_pane.selected = item;
     }
 }
 
@@ -367,7 +375,7 @@ fn body(app: &App, focused: bool) -> Vec<(Line<'static>, Option<usize>)> {
         );
     }
     for (i, q) in app.draft.questions.iter().enumerate() {
-        let style = if focused && app.review_selected == i {
+        let style = if focused && app.review_pane.selected == i {
             Style::default().bg(p.selection)
         } else {
             Style::default()
@@ -407,7 +415,7 @@ fn body(app: &App, focused: bool) -> Vec<(Line<'static>, Option<usize>)> {
             None,
         );
         for (j, q) in app.open_questions.iter().enumerate() {
-            let style = if focused && app.review_selected == n + j {
+            let style = if focused && app.review_pane.selected == n + j {
                 Style::default().bg(p.selection)
             } else {
                 Style::default()
@@ -430,7 +438,11 @@ fn body(app: &App, focused: bool) -> Vec<(Line<'static>, Option<usize>)> {
             None,
         );
         let first = n + app.open_questions.len();
-        let selected = app.review_selected.checked_sub(first).filter(|_| focused);
+        let selected = app
+            .review_pane
+            .selected
+            .checked_sub(first)
+            .filter(|_| focused);
         let (thread_lines, owners) = crate::tui::threads::lines(&app.review.threads, selected, &p);
         for (line, owner) in thread_lines.into_iter().zip(owners) {
             push(&mut lines, vec![line], owner.map(|t| first + t));
