@@ -206,6 +206,42 @@ fn stopped(stop: Stop, draft: Option<(Result<(), DraftError>, &Path)>) -> ExitCo
     stop.exit_code()
 }
 
+/// Shows a connected session in the workbench: the header's facts, the cycle a
+/// resumed session stands at with its costs, its reflection and its packet. The
+/// binary and the screen tests' harness (`tests/support/live.rs`) both call it, so
+/// a snapshot shows the header the binary draws.
+pub fn attach(app: &mut App, connected: &session::Connected) {
+    app.read_only = connected.read_only.clone();
+    app.info = SessionInfo {
+        project_name: connected.project_name.clone(),
+        project_dir: connected.project_dir.clone(),
+        thread_id: connected.thread_id.clone(),
+        max_cycles: connected.max_cycles,
+        reasoner: std::mem::take(&mut app.info.reasoner),
+        model: String::new(),
+    };
+    app.finalize = connected.finalize;
+    if let Some((cycle, artifacts, previous)) = connected.restored.clone() {
+        if let Some(previous) = &previous {
+            app.changed = artifacts.changed_since(previous);
+        }
+        app.show_artifacts(cycle, artifacts);
+        app.previous = previous;
+    }
+    app.cost.restore(&connected.costs);
+    if let Some((questions, answers)) = connected.reflection.clone() {
+        // Reopened after READY: the plan tab shows the reflection it was left with.
+        app.reflection = Some(crate::tui::app::ReflectionView { questions, answers });
+        app.refresh_plan_tab();
+    }
+    if let Some(path) = connected.implement_packet.clone() {
+        app.on_app_event(AppEvent::Loop(LoopEvent::PacketWritten {
+            path,
+            subject: "implement".into(),
+        }));
+    }
+}
+
 /// Starts the loop and the screen; returns when the person quits.
 fn workbench(
     launched: Instant,
@@ -241,36 +277,8 @@ fn workbench(
             }
         };
         let _lock = connected.lock.take();
-        app.read_only = connected.read_only.clone();
+        attach(&mut app, &connected);
         let project_dir = connected.project_dir.clone();
-        app.info = SessionInfo {
-            project_name: connected.project_name.clone(),
-            project_dir: project_dir.clone(),
-            thread_id: connected.thread_id.clone(),
-            max_cycles: connected.max_cycles,
-            reasoner: std::mem::take(&mut app.info.reasoner),
-            model: String::new(),
-        };
-        app.finalize = connected.finalize;
-        if let Some((cycle, artifacts, previous)) = connected.restored {
-            if let Some(previous) = &previous {
-                app.changed = artifacts.changed_since(previous);
-            }
-            app.show_artifacts(cycle, artifacts);
-            app.previous = previous;
-        }
-        app.cost.restore(&connected.costs);
-        if let Some((questions, answers)) = connected.reflection.clone() {
-            // Reopened after READY: the plan tab shows the reflection it was left with.
-            app.reflection = Some(crate::tui::app::ReflectionView { questions, answers });
-            app.refresh_plan_tab();
-        }
-        if let Some(path) = connected.implement_packet.clone() {
-            app.on_app_event(AppEvent::Loop(LoopEvent::PacketWritten {
-                path,
-                subject: "implement".into(),
-            }));
-        }
         let draft_path = draft::draft_path(&project_dir);
         let (saved, notice) = draft::load_or_set_aside(&draft_path, app.read_only.is_none());
         if let Some(notice) = notice {
