@@ -178,9 +178,14 @@ impl CostMeter {
         self.costs.push((cycle, cost));
     }
 
-    /// The costs of a resumed session (`volk open`).
+    /// The costs of a resumed session (`volk open`): the cycles whose answer was read,
+    /// as their journal entries reported them live (see [`Cost::answered`]).
     pub fn restore(&mut self, costs: &[CycleCost]) {
-        self.costs = costs.iter().map(|c| (c.cycle, c.cost)).collect();
+        self.costs = costs
+            .iter()
+            .filter(|c| c.cost.answered())
+            .map(|c| (c.cycle, c.cost))
+            .collect();
     }
 
     pub fn latest(&self) -> Option<Cost> {
@@ -265,6 +270,28 @@ mod tests {
             "follows the block being written"
         );
         assert_eq!(live.label(Section::FileTree), None);
+    }
+
+    #[test]
+    fn a_resumed_meter_shows_the_last_answered_cycle_as_the_live_one_did() {
+        // Cycle 3's call failed: the ledger holds only what it sent.
+        let mut ledger = crate::volk::patch_cycle::PatchLedger::default();
+        ledger.record_input(1, 4_000, None);
+        let design = crate::design::Artifacts {
+            architecture: "x".repeat(4_000),
+            ..Default::default()
+        };
+        ledger.first_cycle(&"x".repeat(4_000), &design);
+        ledger.record_input(3, 5_000, None);
+        let mut live = CostMeter::default();
+        live.on_journal(&serde_json::json!({
+            "event": "cycle_cost",
+            "detail": {"cycle": 1, "cost": ledger.cost(1).unwrap()}
+        }));
+        let mut resumed = CostMeter::default();
+        resumed.restore(&ledger.costs);
+        assert_eq!(resumed.latest(), live.latest());
+        assert!(resumed.latest().unwrap().answered());
     }
 
     #[test]
