@@ -215,9 +215,17 @@ impl Document {
             return;
         }
         self.width = width;
-        if let Some(first) = self.table_from.take() {
-            self.styled.truncate(first);
-            self.highlighter = None;
+        match self.table_from.take() {
+            Some(first) => {
+                self.styled.truncate(first);
+                self.highlighter = None;
+            }
+            // No table drawn yet: the ones still to come take the new width.
+            None => {
+                if let Some(Painter::Markdown(m)) = &mut self.highlighter {
+                    m.set_width(width);
+                }
+            }
         }
     }
 
@@ -374,6 +382,38 @@ mod tests {
         streamed.append_lines(&format!("{buffer}\n"));
         streamed.set_tail("");
         assert_eq!(streamed.lines(), whole.lines());
+    }
+
+    /// The screen rows of line `index` as text.
+    fn rows_of(doc: &Document, index: usize) -> Vec<String> {
+        let line = doc.line_ref(index).unwrap();
+        match line.own_rows() {
+            Some(rows) => rows.iter().map(|r| r.to_string()).collect(),
+            None => vec![line.to_line().to_string()],
+        }
+    }
+
+    #[test]
+    fn a_new_width_lays_the_tables_out_again_whether_drawn_yet_or_not() {
+        crate::tui::highlight::warm_now();
+        let text = "intro\n\n| id | what |\n|---|---|\n| FR-01 | keeps every task in one file |";
+        let mut doc = Document::new(Grammar::Markdown, "base16-ocean.dark");
+        doc.set_text(text);
+        // Only the prose is drawn at 80; the table comes after the width changed.
+        doc.set_width(80);
+        doc.highlight_until(1, None);
+        doc.set_width(25);
+        doc.highlight_until(5, None);
+        assert_eq!(rows_of(&doc, 4).len(), 3, "{:?}", rows_of(&doc, 4));
+        assert_eq!(doc.line_ref(4).unwrap().row_count(25, true), 3);
+        // Drawn at 25, then wider: one row again.
+        doc.set_width(80);
+        doc.highlight_until(5, None);
+        assert_eq!(
+            rows_of(&doc, 4),
+            ["│ FR-01 │ keeps every task in one file │"]
+        );
+        assert_eq!(doc.line_ref(4).unwrap().row_count(80, true), 1);
     }
 
     #[test]

@@ -166,11 +166,14 @@ impl App {
             usize::MAX
         });
         // Where the view starts, from the rows each line takes as drawn (a line not
-        // rendered yet counts its source's rows). Worked out once, then again after
-        // the lines in view are rendered, so that a table row taller or a line
+        // rendered yet counts its source's rows). Worked out again once the lines in
+        // view are rendered, if any were new, so that a table row taller or a line
         // shorter than its source still ends at the bottom.
+        let rendered = self.current_doc().highlighted();
         let (mut top, mut last_top) = self.view_top(&g, height);
-        if self.highlight_view(top + height) == Progress::Done {
+        if self.highlight_view(top + height) == Progress::Done
+            && self.current_doc().highlighted() != rendered
+        {
             (top, last_top) = self.view_top(&g, height);
             self.highlight_view(top + height);
         }

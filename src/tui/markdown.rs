@@ -113,6 +113,13 @@ impl MarkdownRenderer {
         self.fence.is_some()
     }
 
+    /// The width for the tables still to come; only for a renderer that has drawn
+    /// none yet (see [`MarkdownRenderer::first_table`]), as those drawn keep theirs.
+    pub fn set_width(&mut self, width: usize) {
+        self.width = width.max(1);
+        self.table = None;
+    }
+
     /// The first line drawn as a table row so far: the lines before it do not depend
     /// on the width.
     pub fn first_table(&self) -> Option<usize> {
