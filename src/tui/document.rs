@@ -18,7 +18,8 @@ pub enum Rendering {
 /// What turns lines into styled runs.
 enum Painter {
     Syntax(LineHighlighter),
-    Markdown(MarkdownRenderer),
+    /// Boxed: it carries the table being laid out, several times a highlighter's size.
+    Markdown(Box<MarkdownRenderer>),
 }
 
 /// A borrowed line: highlighted spans, or plain text not highlighted yet.
@@ -281,7 +282,8 @@ impl Document {
         if self.highlighter.is_none() {
             self.highlighter = match (self.grammar, self.rendering) {
                 (Grammar::Markdown, Rendering::Rendered) => {
-                    MarkdownRenderer::new(&self.syntax_theme, self.width).map(Painter::Markdown)
+                    MarkdownRenderer::new(&self.syntax_theme, self.width)
+                        .map(|m| Painter::Markdown(Box::new(m)))
                 }
                 _ => LineHighlighter::new(self.grammar, &self.syntax_theme).map(Painter::Syntax),
             };
