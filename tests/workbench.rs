@@ -764,6 +764,10 @@ fn error_popup_for_a_refused_key() {
     });
     let shot = live.screen(100, 28);
     assert!(!shot.contains("r: retry"), "{shot}");
+    assert!(
+        !shot.contains("r sends"),
+        "no word of r where r cannot help: {shot}"
+    );
     assert!(shot.contains("OPENAI_API_KEY"), "{shot}");
     insta::assert_snapshot!("error_refused_key", shot);
 }

@@ -30,6 +30,12 @@ impl Failure {
     /// The failure `message` of the last call (`call` says which).
     pub fn new(message: String, retryable: bool, app: &App) -> Failure {
         let fix = fix_for(&message, app);
+        // The core ends a retryable failure with what `r` sends; where a retry would
+        // only repeat the failure the popup offers the fix instead, so it says no `r`.
+        let message = match (&fix, message.rfind("; r sends ")) {
+            (Some(_), Some(at)) => message[..at].to_string(),
+            _ => message,
+        };
         Failure {
             call: retried_call(app),
             retryable: retryable && fix.is_none(),
