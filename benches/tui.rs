@@ -59,6 +59,26 @@ fn markdown(lines: usize) -> String {
     out
 }
 
+/// [`markdown`] with a table every 40 lines: a head, its rule row and six rows whose
+/// last cell is a long sentence, so at a 140-column viewer its cells wrap.
+fn markdown_with_tables(lines: usize) -> String {
+    let mut out = String::with_capacity(lines * 80);
+    for (i, line) in markdown(lines).lines().enumerate() {
+        if i % 40 == 11 {
+            out.push_str("| id | component | what it does |\n| --- | --- | --- |\n");
+            for r in 0..6 {
+                out.push_str(&format!(
+                    "| FR-{i:05}-{r} | `Store{r}` | keeps the rows of table {r} in one SQLite file, writes them in one transaction, and reports every failure to its caller with the id of the row it was writing |\n"
+                ));
+            }
+            out.push('\n');
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 fn loaded_app(artifacts: Artifacts) -> App {
     let mut app = App::new(info(), Theme::dark());
     app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
@@ -159,6 +179,28 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // The same frame of an artifact with a table every 40 lines (cells that wrap).
+    let artifacts = Artifacts {
+        architecture: markdown_with_tables(20_000),
+        ..Artifacts::default()
+    };
+    let mut tables = loaded_app(artifacts);
+    for _ in 0..10_000 {
+        tables.on_key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE));
+    }
+    view::render(&mut terminal, &mut tables).unwrap();
+    tables.docs[0].highlight_until(12_000, None);
+    view::render(&mut terminal, &mut tables).unwrap();
+    c.bench_function("frame_20k_line_artifact_with_tables_200x60", |b| {
+        b.iter(|| {
+            let code = if down { KeyCode::Down } else { KeyCode::Up };
+            down = !down;
+            tables.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+            view::render(&mut terminal, &mut tables).unwrap();
+        })
+    });
+    drop(tables);
+
     // The same frame with the Markdown drawn as highlighted source (`m`), for the
     // cost of rendering it as a document.
     app.on_key(KeyEvent::new(KeyCode::Char('m'), KeyModifiers::NONE));
@@ -188,7 +230,22 @@ fn benches(c: &mut Criterion) {
         })
     });
     // Every line of a 20,000-line artifact once (what the cache then keeps), rendered
-    // as a document and highlighted as source.
+    // as a document and highlighted as source; and one with tables, rendered.
+    let with_tables = markdown_with_tables(20_000);
+    let mut group = c.benchmark_group("whole_artifact");
+    group.sample_size(10);
+    group.bench_function("render_20k_lines_with_tables_once", |b| {
+        b.iter(|| {
+            let mut doc = volk::tui::document::Document::new(
+                volk::tui::highlight::Grammar::Markdown,
+                "base16-ocean.dark",
+            );
+            doc.set_text(&with_tables);
+            doc.highlight_until(usize::MAX, None);
+            doc.highlighted()
+        })
+    });
+    group.finish();
     let text = markdown(20_000);
     for (name, rendering) in [
         (

@@ -522,3 +522,111 @@ fn the_hint_bar_lists_the_keys_of_the_focus_and_fits_80_columns() {
         "{composer}"
     );
 }
+
+/// Issue 26 item 10: each tab keeps its own view while a design streams. A tab the
+/// person scrolled in keeps its place when the stream moves on (the tab bar stops
+/// following it), and when they pick another tab and come back.
+#[test]
+fn a_tab_scrolled_or_picked_during_a_stream_keeps_its_own_position() {
+    let mut app = App::new(info(), Theme::dark());
+    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::Designing {
+        cycle: 1,
+    })));
+    let parts: String = (1..=80).map(|i| format!("- part {i}\n")).collect();
+    stream(&mut app, 1, &format!("ARCHITECTURE:\n{parts}"));
+    screen(&mut app, 100, 30);
+    assert_eq!(app.tab.index(), 0, "the tab bar follows the stream");
+    // Scrolled up in the architecture while it streams.
+    for _ in 0..20 {
+        app.on_key(key(KeyCode::Char('k')));
+    }
+    let place = app.views[0].cursor;
+    assert!(place + 20 <= 80, "{place}");
+    screen(&mut app, 100, 30);
+    // The stream moves on to the requirements: the view stays where it was put.
+    stream(
+        &mut app,
+        1,
+        "- part 81\nREQUIREMENTS:\n1. FR-01: Add tasks.\n2. FR-02: List",
+    );
+    let drawn = screen(&mut app, 100, 30);
+    assert_eq!(app.tab.index(), 0, "yanked to the growing tab:\n{drawn}");
+    assert_eq!(app.views[0].cursor, place, "{drawn}");
+    assert!(drawn.contains(&format!("- part {}", place + 1)), "{drawn}");
+    // Another tab picked, then this one again: its own place, not the stream's end.
+    app.on_key(key(KeyCode::Char('2')));
+    screen(&mut app, 100, 30);
+    stream(
+        &mut app,
+        1,
+        " tasks.\n3. FR-03: Done.\n\nFILE_TREE:\nsrc/\n",
+    );
+    screen(&mut app, 100, 30);
+    assert_eq!(app.tab.index(), 1, "a picked tab stays picked");
+    app.on_key(key(KeyCode::Char('1')));
+    let back = screen(&mut app, 100, 30);
+    assert_eq!(app.views[0].cursor, place, "{back}");
+    assert!(back.contains(&format!("- part {}", place + 1)), "{back}");
+    // G follows the end again.
+    app.on_key(key(KeyCode::Char('G')));
+    let end = screen(&mut app, 100, 30);
+    assert!(end.contains("- part 81"), "{end}");
+}
+
+/// A design whose architecture holds a table with a long cell and one with an
+/// identifier too long for 80 columns, served by a scripted provider.
+const TABLES: &str = "ARCHITECTURE:\n# A task CLI\n\n## Components\n\n\
+| id | component | what it does |\n| --- | --- | --- |\n\
+| FR-01 | `Store` | keeps every task of the list in one SQLite file and writes each change |\n\
+| FR-02 | **Cli** | parses the arguments and prints one line per task |\n\n\
+| name | note |\n| --- | --- |\n\
+| store | Store_keeps_every_task_of_the_list_in_one_SQLite_file_and_writes_each_change_now |\n\n\
+The store is the only writer.\n\n\
+REQUIREMENTS:\nFUNCTIONAL:\n1. FR-01: Add tasks.\n2. FR-02: List tasks.\n\n\
+FILE_TREE:\nsrc/\n  cli.py\n  store.py\n\n\
+API_SPEC:\nadd(name: str) -> int\n\n\
+CLASS_DIAGRAM:\nclassDiagram\n  Cli --> Store\n";
+
+/// Issue 26 item 2, on the real runtime: at 80 columns the long cell wraps inside its
+/// column and the table that cannot fit is its source; at 160 every row is one line.
+#[test]
+fn tables_wrap_their_cells_inside_their_columns_at_80_and_160_columns() {
+    let server = support::provider::Provider::repeating(TABLES);
+    let mut live = support::live::Live::design(&server);
+    live.until("cycle 1 under review, committed", |app| {
+        app.phase == Phase::AwaitingReview { cycle: 1 }
+            && app.last_commit.is_some()
+            && !app.committing
+    });
+    live.app.notice.clear();
+    let narrow = live.screen(80, 24);
+    assert!(
+        narrow.contains("│ FR-01 │ Store     │ keeps every task of the list in one"),
+        "{narrow}"
+    );
+    assert!(
+        narrow.contains("│       │           │ and writes each change"),
+        "{narrow}"
+    );
+    assert!(!narrow.contains("| --- | --- | --- |"), "{narrow}");
+    insta::assert_snapshot!("tables_80x24", narrow);
+    // Further down, the table whose identifier cannot fit is its source.
+    live.key(key(KeyCode::Char('G')));
+    let end = live.screen(80, 24);
+    assert!(
+        end.contains("| store |")
+            && end.contains("Store_keeps_every")
+            && !end.contains("│ store │"),
+        "{end}"
+    );
+    live.key(key(KeyCode::Char('g')));
+    let wide = live.screen(160, 48);
+    assert!(
+        wide.contains(
+            "│ FR-01 │ Store     │ keeps every task of the list in one SQLite file and writes each change │"
+        ),
+        "{wide}"
+    );
+    assert!(wide.contains("│ store │ Store_keeps"), "{wide}");
+    insta::assert_snapshot!("tables_160x48", wide);
+}

@@ -7,6 +7,8 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+use support::live::Live;
+use support::provider::Provider;
 use support::screen::info;
 use support::tmux::{Tmux, demo_command, tmux_available};
 use volk::tui::event::LoopEvent;
@@ -89,6 +91,20 @@ fn reviewing() -> (App, Artifacts) {
     (app, artifacts)
 }
 
+/// Cycle 1 under review on the real runtime (`support::live`): the offline drafter's
+/// design, served by a scripted provider, so the tabs hold what [`reviewing`] shows
+/// and the header and status bar are those the binary draws.
+fn live_reviewing() -> Live {
+    let server = Provider::repeating(&draft(Purpose::Design, &brief()));
+    let mut live = Live::design(&server);
+    live.until("cycle 1 under review, committed", |app| {
+        app.phase == Phase::AwaitingReview { cycle: 1 }
+            && app.last_commit.is_some()
+            && !app.committing
+    });
+    live
+}
+
 #[test]
 fn streaming_in_progress() {
     let mut app = App::new(info(), Theme::dark());
@@ -152,23 +168,28 @@ fn streamed_tabs_equal_the_finished_cycle() {
 
 #[test]
 fn review_with_questions() {
-    let (mut app, _) = reviewing();
+    let mut live = live_reviewing();
+    let app = &mut live.app;
     app.on_key(key(KeyCode::Char('a')));
-    typed(&mut app, "Which table holds the reading sessions?");
+    typed(app, "Which table holds the reading sessions?");
     app.on_key(key(KeyCode::Enter));
     app.on_key(key(KeyCode::Char('4')));
     app.on_key(key(KeyCode::Char('j')));
     app.on_key(key(KeyCode::Char('c')));
-    typed(&mut app, "Should this return a value?");
+    typed(app, "Should this return a value?");
     app.on_key(key(KeyCode::Enter));
     app.on_key(key(KeyCode::Char('f')));
     for _ in 0..2 {
         app.on_key(key(KeyCode::Down));
     }
     app.on_key(key(KeyCode::Enter));
-    typed(&mut app, "Print it on stderr");
+    typed(app, "Print it on stderr");
     app.on_key(key(KeyCode::Enter));
-    let shot = screen(&mut app, 130, 32);
+    let shot = live.screen(130, 32);
+    assert!(
+        shot.lines().next().unwrap().contains("openai/scripted"),
+        "the binary's header: {shot}"
+    );
     assert!(shot.contains("Your questions (2)"), "{shot}");
     assert!(shot.contains("Print it on stderr"), "{shot}");
     insta::assert_snapshot!("review", shot);
@@ -178,20 +199,21 @@ fn review_with_questions() {
 /// bindings: reading the viewer, then the review pane.
 #[test]
 fn hint_bar_at_80x24_follows_the_focus() {
-    let (mut app, _) = reviewing();
-    app.on_key(key(KeyCode::Char('a')));
-    typed(&mut app, "Which table holds the reading sessions?");
-    app.on_key(key(KeyCode::Enter));
-    app.notice.clear();
-    let reading = screen(&mut app, 80, 24);
+    let mut live = live_reviewing();
+    live.app.on_key(key(KeyCode::Char('a')));
+    typed(&mut live.app, "Which table holds the reading sessions?");
+    live.app.on_key(key(KeyCode::Enter));
+    live.app.notice.clear();
+    let reading = live.screen(80, 24);
     let bar = reading.lines().last().unwrap_or_default().to_string();
     assert!(bar.contains("c ask about line"), "{reading}");
     insta::assert_snapshot!("hints_reading_80x24", reading);
-    app.on_key(key(KeyCode::Char('f')));
-    let review = screen(&mut app, 80, 24);
+    live.app.on_key(key(KeyCode::Char('f')));
+    let review = live.screen(80, 24);
     let bar = review.lines().last().unwrap_or_default().to_string();
+    // Beside the cost of the cycle the binary shows, at least four keys fit.
     assert!(
-        bar.contains("e edit") && bar.contains("f viewer"),
+        bar.contains("e edit") && bar.matches(" · ").count() >= 3,
         "{review}"
     );
     insta::assert_snapshot!("hints_review_pane_80x24", review);
@@ -226,9 +248,9 @@ fn diff_view() {
 
 #[test]
 fn help() {
-    let (mut app, _) = reviewing();
-    app.on_key(key(KeyCode::Char('?')));
-    insta::assert_snapshot!("help", screen(&mut app, 100, 48));
+    let mut live = live_reviewing();
+    live.app.on_key(key(KeyCode::Char('?')));
+    insta::assert_snapshot!("help", live.screen(100, 48));
 }
 
 #[test]
@@ -458,10 +480,10 @@ fn demo_end_to_end_in_tmux() {
 
 #[test]
 fn composer_open() {
-    let (mut app, _) = reviewing();
-    app.on_key(key(KeyCode::Char('a')));
-    typed(&mut app, "How are reading sessions stored?");
-    let shot = screen(&mut app, 100, 30);
+    let mut live = live_reviewing();
+    live.app.on_key(key(KeyCode::Char('a')));
+    typed(&mut live.app, "How are reading sessions stored?");
+    let shot = live.screen(100, 30);
     assert!(shot.contains("New question"), "{shot}");
     insta::assert_snapshot!("composer", shot);
 }
@@ -726,4 +748,29 @@ fn a_second_workbench_on_one_project_opens_read_only() {
     second.keys(&["q"]);
     second.wait_for("VOLK-second-EXITED-0", Duration::from_secs(15));
     eprintln!("two `volk open` of one project: 1 tried / 0 went wrong");
+}
+
+/// The failure popup of a refused key (HTTP 401) on the real runtime: the fix, no
+/// retry, under the header the binary draws.
+#[test]
+fn error_popup_for_a_refused_key() {
+    let server = Provider::start(std::sync::Arc::new(|_, _| {
+        support::provider::status(
+            401,
+            r#"{"error":{"message":"Incorrect API key provided","code":"invalid_api_key"}}"#,
+        )
+    }));
+    let mut live = Live::design(&server);
+    live.until("the failed first call", |app| {
+        matches!(app.phase, Phase::Failed { .. })
+            && matches!(app.popup, Some(volk::tui::popup::Popup::Error(_)))
+    });
+    let shot = live.screen(100, 28);
+    assert!(!shot.contains("r: retry"), "{shot}");
+    assert!(
+        !shot.contains("r sends"),
+        "no word of r where r cannot help: {shot}"
+    );
+    assert!(shot.contains("OPENAI_API_KEY"), "{shot}");
+    insta::assert_snapshot!("error_refused_key", shot);
 }

@@ -22,8 +22,11 @@ use crate::tui::terminal::TerminalGuard;
 use crate::tui::theme::Theme;
 use crate::tui::view;
 use crate::volk::loop_args::LoopArgs;
+use tokio::sync::mpsc::UnboundedReceiver;
+
 use crate::volk::open::{Opened, Start};
 use crate::volk::protocol::{ContextRoot, Event, RunOptions};
+use crate::volk::runtime::SessionHandle;
 
 /// The bundled example scope.
 pub const DEMO_SCOPE: &str = include_str!("../../assets/demo/scope.json");
@@ -205,6 +208,53 @@ fn stopped(stop: Stop, draft: Option<(Result<(), DraftError>, &Path)>) -> ExitCo
     stop.exit_code()
 }
 
+/// Starts the opened session's runtime and shows it in the workbench: the header's
+/// facts, the cycle a resumed session stands at with its costs, its reflection and its
+/// packet. The runtime's events go to the returned receiver. The binary and the screen
+/// tests' harness (`tests/support/live.rs`) both call it, so a snapshot shows the header
+/// the binary draws. Call it inside a tokio runtime.
+pub fn attach(
+    app: &mut App,
+    opened: &Opened,
+    reasoner: SharedReasoner,
+    options: RunOptions,
+) -> Result<(SessionHandle, UnboundedReceiver<Event>), BadInput> {
+    let overview = opened.overview()?;
+    let (event_tx, events) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let session = crate::volk::runtime::start(opened, reasoner, options, event_tx)?;
+    if overview.restored.is_some() {
+        // The diff view of a resumed session compares with the cycle before.
+        session.ask(crate::volk::protocol::Query::PreviousCycle);
+    }
+    app.read_only = opened.access.holder().map(str::to_string);
+    app.info = SessionInfo {
+        project_name: overview.project_name.clone(),
+        project_dir: opened.project_dir.clone(),
+        thread_id: overview.thread_id.clone(),
+        max_cycles: overview.max_cycles,
+        reasoner: std::mem::take(&mut app.info.reasoner),
+        model: String::new(),
+    };
+    app.finalize = overview.finalize;
+    if let Some((cycle, artifacts, previous)) = overview.restored {
+        if let Some(previous) = &previous {
+            app.changed = artifacts.changed_since(previous);
+        }
+        app.show_artifacts(cycle, artifacts);
+        app.previous = previous;
+    }
+    app.cost.restore(&overview.costs);
+    if let Some((questions, answers)) = overview.reflection {
+        // Reopened after READY: the plan tab shows the reflection it was left with.
+        app.reflection = Some(crate::tui::app::ReflectionView { questions, answers });
+        app.refresh_plan_tab();
+    }
+    if let Some(packet) = overview.implement_packet {
+        app.on_app_event(AppEvent::Loop(Event::Finalized { packet }));
+    }
+    Ok((session, events))
+}
+
 /// Starts the loop and the screen; returns when the person quits.
 fn workbench(
     launched: Instant,
@@ -246,40 +296,8 @@ fn workbench(
                 return Ok(stopped(stop, None));
             }
         };
-        let overview = opened.overview()?;
-        let (event_tx, events) = tokio::sync::mpsc::unbounded_channel::<Event>();
-        let session = crate::volk::runtime::start(&opened, reasoner, options, event_tx)?;
-        if overview.restored.is_some() {
-            // The diff view of a resumed session compares with the cycle before.
-            session.ask(crate::volk::protocol::Query::PreviousCycle);
-        }
-        app.read_only = opened.access.holder().map(str::to_string);
+        let (session, events) = attach(&mut app, &opened, reasoner, options)?;
         let project_dir = opened.project_dir.clone();
-        app.info = SessionInfo {
-            project_name: overview.project_name.clone(),
-            project_dir: project_dir.clone(),
-            thread_id: overview.thread_id.clone(),
-            max_cycles: overview.max_cycles,
-            reasoner: std::mem::take(&mut app.info.reasoner),
-            model: String::new(),
-        };
-        app.finalize = overview.finalize;
-        if let Some((cycle, artifacts, previous)) = overview.restored {
-            if let Some(previous) = &previous {
-                app.changed = artifacts.changed_since(previous);
-            }
-            app.show_artifacts(cycle, artifacts);
-            app.previous = previous;
-        }
-        app.cost.restore(&overview.costs);
-        if let Some((questions, answers)) = overview.reflection.clone() {
-            // Reopened after READY: the plan tab shows the reflection it was left with.
-            app.reflection = Some(crate::tui::app::ReflectionView { questions, answers });
-            app.refresh_plan_tab();
-        }
-        if let Some(path) = overview.implement_packet.clone() {
-            app.on_app_event(AppEvent::Loop(Event::Finalized { packet: path }));
-        }
         let draft_path = draft::draft_path(&project_dir);
         let (saved, notice) = draft::load_or_set_aside(&draft_path, app.read_only.is_none());
         if let Some(notice) = notice {

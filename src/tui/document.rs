@@ -3,7 +3,7 @@
 
 use ratatui::text::{Line, Span};
 
-use crate::tui::highlight::{Grammar, LineHighlighter, Runs, StyleRun, styled_line};
+use crate::tui::highlight::{Grammar, LineHighlighter, Runs, StyleRun, split_rows, styled_line};
 use crate::tui::markdown::MarkdownRenderer;
 
 /// How a Markdown document is drawn (other grammars are always highlighted source).
@@ -18,7 +18,8 @@ pub enum Rendering {
 /// What turns lines into styled runs.
 enum Painter {
     Syntax(LineHighlighter),
-    Markdown(MarkdownRenderer),
+    /// Boxed: it carries the table being laid out, several times a highlighter's size.
+    Markdown(Box<MarkdownRenderer>),
 }
 
 /// A borrowed line: highlighted spans, or plain text not highlighted yet.
@@ -35,6 +36,63 @@ impl<'a> LineRef<'a> {
             LineRef::Plain(text) => Line::raw(text),
         }
     }
+
+    /// The line's own rows when it has several (a table row whose cells wrap inside
+    /// their columns), `None` for a line that is one row before soft wrapping.
+    pub fn own_rows(&self) -> Option<Vec<Line<'a>>> {
+        match *self {
+            LineRef::Styled(text, runs) => {
+                split_rows(runs).map(|rows| rows.iter().map(|r| styled_line(text, r)).collect())
+            }
+            LineRef::Plain(_) => None,
+        }
+    }
+
+    /// The screen rows this line takes at `width` columns, soft wrapped when `wrap`:
+    /// the count of the rows the viewer draws (a line not rendered yet is counted
+    /// from its source).
+    pub fn row_count(&self, width: u16, wrap: bool) -> usize {
+        let fit = |line: &Line<'_>| {
+            if wrap && line.width() > width.max(1) as usize {
+                crate::tui::wrap::wrap_line(line.clone(), width).len()
+            } else {
+                1
+            }
+        };
+        match *self {
+            LineRef::Plain(text) if wrap => crate::tui::wrap::rows(text, width),
+            LineRef::Plain(_) => 1,
+            // Most lines fit: counted from their runs, with no line built.
+            LineRef::Styled(text, runs)
+                if !wrap || runs_width(text, runs) <= width.max(1) as usize =>
+            {
+                split_rows(runs).map_or(1, |rows| rows.len())
+            }
+            LineRef::Styled(..) => match self.own_rows() {
+                Some(rows) => rows.iter().map(fit).sum(),
+                None => fit(&self.to_line()),
+            },
+        }
+    }
+}
+
+/// The widest screen row of a line drawn from `runs`: the whole line, or its widest
+/// own row when a table row is split into several.
+fn runs_width(text: &str, runs: &[StyleRun]) -> usize {
+    let mut widest = 0;
+    let mut row = 0;
+    for r in runs {
+        if r.fill == crate::tui::highlight::ROW_BREAK {
+            widest = widest.max(row);
+            row = 0;
+            continue;
+        }
+        row += text
+            .get(r.start as usize..r.end as usize)
+            .map_or(0, unicode_width::UnicodeWidthStr::width)
+            + r.pad as usize;
+    }
+    widest.max(row)
 }
 
 /// Whether highlighting reached the lines asked for.
@@ -59,6 +117,10 @@ pub struct Document {
     /// Bumped whenever the complete lines change, so the design compiler runs again
     /// only when there is new text to check.
     revision: u64,
+    /// The columns rendered tables are laid out for (`usize::MAX`: unbounded).
+    width: usize,
+    /// The first line rendered as a table row: a new width renders again from there.
+    table_from: Option<usize>,
 }
 
 impl Document {
@@ -72,6 +134,8 @@ impl Document {
             syntax_theme: syntax_theme.to_string(),
             tail: String::new(),
             revision: 0,
+            width: usize::MAX,
+            table_from: None,
         }
     }
 
@@ -144,6 +208,28 @@ impl Document {
         self.revision += 1;
     }
 
+    /// The columns the viewer shows this document in (`usize::MAX` with wrap off):
+    /// rendered tables are laid out to fit them, so a new width renders again from
+    /// the first table (the lines before it stay cached).
+    pub fn set_width(&mut self, width: usize) {
+        if self.width == width {
+            return;
+        }
+        self.width = width;
+        match self.table_from.take() {
+            Some(first) => {
+                self.styled.truncate(first);
+                self.highlighter = None;
+            }
+            // No table drawn yet: the ones still to come take the new width.
+            None => {
+                if let Some(Painter::Markdown(m)) = &mut self.highlighter {
+                    m.set_width(width);
+                }
+            }
+        }
+    }
+
     /// Draws Markdown rendered or as source; a change redraws lazily.
     pub fn set_rendering(&mut self, rendering: Rendering) {
         if self.rendering != rendering {
@@ -177,6 +263,7 @@ impl Document {
     fn reset_highlight(&mut self) {
         self.styled.clear();
         self.highlighter = None;
+        self.table_from = None;
     }
 
     /// Highlights the lines before `end` that are not highlighted yet, stopping at
@@ -195,7 +282,8 @@ impl Document {
         if self.highlighter.is_none() {
             self.highlighter = match (self.grammar, self.rendering) {
                 (Grammar::Markdown, Rendering::Rendered) => {
-                    MarkdownRenderer::new(&self.syntax_theme).map(Painter::Markdown)
+                    MarkdownRenderer::new(&self.syntax_theme, self.width)
+                        .map(|m| Painter::Markdown(Box::new(m)))
                 }
                 _ => LineHighlighter::new(self.grammar, &self.syntax_theme).map(Painter::Syntax),
             };
@@ -204,6 +292,7 @@ impl Document {
             return Progress::Waiting;
         };
         let start = self.styled.len();
+        let mut progress = Progress::Done;
         for i in 0..end - start {
             let index = start + i;
             self.styled.push(match highlighter {
@@ -211,14 +300,16 @@ impl Document {
                 Painter::Markdown(m) => m.next_line(&self.lines, index),
             });
             if i % 16 == 15 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                return if self.styled.len() >= end {
-                    Progress::Done
-                } else {
-                    Progress::Waiting
-                };
+                if self.styled.len() < end {
+                    progress = Progress::Waiting;
+                }
+                break;
             }
         }
-        Progress::Done
+        if let Painter::Markdown(m) = highlighter {
+            self.table_from = self.table_from.or(m.first_table());
+        }
+        progress
     }
 
     /// Line `index`, highlighted when the cache reaches it, plain otherwise.
@@ -293,6 +384,38 @@ mod tests {
         streamed.append_lines(&format!("{buffer}\n"));
         streamed.set_tail("");
         assert_eq!(streamed.lines(), whole.lines());
+    }
+
+    /// The screen rows of line `index` as text.
+    fn rows_of(doc: &Document, index: usize) -> Vec<String> {
+        let line = doc.line_ref(index).unwrap();
+        match line.own_rows() {
+            Some(rows) => rows.iter().map(|r| r.to_string()).collect(),
+            None => vec![line.to_line().to_string()],
+        }
+    }
+
+    #[test]
+    fn a_new_width_lays_the_tables_out_again_whether_drawn_yet_or_not() {
+        crate::tui::highlight::warm_now();
+        let text = "intro\n\n| id | what |\n|---|---|\n| FR-01 | keeps every task in one file |";
+        let mut doc = Document::new(Grammar::Markdown, "base16-ocean.dark");
+        doc.set_text(text);
+        // Only the prose is drawn at 80; the table comes after the width changed.
+        doc.set_width(80);
+        doc.highlight_until(1, None);
+        doc.set_width(25);
+        doc.highlight_until(5, None);
+        assert_eq!(rows_of(&doc, 4).len(), 3, "{:?}", rows_of(&doc, 4));
+        assert_eq!(doc.line_ref(4).unwrap().row_count(25, true), 3);
+        // Drawn at 25, then wider: one row again.
+        doc.set_width(80);
+        doc.highlight_until(5, None);
+        assert_eq!(
+            rows_of(&doc, 4),
+            ["│ FR-01 │ keeps every task in one file │"]
+        );
+        assert_eq!(doc.line_ref(4).unwrap().row_count(80, true), 1);
     }
 
     #[test]

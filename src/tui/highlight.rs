@@ -260,6 +260,19 @@ pub fn syntect_theme(name: &str) -> Option<&'static SyntectTheme> {
 
 pub type Runs = Box<[StyleRun]>;
 
+/// The `fill` of a run that ends a screen row inside one source line: a table row
+/// whose cells wrap takes several rows, and the viewer splits it here ([`split_rows`]).
+/// It draws nothing, so [`styled_line`] passes it by.
+pub const ROW_BREAK: char = '\n';
+
+/// The runs of one line cut at its [`ROW_BREAK`]s, or `None` when it has none.
+pub fn split_rows(runs: &[StyleRun]) -> Option<Vec<&[StyleRun]>> {
+    if !runs.iter().any(|r| r.fill == ROW_BREAK) {
+        return None;
+    }
+    Some(runs.split(|r| r.fill == ROW_BREAK).collect())
+}
+
 fn plain_runs(line: &str) -> Runs {
     Box::new([StyleRun {
         start: 0,

@@ -157,16 +157,70 @@ impl App {
         }
         let height = g.inner.height as usize;
         let tab = self.tab;
-        let view = self.views[tab.index()];
         let wrap = self.wrap;
+        let soft = wrap == Wrap::Soft;
+        // Tables are laid out for the columns the text gets (unbounded with wrap off).
+        self.current_doc_mut().set_width(if soft {
+            g.text_width as usize
+        } else {
+            usize::MAX
+        });
+        // Where the view starts, from the rows each line takes as drawn (a line not
+        // rendered yet counts its source's rows). Worked out again once the lines in
+        // view are rendered, if any were new, so that a table row taller or a line
+        // shorter than its source still ends at the bottom.
+        let rendered = self.current_doc().highlighted();
+        let (mut top, mut last_top) = self.view_top(&g, height);
+        if self.highlight_view(top + height) == Progress::Done
+            && self.current_doc().highlighted() != rendered
+        {
+            (top, last_top) = self.view_top(&g, height);
+            self.highlight_view(top + height);
+        }
+        self.views[tab.index()].top = top;
+        self.areas.viewer_last_top = last_top;
+
+        // The document line on each row, counted as the viewer draws them.
+        let mut row_lines = std::mem::take(&mut self.areas.viewer_lines);
+        row_lines.clear();
         let doc = self.current_doc();
         let len = doc.len();
-        let rows_of = |i: usize| match wrap {
-            Wrap::Soft => doc
-                .lines()
-                .get(i)
-                .map_or(1, |l| wrap::rows(l, g.text_width)),
-            Wrap::Off => 1,
+        let mut index = top;
+        while row_lines.len() < height && index < len {
+            let Some(line) = doc.line_ref(index) else {
+                break;
+            };
+            let rows = line.row_count(g.text_width, soft);
+            for _ in 0..rows.min(height - row_lines.len()) {
+                row_lines.push(index);
+            }
+            index += 1;
+        }
+        self.areas.viewer_lines = row_lines;
+    }
+
+    /// Highlights (renders) the current document up to line `end` within this
+    /// frame's budget; asks for another frame when it ran out.
+    fn highlight_view(&mut self, end: usize) -> Progress {
+        let budget = std::time::Instant::now() + HIGHLIGHT_BUDGET;
+        let progress = self.current_doc_mut().highlight_until(end, Some(budget));
+        if progress == Progress::Waiting {
+            self.redraw_soon = true;
+        }
+        progress
+    }
+
+    /// The first line the viewer draws (the stream's end or the cursor kept in view)
+    /// and the first line of the view that ends with the document's last line.
+    fn view_top(&self, g: &ViewerGeometry, height: usize) -> (usize, usize) {
+        let tab = self.tab;
+        let view = self.views[tab.index()];
+        let soft = self.wrap == Wrap::Soft;
+        let doc = self.current_doc();
+        let len = doc.len();
+        let rows_of = |i: usize| {
+            doc.line_ref(i)
+                .map_or(1, |l| l.row_count(g.text_width, soft))
         };
         // The first line to draw so that line `last` (and `extra` rows after it) ends
         // exactly at the bottom.
@@ -206,42 +260,6 @@ impl App {
         } else {
             top_ending_at(len - 1, 0)
         };
-        self.views[tab.index()].top = top;
-        self.areas.viewer_last_top = last_top;
-
-        let budget = std::time::Instant::now() + HIGHLIGHT_BUDGET;
-        if self
-            .current_doc_mut()
-            .highlight_until(top + height, Some(budget))
-            == Progress::Waiting
-        {
-            self.redraw_soon = true;
-        }
-        // The document line on each row, counted as the viewer draws them.
-        let mut row_lines = std::mem::take(&mut self.areas.viewer_lines);
-        row_lines.clear();
-        let doc = self.current_doc();
-        let mut index = top;
-        while row_lines.len() < height && index < len {
-            let Some(line) = doc.line_ref(index) else {
-                break;
-            };
-            let rows = match wrap {
-                Wrap::Soft => {
-                    let line = line.to_line();
-                    if line.width() > g.text_width as usize {
-                        wrap::wrap_line(line, g.text_width).len()
-                    } else {
-                        1
-                    }
-                }
-                Wrap::Off => 1,
-            };
-            for _ in 0..rows.min(height - row_lines.len()) {
-                row_lines.push(index);
-            }
-            index += 1;
-        }
-        self.areas.viewer_lines = row_lines;
+        (top, last_top)
     }
 }

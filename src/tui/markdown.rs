@@ -3,21 +3,23 @@
 //! `_emphasis_` and `` `code` `` without their delimiters, table columns aligned,
 //! fenced code highlighted by its language.
 //!
-//! One screen line per source line, so line numbers, the cursor and quoted anchors
-//! keep meaning the source. Lines are rendered one at a time into [`Runs`] over the
-//! source bytes (a delimiter is a byte no run covers; table padding is a run's
-//! `pad`), so the viewer's per-line cache serves rendered lines as it serves
-//! highlighted ones. Block structure that spans lines (fences) is carried in the
-//! renderer's state; a table row looks at its neighbours for the column widths.
+//! Each source line is drawn on its own screen rows, so line numbers, the cursor and
+//! quoted anchors keep meaning the source. Lines are rendered one at a time into
+//! [`Runs`] over the source bytes (a delimiter is a byte no run covers; table padding
+//! is a run's `pad`), so the viewer's per-line cache serves rendered lines as it
+//! serves highlighted ones. Block structure that spans lines (fences) is carried in
+//! the renderer's state. A table is laid out once, at its first row, for the width
+//! the renderer was made for: column widths shared out by content, each cell wrapped
+//! inside its column (a row then takes several screen rows, split by
+//! [`ROW_BREAK`] runs), or the source when even its narrowest layout is too wide.
 //! Inline markup is read by `pulldown-cmark`.
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use syntect::highlighting::{Highlighter, Theme as SyntectTheme};
 use syntect::parsing::Scope;
-use unicode_width::UnicodeWidthStr;
 
-use crate::tui::highlight::{LineHighlighter, Runs, StyleRun, convert, syntect_theme};
+use crate::tui::highlight::{LineHighlighter, ROW_BREAK, Runs, StyleRun, convert, syntect_theme};
 
 /// The styles of rendered Markdown, taken from the syntax colour scheme.
 #[derive(Debug, Clone, Copy)]
@@ -66,6 +68,17 @@ struct Fence {
     code: Option<LineHighlighter>,
 }
 
+/// The layout of the table being rendered, worked out at its first row so that each
+/// further row costs only itself.
+struct Table {
+    /// The table is lines `first..last`.
+    first: usize,
+    last: usize,
+    /// Each column's width, or `None` when the table cannot fit the width even at its
+    /// narrowest (a column's longest word wider than its share): drawn as source.
+    widths: Option<Vec<usize>>,
+}
+
 /// Renders the lines of one document in order.
 pub struct MarkdownRenderer {
     styles: Styles,
@@ -73,22 +86,44 @@ pub struct MarkdownRenderer {
     fence: Option<Fence>,
     /// Inside an edit conflict: never Markdown, each side in its colour.
     conflict: Option<crate::tui::conflict::Side>,
+    /// The columns a table may take (`usize::MAX`: as many as its cells want).
+    width: usize,
+    table: Option<Table>,
+    /// The first line rendered as a table row: where a new width must render again.
+    first_table: Option<usize>,
 }
 
 impl MarkdownRenderer {
-    /// `None` while the syntax assets are still warming up.
-    pub fn new(syntax_theme: &str) -> Option<MarkdownRenderer> {
+    /// `None` while the syntax assets are still warming up. Tables are laid out to
+    /// fit `width` columns (`usize::MAX`: unbounded, cells never wrap).
+    pub fn new(syntax_theme: &str, width: usize) -> Option<MarkdownRenderer> {
         Some(MarkdownRenderer {
             styles: Styles::of(syntect_theme(syntax_theme)?),
             syntax_theme: syntax_theme.to_string(),
             fence: None,
             conflict: None,
+            width: width.max(1),
+            table: None,
+            first_table: None,
         })
     }
 
     /// Whether the lines rendered so far end inside a fenced block.
     pub fn in_fence(&self) -> bool {
         self.fence.is_some()
+    }
+
+    /// The width for the tables still to come; only for a renderer that has drawn
+    /// none yet (see [`MarkdownRenderer::first_table`]), as those drawn keep theirs.
+    pub fn set_width(&mut self, width: usize) {
+        self.width = width.max(1);
+        self.table = None;
+    }
+
+    /// The first line drawn as a table row so far: the lines before it do not depend
+    /// on the width.
+    pub fn first_table(&self) -> Option<usize> {
+        self.first_table
     }
 
     /// Renders `lines[index]`, the line after the one rendered last.
@@ -164,80 +199,244 @@ impl MarkdownRenderer {
         out.into_boxed_slice()
     }
 
-    /// A table row, its cells padded to the widest cell of their column in the table
-    /// around it; the `|`s are drawn muted.
-    fn table_row(&self, lines: &[String], index: usize) -> Runs {
+    /// A table row: its cells wrapped inside their columns and padded to their width,
+    /// the `|`s drawn as a grid; a row taller than one line is split by
+    /// [`ROW_BREAK`]s. A table too wide for the renderer's width is drawn as source.
+    fn table_row(&mut self, lines: &[String], index: usize) -> Runs {
         let s = self.styles;
-        let line = &lines[index];
-        let in_table = |l: &String| {
-            let (indent, body) = split_indent(l);
-            indent <= 3 && is_table_row(body)
-        };
-        let first = lines[..index]
-            .iter()
-            .rposition(|l| !in_table(l))
-            .map_or(0, |i| i + 1);
-        let last = lines[index..]
-            .iter()
-            .position(|l| !in_table(l))
-            .map_or(lines.len(), |i| index + i);
-        let mut widths: Vec<usize> = Vec::new();
-        for row in &lines[first..last] {
-            if is_delimiter_row(row) {
-                continue;
-            }
-            for (i, (a, b)) in cells(row).into_iter().enumerate() {
-                let w = visible_width(&row[a..b]);
-                match widths.get_mut(i) {
-                    Some(slot) => *slot = (*slot).max(w),
-                    None => widths.push(w),
-                }
-            }
+        self.first_table.get_or_insert(index);
+        if !self
+            .table
+            .as_ref()
+            .is_some_and(|t| (t.first..t.last).contains(&index))
+        {
+            self.table = Some(lay_out(lines, index, self.width));
         }
+        let line = &lines[index];
+        let Some(widths) = self.table.as_ref().and_then(|t| t.widths.as_deref()) else {
+            return whole(line, s.body);
+        };
         let mut out: Vec<StyleRun> = Vec::new();
-        let spans = cells(line);
-        let framed = line.trim_start().starts_with('|');
         if is_delimiter_row(line) {
             // The `| --- |` row becomes the grid's rule under the head.
-            let columns = spans.len().max(widths.len());
-            if framed {
-                fill(&mut out, 0, 1, '├', s.muted);
-            } else {
-                pad_last(&mut out, 1);
-            }
-            for i in 0..columns {
+            fill(&mut out, 0, 1, '├', s.muted);
+            for (i, width) in widths.iter().enumerate() {
                 if i > 0 {
                     fill(&mut out, 0, 1, '┼', s.muted);
                 }
-                let width = widths.get(i).copied().unwrap_or(0);
                 fill(&mut out, 0, width + 2, '─', s.muted);
             }
-            if framed {
-                fill(&mut out, 0, 1, '┤', s.muted);
-            }
+            fill(&mut out, 0, 1, '┤', s.muted);
             return out.into_boxed_slice();
         }
-        let mut at = 0;
-        for (i, (a, b)) in spans.iter().copied().enumerate() {
-            // The pipe (and blanks) before the cell: a grid line.
-            if let Some(p) = line[at..a].find('|') {
-                fill(&mut out, at + p, 1, '│', s.muted);
+        // Each cell's rows: runs over the source with the columns each row uses.
+        let cells: Vec<Vec<(Vec<StyleRun>, usize)>> = cells(line)
+            .into_iter()
+            .zip(widths)
+            .map(|((a, b), width)| cell_rows(line, a, b, *width, &s))
+            .collect();
+        let height = cells.iter().map(Vec::len).max().unwrap_or(1).max(1);
+        for row in 0..height {
+            if row > 0 {
+                fill(&mut out, line.len(), 0, ROW_BREAK, s.muted);
             }
-            pad_last(&mut out, 1);
-            let width = widths.get(i).copied().unwrap_or(0);
-            inline(line, a, b, s.body, &s, &mut out);
-            pad_last(
-                &mut out,
-                width.saturating_sub(visible_width(&line[a..b])) + 1,
-            );
-            at = b;
-        }
-        if let Some(p) = line[at..].find('|') {
-            fill(&mut out, at + p, 1, '│', s.muted);
+            for (i, width) in widths.iter().enumerate() {
+                fill(&mut out, 0, 1, '│', s.muted);
+                pad_last(&mut out, 1);
+                let used = match cells.get(i).and_then(|c| c.get(row)) {
+                    Some((runs, used)) => {
+                        out.extend_from_slice(runs);
+                        *used
+                    }
+                    None => 0,
+                };
+                pad_last(&mut out, width.saturating_sub(used) + 1);
+            }
+            fill(&mut out, 0, 1, '│', s.muted);
         }
         out.into_boxed_slice()
     }
 }
+
+/// The layout of the table around line `index` for `width` columns: each column's
+/// natural width (its widest cell) when they all fit; else each column gets at least
+/// its longest word and the rest is shared out by how much more its cells want;
+/// `None` when even the longest words do not fit.
+fn lay_out(lines: &[String], index: usize, width: usize) -> Table {
+    let in_table = |l: &String| {
+        let (indent, body) = split_indent(l);
+        indent <= 3 && is_table_row(body)
+    };
+    let first = lines[..index]
+        .iter()
+        .rposition(|l| !in_table(l))
+        .map_or(0, |i| i + 1);
+    let last = lines[index..]
+        .iter()
+        .position(|l| !in_table(l))
+        .map_or(lines.len(), |i| index + i);
+    let mut natural: Vec<usize> = Vec::new();
+    let mut narrowest: Vec<usize> = Vec::new();
+    for row in &lines[first..last] {
+        if is_delimiter_row(row) {
+            continue;
+        }
+        for (i, (a, b)) in cells(row).into_iter().enumerate() {
+            let (all, word) = measure(&row[a..b]);
+            if natural.len() <= i {
+                natural.push(0);
+                narrowest.push(0);
+            }
+            natural[i] = natural[i].max(all);
+            narrowest[i] = narrowest[i].max(word);
+        }
+    }
+    // `│ ` before each cell, ` ` after it, and the closing `│`; and a blank column
+    // kept before the pane's border, which would otherwise double the closing `│`.
+    let frame = 3 * natural.len() + 1;
+    let width = width.saturating_sub(1);
+    let wanted: usize = natural.iter().sum();
+    let widths = if wanted + frame <= width {
+        Some(natural)
+    } else if narrowest.iter().sum::<usize>() + frame > width {
+        None
+    } else {
+        Some(share_out(&natural, &narrowest, width - frame))
+    };
+    Table {
+        first,
+        last,
+        widths,
+    }
+}
+
+/// Column widths summing to `room`: each at least `narrowest`, never more than
+/// `natural`, the columns that want more getting more.
+fn share_out(natural: &[usize], narrowest: &[usize], room: usize) -> Vec<usize> {
+    let mut widths = narrowest.to_vec();
+    let spare = room.saturating_sub(widths.iter().sum());
+    let wants: Vec<usize> = natural
+        .iter()
+        .zip(narrowest)
+        .map(|(n, m)| n.saturating_sub(*m))
+        .collect();
+    let total: usize = wants.iter().sum();
+    if total == 0 {
+        return widths;
+    }
+    let mut given = 0;
+    for (w, want) in widths.iter_mut().zip(&wants) {
+        let share = (spare * want / total).min(*want);
+        *w += share;
+        given += share;
+    }
+    // What rounding left over, one column at a time to those still short.
+    let mut left = spare.saturating_sub(given);
+    while left > 0 {
+        let mut moved = false;
+        for (i, w) in widths.iter_mut().enumerate() {
+            if left > 0 && *w < natural[i] {
+                *w += 1;
+                left -= 1;
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    widths
+}
+
+/// A cell as drawn (its inline delimiters left out): its width and its longest word's.
+fn measure(cell: &str) -> (usize, usize) {
+    let mut all = 0;
+    let mut word = 0;
+    let mut longest = 0;
+    for c in visible_chars(cell).map(|(_, c, _)| c) {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        all += w;
+        if c == ' ' || c == '\t' {
+            word = 0;
+        } else {
+            word += w;
+            longest = longest.max(word);
+        }
+    }
+    (all, longest)
+}
+
+/// The characters of `cell` that are drawn, with their byte offsets and styles.
+fn visible_chars(cell: &str) -> impl Iterator<Item = (usize, char, Style)> + '_ {
+    let mut runs = Vec::new();
+    inline(cell, 0, cell.len(), Style::default(), &PLAIN, &mut runs);
+    runs.into_iter().flat_map(move |r| {
+        let (a, b) = (r.start as usize, r.end as usize);
+        cell.get(a..b)
+            .unwrap_or("")
+            .char_indices()
+            .map(move |(i, c)| (a + i, c, r.style))
+    })
+}
+
+/// The rows of cell `line[a..b]` wrapped at `width`: each as runs over the source
+/// and the columns it takes.
+fn cell_rows(
+    line: &str,
+    a: usize,
+    b: usize,
+    width: usize,
+    s: &Styles,
+) -> Vec<(Vec<StyleRun>, usize)> {
+    let mut runs = Vec::new();
+    inline(line, a, b, s.body, s, &mut runs);
+    let chars: Vec<(usize, char, Style)> = runs
+        .iter()
+        .flat_map(|r| {
+            let (start, end) = (r.start as usize, r.end as usize);
+            line.get(start..end)
+                .unwrap_or("")
+                .char_indices()
+                .map(move |(i, c)| (start + i, c, r.style))
+        })
+        .collect();
+    if chars.is_empty() {
+        return Vec::new();
+    }
+    let width = u16::try_from(width).unwrap_or(u16::MAX).max(1);
+    crate::tui::wrap::row_ranges(chars.iter().map(|(_, c, _)| *c), width)
+        .into_iter()
+        .map(|(from, to)| {
+            let mut row: Vec<StyleRun> = Vec::new();
+            let mut used = 0;
+            for &(at, c, style) in &chars[from..to] {
+                used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                let end = (at + c.len_utf8()) as u32;
+                match row.last_mut() {
+                    Some(last) if last.end == at as u32 && last.style == style => last.end = end,
+                    _ => row.push(StyleRun {
+                        start: at as u32,
+                        end,
+                        style,
+                        pad: 0,
+                        fill: ' ',
+                    }),
+                }
+            }
+            (row, used)
+        })
+        .collect()
+}
+
+/// Unstyled looks, for measuring a cell.
+const PLAIN: Styles = Styles {
+    body: Style::new(),
+    marker: Style::new(),
+    code: Style::new(),
+    link: Style::new(),
+    muted: Style::new(),
+    levels: [Style::new(); 4],
+};
 
 fn whole(line: &str, style: Style) -> Runs {
     Box::new([StyleRun {
@@ -455,24 +654,6 @@ fn cells(line: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Width of a cell as drawn: its text less the inline delimiters.
-fn visible_width(cell: &str) -> usize {
-    let mut out = Vec::new();
-    let styles = Styles {
-        body: Style::default(),
-        marker: Style::default(),
-        code: Style::default(),
-        link: Style::default(),
-        muted: Style::default(),
-        levels: [Style::default(); 4],
-    };
-    inline(cell, 0, cell.len(), Style::default(), &styles, &mut out);
-    out.iter()
-        .filter_map(|r| cell.get(r.start as usize..r.end as usize))
-        .map(UnicodeWidthStr::width)
-        .sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,7 +662,7 @@ mod tests {
     fn rendered(text: &str) -> Vec<String> {
         warm_now();
         let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        let mut r = MarkdownRenderer::new("base16-ocean.dark").unwrap();
+        let mut r = MarkdownRenderer::new("base16-ocean.dark", usize::MAX).unwrap();
         (0..lines.len())
             .map(|i| {
                 let runs = r.next_line(&lines, i);
@@ -512,6 +693,87 @@ mod tests {
         assert_eq!(out[2], "│ FR-01 │ add a book │");
     }
 
+    /// Each line's screen rows at `width` (a table row may take several).
+    fn rows_at(text: &str, width: usize) -> Vec<Vec<String>> {
+        warm_now();
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let mut r = MarkdownRenderer::new("base16-ocean.dark", width).unwrap();
+        (0..lines.len())
+            .map(|i| {
+                let runs = r.next_line(&lines, i);
+                match crate::tui::highlight::split_rows(&runs) {
+                    Some(rows) => rows
+                        .iter()
+                        .map(|row| styled_line(&lines[i], row).to_string())
+                        .collect(),
+                    None => vec![styled_line(&lines[i], &runs).to_string()],
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn cells_wrap_inside_their_columns_when_the_table_is_too_wide() {
+        let text = "| id | what it does |\n|---|---|\n| FR-01 | keeps **every** task in one SQLite file |\n| FR-2 | lists |";
+        // Natural: 5 and 35 columns, 47 with the grid. In 31 columns (30 and a blank
+        // before the border) the second column gets its longest word (6) and all the
+        // spare room: 18.
+        let out = rows_at(text, 31);
+        assert_eq!(out[0], ["│ id    │ what it does       │"]);
+        assert_eq!(out[1], ["├───────┼────────────────────┤"]);
+        assert_eq!(
+            out[2],
+            [
+                "│ FR-01 │ keeps every task   │",
+                "│       │ in one SQLite file │"
+            ]
+        );
+        assert_eq!(out[3], ["│ FR-2  │ lists              │"]);
+        for rows in &out {
+            for row in rows {
+                assert_eq!(
+                    unicode_width::UnicodeWidthStr::width(row.as_str()),
+                    30,
+                    "{row:?}"
+                );
+            }
+        }
+        // Wide enough: one row each, at the cells' own widths.
+        let wide = rows_at(text, 200);
+        assert!(wide.iter().all(|rows| rows.len() == 1), "{wide:?}");
+        assert_eq!(
+            wide[2][0],
+            "│ FR-01 │ keeps every task in one SQLite file │"
+        );
+    }
+
+    #[test]
+    fn a_table_that_cannot_fit_even_at_its_narrowest_is_drawn_as_source() {
+        let text = "| id | name |\n|---|---|\n| FR-01 | a_very_long_identifier_name |";
+        let out = rows_at(text, 20);
+        assert_eq!(out[0], ["| id | name |"]);
+        assert_eq!(out[1], ["|---|---|"]);
+        assert_eq!(out[2], ["| FR-01 | a_very_long_identifier_name |"]);
+        // Its longest word fits: a grid again.
+        let out = rows_at(text, 40);
+        assert!(
+            rows_at(text, 39)[1][0].starts_with('|'),
+            "no room for the blank"
+        );
+        assert_eq!(out[1], ["├───────┼─────────────────────────────┤"]);
+        assert_eq!(out[2], ["│ FR-01 │ a_very_long_identifier_name │"]);
+    }
+
+    #[test]
+    fn column_widths_are_shared_out_by_what_the_cells_want() {
+        // Room for 30: each keeps its longest word, the spare 16 goes by how much more
+        // each wants (10 and 30 more: a quarter and three quarters).
+        assert_eq!(share_out(&[14, 40], &[4, 10], 30), [8, 22]);
+        // Never more than a column wants; the rest is left.
+        assert_eq!(share_out(&[5, 9], &[5, 3], 30), [5, 9]);
+        assert_eq!(share_out(&[3, 3], &[3, 3], 4), [3, 3]);
+    }
+
     #[test]
     fn a_conflict_is_drawn_as_one_not_as_markdown() {
         let text = "intro\n<<<<<<< reviewer\n| mine |\n||||||| base\n> old\n=======\n# theirs\n>>>>>>> architect\n**after**";
@@ -538,7 +800,7 @@ mod tests {
             ]
         );
         let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        let mut r = MarkdownRenderer::new("base16-ocean.dark").unwrap();
+        let mut r = MarkdownRenderer::new("base16-ocean.dark", usize::MAX).unwrap();
         r.next_line(&lines, 0);
         let code = r.next_line(&lines, 1);
         let colours: std::collections::HashSet<_> = code
@@ -554,7 +816,7 @@ mod tests {
         let lines: Vec<String> = ["## Title", "1. item text", "# Top", "### Third"]
             .map(String::from)
             .to_vec();
-        let mut r = MarkdownRenderer::new("base16-ocean.dark").unwrap();
+        let mut r = MarkdownRenderer::new("base16-ocean.dark", usize::MAX).unwrap();
         let styles = r.styles;
         let h = r.next_line(&lines, 0);
         assert!(

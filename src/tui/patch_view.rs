@@ -159,10 +159,15 @@ pub struct CostMeter {
 }
 
 impl CostMeter {
-    /// Takes a journal entry; only `cycle_cost` entries count.
-    /// The costs the core computed (on `volk open`, and after every transition).
+    /// The costs the core computed (on `volk open`, and after every transition): the
+    /// cycles whose answer was read (see [`Cost::answered`]), so a failed call's input
+    /// alone never shows as a cycle.
     pub fn restore(&mut self, costs: &[CycleCost]) {
-        self.costs = costs.iter().map(|c| (c.cycle, c.cost)).collect();
+        self.costs = costs
+            .iter()
+            .filter(|c| c.cost.answered())
+            .map(|c| (c.cycle, c.cost))
+            .collect();
     }
 
     pub fn latest(&self) -> Option<Cost> {
@@ -247,6 +252,27 @@ mod tests {
             "follows the block being written"
         );
         assert_eq!(live.label(Section::FileTree), None);
+    }
+
+    #[test]
+    fn a_resumed_meter_shows_the_last_answered_cycle_as_the_live_one_did() {
+        // Cycle 3's call failed: the ledger holds only what it sent.
+        let mut ledger = crate::volk::patch_cycle::PatchLedger::default();
+        ledger.record_input(1, 4_000, None);
+        let design = crate::design::Artifacts {
+            architecture: "x".repeat(4_000),
+            ..Default::default()
+        };
+        ledger.first_cycle(&"x".repeat(4_000), &design);
+        ledger.record_input(3, 5_000, None);
+        // Live, the meter had the core's list as cycle 1 ended; resumed, the list as
+        // cycle 3's failed call left it.
+        let mut live = CostMeter::default();
+        live.restore(&ledger.costs[..1]);
+        let mut resumed = CostMeter::default();
+        resumed.restore(&ledger.costs);
+        assert_eq!(resumed.latest(), live.latest());
+        assert!(resumed.latest().unwrap().answered());
     }
 
     #[test]

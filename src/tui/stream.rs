@@ -266,9 +266,13 @@ impl App {
                 doc.set_tail("");
             }
         }
+        // The tab bar follows the stream while the tab shown follows it too: a person
+        // who scrolled away in it keeps their place, as one who picked a tab does.
         if let (Follow::Stream, Some(section), None) = (self.tab_follow, growing, &self.old_cycle)
             && live.purpose != Purpose::Reflect
             && live.purpose != Purpose::Plan
+            && (self.tab.section().is_none()
+                || self.views[self.tab.index()].follow == Follow::Stream)
         {
             self.tab = Tab::Artifact(section);
         }

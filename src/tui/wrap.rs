@@ -124,13 +124,24 @@ pub fn wrap_line<'a>(line: Line<'a>, width: u16) -> Vec<Line<'a>> {
         .iter()
         .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
         .collect();
-    // Each row as a range of `chars`.
+    row_ranges(chars.iter().map(|(c, _)| *c), width)
+        .into_iter()
+        .map(|(a, b)| styled_row(&chars[a..b]))
+        .collect()
+}
+
+/// The rows of a line of `chars` wrapped at `width`, as ranges of character
+/// indices (the blanks at breaks fall between them). A table cell wraps inside its
+/// column by this same rule.
+pub(crate) fn row_ranges(chars: impl Iterator<Item = char>, width: u16) -> Vec<(usize, usize)> {
     let mut ranges: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;
+    let mut count = 0;
     let mut breaker = Breaker::new(width);
-    for (i, (c, _)) in chars.iter().enumerate() {
-        let w = UnicodeWidthChar::width(*c).unwrap_or(0);
-        match breaker.next(i, *c, w) {
+    for (i, c) in chars.enumerate() {
+        count = i + 1;
+        let w = UnicodeWidthChar::width(c).unwrap_or(0);
+        match breaker.next(i, c, w) {
             Break::None => {}
             Break::Before => {
                 ranges.push((start, i));
@@ -147,13 +158,10 @@ pub fn wrap_line<'a>(line: Line<'a>, width: u16) -> Vec<Line<'a>> {
             Break::Skip => start = i + 1,
         }
     }
-    if start < chars.len() || ranges.is_empty() {
-        ranges.push((start, chars.len()));
+    if start < count || ranges.is_empty() {
+        ranges.push((start.min(count), count));
     }
     ranges
-        .into_iter()
-        .map(|(a, b)| styled_row(&chars[a..b]))
-        .collect()
 }
 
 /// The last `height` rows of `text` wrapped at `width`, each styled `style`: what a

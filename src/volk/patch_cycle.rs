@@ -66,6 +66,15 @@ impl Cost {
         }
     }
 
+    /// Whether an answer of the cycle was read. A call that failed or was cancelled
+    /// records only what it sent (`record_input`), which is not yet the cycle's cost:
+    /// the `cycle_cost` journal entry, which the live workbench shows, is written only
+    /// once an answer is read. Whoever shows the ledger's costs (a resumed or second
+    /// workbench) leaves such a cycle out, so every instance shows the same figure.
+    pub fn answered(&self) -> bool {
+        self.full_rewrite_tokens > 0
+    }
+
     /// Tokens not streamed thanks to edit blocks (never negative).
     pub fn saved(&self) -> u64 {
         self.full_rewrite_tokens

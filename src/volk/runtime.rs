@@ -594,9 +594,10 @@ async fn drive(
                     None,
                 );
             }
+            // The figures first: a client that acts on the phase has them already.
+            exec.send_costs(&architect.session);
             exec.send(Event::Phase(architect.phase().clone()));
             exec.send(Event::Review(Box::new(architect.session.review.clone())));
-            exec.send_costs(&architect.session);
         }
         let Some(rx) = commands.as_mut() else {
             match call.take() {
@@ -784,9 +785,9 @@ pub fn start(
         costs_sent: Vec::new(),
     };
     tokio::spawn(async move {
+        exec.send_costs(&architect.session);
         exec.send(Event::Phase(architect.phase().clone()));
         exec.send(Event::Review(Box::new(architect.session.review.clone())));
-        exec.send_costs(&architect.session);
         if let Err(e) = drive(&mut architect, &mut exec, first, Some(command_rx)).await {
             tracing::error!("session runtime stopped: {e}");
         }

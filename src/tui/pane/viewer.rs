@@ -296,16 +296,38 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         let Some(line) = doc.line_ref(index) else {
             break;
         };
+        let own_rows = line.own_rows();
         let drawn = line.to_line();
         let line = &drawn;
-        // Most lines fit: draw them straight from the cache; split only long ones.
+        // Most lines fit: draw them straight from the cache; split only long ones
+        // (a table row taller than one line comes as its own rows).
         let wrapped;
-        let rows: &[Line] = match wrap {
-            Wrap::Soft if line.width() > text_width as usize => {
+        let rows: &[Line] = match (own_rows, wrap) {
+            (Some(own), Wrap::Soft) => {
+                wrapped = own
+                    .into_iter()
+                    .flat_map(|row| {
+                        if row.width() > text_width as usize {
+                            wrap::wrap_line(row, text_width)
+                        } else {
+                            vec![row]
+                        }
+                    })
+                    .collect::<Vec<_>>();
+                &wrapped
+            }
+            (Some(own), Wrap::Off) => {
+                wrapped = own
+                    .into_iter()
+                    .map(|row| wrap::skip_columns(row, left))
+                    .collect();
+                &wrapped
+            }
+            (None, Wrap::Soft) if line.width() > text_width as usize => {
                 wrapped = wrap::wrap_line(line.clone(), text_width);
                 &wrapped
             }
-            Wrap::Off if left > 0 => {
+            (None, Wrap::Off) if left > 0 => {
                 wrapped = vec![wrap::skip_columns(line.clone(), left)];
                 &wrapped
             }
