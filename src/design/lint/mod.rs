@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod diagnostic;
+pub mod endpoints;
 pub mod report;
 pub mod rules;
 pub mod scope;

@@ -258,6 +258,17 @@ pub fn is_wiring(path: &str) -> bool {
             .any(|d| matches!(d, "migrations" | "migration" | "migrate"))
 }
 
+/// Configuration by its name (`config.py`, `settings.py`, `app.config.ts`): it needs
+/// no test even when the spec gives it a loader.
+pub fn is_config_path(path: &str) -> bool {
+    let lower = file_name(path).to_ascii_lowercase();
+    let stem = lower.split_once('.').map_or(lower.as_str(), |(s, _)| s);
+    matches!(
+        stem,
+        "config" | "settings" | "configuration" | "constants" | "application"
+    ) || lower.contains(".config.")
+}
+
 /// Files that need no test by their name alone: wiring, module files, migrations,
 /// schemas, DTOs, type declarations and configuration.
 pub fn is_declarative_path(path: &str) -> bool {
