@@ -670,10 +670,27 @@ fn classes(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnostic>
         .collect();
     let scope = super::scope::DiagramScope::read(&artifacts.class_diagram);
     let mut reported: HashSet<&str> = HashSet::default();
-    for c in model.api.classes() {
+    // A class declared in a DTO file (`dto/create-event.dto.ts`) is a DTO whatever its
+    // name (`EventView`), for a diagram that leaves DTOs out.
+    let dto_modules: Vec<bool> = model
+        .api
+        .modules
+        .iter()
+        .map(|m| names::is_dto_path(&m.name))
+        .collect();
+    let classes = model
+        .api
+        .modules
+        .iter()
+        .zip(&dto_modules)
+        .flat_map(|(m, dto)| m.classes.iter().map(move |c| (c, *dto)));
+    for (c, in_dto_file) in classes {
         let Some(all) = by_name.get(c.name.as_str()) else {
             continue;
         };
+        if in_dto_file && scope.leaves_out_dtos() {
+            continue;
+        }
         // A name only mentioned, or a type alias, is no class the diagram must draw;
         // of several declarations of one name, the first is reported.
         if matches!(c.kind, ClassKind::Mentioned | ClassKind::Alias)

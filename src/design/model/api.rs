@@ -372,17 +372,26 @@ struct ClassHeader {
 }
 
 fn class_kind(word: &str) -> Option<ClassKind> {
-    Some(match word.to_ascii_lowercase().as_str() {
-        "class" | "dataclass" | "name" => ClassKind::Class,
-        "struct" => ClassKind::Struct,
-        "interface" | "protocol" => ClassKind::Interface,
-        "trait" => ClassKind::Trait,
-        "enum" => ClassKind::Enum,
-        "record" => ClassKind::Record,
-        "object" => ClassKind::Object,
-        "type" | "typealias" => ClassKind::Alias,
-        _ => return None,
-    })
+    // runs on most lines of a spec: no allocation for the words that are none
+    if word.len() > 9 || word.len() < 4 {
+        return None;
+    }
+    let mut lower = [0u8; 9];
+    lower[..word.len()].copy_from_slice(word.as_bytes());
+    lower.make_ascii_lowercase();
+    Some(
+        match std::str::from_utf8(&lower[..word.len()]).unwrap_or("") {
+            "class" | "dataclass" | "name" => ClassKind::Class,
+            "struct" => ClassKind::Struct,
+            "interface" | "protocol" => ClassKind::Interface,
+            "trait" => ClassKind::Trait,
+            "enum" => ClassKind::Enum,
+            "record" => ClassKind::Record,
+            "object" => ClassKind::Object,
+            "type" | "typealias" => ClassKind::Alias,
+            _ => return None,
+        },
+    )
 }
 
 /// `class Store(Base):`, `pub struct Store`, `public sealed record Line(…)`, `type
@@ -411,18 +420,11 @@ fn class_header(content: &str) -> Option<ClassHeader> {
     ) {
         return None;
     }
-    loop {
-        let before = rest;
-        for m in CLASS_MODIFIERS {
-            if let Some(r) = rest.strip_prefix(m)
-                && r.starts_with(' ')
-            {
-                rest = r.trim_start();
-            }
-        }
-        if rest.len() == before.len() {
-            break;
-        }
+    // Modifiers are whole words: compare the first word, not every modifier as a prefix.
+    while let Some(end) = rest.find(' ')
+        && CLASS_MODIFIERS.contains(&&rest[..end])
+    {
+        rest = rest[end..].trim_start();
     }
     let word_end = rest.find(|c: char| !c.is_ascii_alphabetic())?;
     let word = &rest[..word_end];
@@ -631,10 +633,9 @@ fn function_header(content: &str, code: bool) -> Option<(String, usize)> {
     // `parse<'a>`, `Application.module`, `Route.syncRoutes`
     let trimmed = trimmed.split('<').next().unwrap_or(trimmed);
     let name = trimmed.rsplit('.').next().unwrap_or(trimmed);
-    let has_prefix = before.split_whitespace().count() > 1;
     let method_word = code
         && METHOD_STATEMENT_WORDS.contains(&name)
-        && (has_prefix || declares_after(&content[paren..]));
+        && (before.split_whitespace().nth(1).is_some() || declares_after(&content[paren..]));
     if name.is_empty()
         || !name.chars().all(is_ident_char)
         || name.chars().next().is_some_and(|c| c.is_ascii_digit())
@@ -794,12 +795,24 @@ fn code_part(content: &str, backticked: bool) -> (usize, &str) {
         let end = content.find('`').unwrap_or(content.len());
         return (0, &content[..end]);
     }
-    let mut end = content.len();
-    for marker in ["//", " # ", "  #", " — ", " – ", "\t#"] {
-        if let Some(i) = content.find(marker) {
-            end = end.min(i);
-        }
-    }
+    // one pass over the bytes that can start a marker (`//`, ` # `, `  #`, ` — `,
+    // ` – `, a tab and `#`), not a substring search per marker
+    let bytes = content.as_bytes();
+    let end = memchr::memchr3_iter(b'/', b' ', b'\t', bytes)
+        .find(|&i| {
+            let rest = &bytes[i..];
+            match bytes[i] {
+                b'/' => rest.starts_with(b"//"),
+                b'\t' => rest.get(1) == Some(&b'#'),
+                _ => {
+                    rest.starts_with(" # ".as_bytes())
+                        || rest.starts_with("  #".as_bytes())
+                        || rest.starts_with(" — ".as_bytes())
+                        || rest.starts_with(" – ".as_bytes())
+                }
+            }
+        })
+        .unwrap_or(content.len());
     (0, &content[..end])
 }
 
@@ -1370,6 +1383,7 @@ fn read_import(spec: &mut ApiSpec, trimmed: &str) -> bool {
 /// `**Order** — aggregate root …`, `- **Bookmark**: …`: a name the spec specifies in
 /// prose, with its offset in `content`.
 fn bold_name(content: &str) -> Option<(String, usize)> {
+    memchr::memchr(b'*', content.as_bytes())?;
     let inner = content.strip_prefix("**").or_else(|| {
         // content_start has already skipped a leading `**`
         content

@@ -258,6 +258,15 @@ pub fn is_wiring(path: &str) -> bool {
             .any(|d| matches!(d, "migrations" | "migration" | "migrate"))
 }
 
+/// A file of DTOs by its name or directory (`create-event.dto.ts`, `dto/…`, `dtos.py`).
+pub fn is_dto_path(path: &str) -> bool {
+    let lower = file_name(path).to_ascii_lowercase();
+    let stem = lower.split_once('.').map_or(lower.as_str(), |(s, _)| s);
+    matches!(stem, "dto" | "dtos")
+        || lower.contains(".dto.")
+        || path.split('/').any(|d| matches!(d, "dto" | "dtos"))
+}
+
 /// Configuration by its name (`config.py`, `settings.py`, `app.config.ts`): it needs
 /// no test even when the spec gives it a loader.
 pub fn is_config_path(path: &str) -> bool {

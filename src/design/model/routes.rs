@@ -292,10 +292,16 @@ pub fn read(spec: &str) -> Routes {
             continue;
         }
         let indent = line.indent();
-        let key = trimmed
-            .split_once(':')
-            .map(|(k, _)| k.trim().trim_matches(['"', '\'']))
-            .unwrap_or("");
+        // a key only matters inside `paths:` or `servers:`, or to open them
+        let keyed = paths.is_some() || servers.is_some() || trimmed.starts_with(['p', 's', '"']);
+        let key = if keyed {
+            trimmed
+                .split_once(':')
+                .map(|(k, _)| k.trim().trim_matches(['"', '\'']))
+                .unwrap_or("")
+        } else {
+            ""
+        };
         if let Some(s) = servers {
             if indent <= s && !trimmed.starts_with('-') {
                 servers = None;
@@ -414,8 +420,11 @@ fn handlers_of_line(
     let has_call =
         memchr::memchr(b'(', bytes).is_some() && memchr::memchr2(b'"', b'\'', bytes).is_some();
     if !has_mark && !has_call {
-        // a line that is neither: a class takes the pending prefix, a method the routes
-        settle(routes, prefix, pending, declares_class(text));
+        // a line that is neither: a class takes the pending prefix, a method the
+        // routes; with nothing pending and no prefix there is nothing to settle
+        if !pending.is_empty() || !prefix.is_empty() {
+            settle(routes, prefix, pending, declares_class(text));
+        }
         return;
     }
     let mut rest_at = 0;
