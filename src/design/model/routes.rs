@@ -227,21 +227,21 @@ fn router_call(text: &str) -> Option<(Option<&'static str>, String, usize)> {
             word,
             "HandleFunc" | "Handle" | "all" | "use" | "Any" | "Map"
         );
+        // a chained call (`r.With(auth).Get("/x", h)`) goes on to the next word
         let method = if any {
             None
-        } else if let Some(m) = word.strip_prefix("Map") {
-            Some(method_of(m)?)
         } else {
-            let m = method_of(word);
-            m?;
-            m
+            match method_of(word.strip_prefix("Map").unwrap_or(word)) {
+                Some(m) => Some(m),
+                None => continue,
+            }
         };
         let args = &rest[1..];
         let Some((open, first)) = first_string(args) else {
             continue;
         };
         // the route must be the first argument
-        if args[..open - 1].trim().len() > 0 {
+        if !args[..open - 1].trim().is_empty() {
             continue;
         }
         let (method, route, skip) = match first.split_once(' ') {
@@ -569,7 +569,7 @@ mod tests {
                 (Some("DELETE"), "/loans/x".to_string())
             ]
         );
-        let go = "```yaml\npaths:\n  /links:\n    post: {}\n```\n\n```go\nfunc (h *Handler) Routes(mux *http.ServeMux) {\n\tmux.HandleFunc(\"GET /links/{id}\", h.Get)\n\tmux.HandleFunc(\"/links\", h.Create)\n\tr.Post(\"/x/{id}\", h.Post)\n\tcfg.Get(\"key\")\n}\n```\n";
+        let go = "```yaml\npaths:\n  /links:\n    post: {}\n```\n\n```go\nfunc (h *Handler) Routes(mux *http.ServeMux) {\n\tmux.HandleFunc(\"GET /links/{id}\", h.Get)\n\tmux.HandleFunc(\"/links\", h.Create)\n\tr.With(auth).Post(\"/x/{id}\", h.Post)\n\tcfg.Get(\"key\")\n}\n```\n";
         assert_eq!(
             handlers(go),
             [
