@@ -69,14 +69,14 @@ pub fn test_convention(language: Option<Language>) -> String {
     };
     let rule = match language {
         Some(l) => format!(
-            "FILE_TREE lists a test for every source module, named the {} way. {}",
+            "FILE_TREE lists a test for every source module that has behaviour (an exception or error type with methods has), named the {} way. {}",
             l.name(),
             checked(lang(l))
         ),
         None => {
             let all: Vec<&str> = Lang::ALL.iter().map(|l| checked(*l)).collect();
             format!(
-                "FILE_TREE lists a test for every source module, named the way of the language you choose. {}",
+                "FILE_TREE lists a test for every source module that has behaviour (an exception or error type with methods has), named the way of the language you choose. {}",
                 all.join(" ")
             )
         }

@@ -84,10 +84,6 @@ pub fn terminated(lines: &[String]) -> String {
 }
 
 impl BlockReader {
-    pub fn new() -> BlockReader {
-        BlockReader::default()
-    }
-
     pub fn body(&self) -> Body {
         self.body
     }
@@ -165,7 +161,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> (BlockReader, Vec<Step>) {
-        let mut r = BlockReader::new();
+        let mut r = BlockReader::default();
         let steps = text.lines().map(|l| r.line(l)).collect();
         (r, steps)
     }

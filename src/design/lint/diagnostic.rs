@@ -26,6 +26,7 @@ rule_codes! {
     ClassNotInDiagram = "D031", Warning, "every API class appears in the class diagram";
     DiagramContradictsApi = "D032", Warning, "diagram members and relationships agree with the API spec";
     UnspecifiedType = "D033", Warning, "every type an API signature or diagram member uses is specified in the design or is the language's own";
+    RouteMismatch = "D034", Warning, "the OpenAPI `paths:` and the routes the API spec's handlers bind agree";
     UnassumedQuestion = "D040", Warning, "every open question states the answer assumed meanwhile";
     UnresolvedConflict = "D050", Error, "no conflict between a reviewer's edit and the architect's revision is left unresolved";
 }
@@ -43,7 +44,7 @@ impl Code {
         use Section::*;
         match self {
             Code::DiagramSyntax | Code::EmptyArtifact | Code::UnassumedQuestion => &[],
-            Code::UnresolvedConflict | Code::PathOutsideProject => &[],
+            Code::UnresolvedConflict | Code::PathOutsideProject | Code::RouteMismatch => &[],
             Code::DuplicateRequirement | Code::UnknownRequirement | Code::UntracedRequirement => {
                 &[Requirements, Architecture, ApiSpec]
             }

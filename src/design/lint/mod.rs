@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub(crate) mod diagnostic;
+pub(crate) mod endpoints;
 pub(crate) mod report;
 pub mod rules;
 pub(crate) mod scope;

@@ -66,6 +66,7 @@ pub fn check(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnosti
     }
     if present.contains(&Section::ApiSpec) {
         super::types::check(model, out);
+        super::endpoints::check(model, out);
     }
     conflicts(artifacts, out);
     for q in model.questions.iter().filter(|q| !q.assumed) {
@@ -469,6 +470,17 @@ fn tests(artifacts: &Artifacts, model: &DesignModel, tree: &TreeFacts, out: &mut
         .filter(|(_, role)| **role == Role::Test)
         .map(|(f, _)| names::TestTarget::of(&f.path))
         .collect();
+    // Tests by the stem they test, so matching stays linear in the tree's size; a
+    // directory's test (Django's `tests.py`) has no stem and is asked every time.
+    let mut by_stem: HashMap<&str, Vec<&names::TestTarget>> = HashMap::default();
+    let mut directory_tests: Vec<&names::TestTarget> = Vec::new();
+    for t in &tests {
+        if t.stem.is_empty() {
+            directory_tests.push(t);
+        } else {
+            by_stem.entry(t.stem.as_str()).or_default().push(t);
+        }
+    }
     // Rust unit tests live in the module: a tree line saying so covers its file, a
     // sentence anywhere else covers every Rust file.
     let in_file_everywhere = [
@@ -485,9 +497,18 @@ fn tests(artifacts: &Artifacts, model: &DesignModel, tree: &TreeFacts, out: &mut
     let api_parts = ComponentList::of(model.api.modules.iter().map(|m| m.name.as_str()));
     let index = ApiIndex::new(model, &api_parts);
     for (file, parts) in tree.sources(model) {
-        if names::is_declarative_path(&file.path)
-            || is_declarative(model, &api_parts, &index, &file.path, parts)
-        {
+        let api = described(model, &api_parts, &index, &file.path, parts);
+        // A name says "declarative" by convention (`errors.ts`, `order.entity.ts`), but
+        // what the spec gives the file decides: a `DomainException` with behaviour
+        // needs its test wherever it lives. Wiring and configuration never do.
+        let exempt = match api {
+            Described::Behaviour => {
+                names::is_wiring(&file.path) || names::is_config_path(&file.path)
+            }
+            Described::Declarative => true,
+            Described::Not => names::is_declarative_path(&file.path),
+        };
+        if exempt {
             continue;
         }
         if file.path.ends_with(".rs") {
@@ -497,7 +518,13 @@ fn tests(artifacts: &Artifacts, model: &DesignModel, tree: &TreeFacts, out: &mut
             }
         }
         let source = names::TestTarget::of_source(&file.path);
-        if !tests.iter().any(|t| t.covers(&source)) {
+        let covered = by_stem
+            .get(source.stem.as_str())
+            .into_iter()
+            .flatten()
+            .chain(&directory_tests)
+            .any(|t| t.covers(&source));
+        if !covered {
             out.push(
                 Diagnostic::new(
                     Code::ModuleWithoutTest,
@@ -552,20 +579,29 @@ impl<'a> ApiIndex<'a> {
     }
 }
 
-/// A file whose API declares no behaviour: its module's classes are all interfaces,
-/// enums, records, aliases or data without methods, and it has no function but a
-/// `main`. A file the spec does not describe is not declarative (D021 says so).
-fn is_declarative(
+/// What the API spec says a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Described {
+    /// The spec does not describe it (D021 says so).
+    Not,
+    /// Only interfaces, enums, records, aliases or data without methods, and no
+    /// function but a `main`.
+    Declarative,
+    /// Something a test can exercise.
+    Behaviour,
+}
+
+fn described(
     model: &DesignModel,
     api_parts: &ComponentList,
     index: &ApiIndex,
     path: &str,
     parts: &[&str],
-) -> bool {
+) -> Described {
     let file = names::file_name(path);
     let stem = file.split_once('.').map_or(file, |(s, _)| s);
     let dir = &parts[..parts.len().saturating_sub(1)];
-    let mut described = false;
+    let mut found = false;
     let own_modules = parts
         .last()
         .and_then(|l| index.by_last.get(l))
@@ -576,13 +612,13 @@ fn is_declarative(
         if m.name.is_empty() || !same_module(api_parts.get(i), parts) {
             continue;
         }
-        described = true;
+        found = true;
         let behaviour = m
             .functions
             .iter()
             .any(|f| !matches!(f.name.as_str(), "main" | "bootstrap"));
         if behaviour || m.classes.iter().any(|c| c.has_behaviour()) {
-            return false;
+            return Described::Behaviour;
         }
     }
     for &(i, c) in index.by_class.get(stem).into_iter().flatten() {
@@ -592,14 +628,19 @@ fn is_declarative(
         let home =
             m.name.is_empty() || same_module(module_parts, dir) || same_module(module_parts, parts);
         if home && class.kind != crate::design::model::ClassKind::Mentioned {
-            described = true;
+            found = true;
             if class.has_behaviour() {
-                return false;
+                return Described::Behaviour;
             }
         }
     }
-    described
+    if found {
+        Described::Declarative
+    } else {
+        Described::Not
+    }
 }
+
 fn classes(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnostic>) {
     use crate::design::model::{ApiClass, ClassKind};
     let mut by_name: HashMap<&str, Vec<&ApiClass>> = HashMap::default();
@@ -629,10 +670,27 @@ fn classes(artifacts: &Artifacts, model: &DesignModel, out: &mut Vec<Diagnostic>
         .collect();
     let scope = super::scope::DiagramScope::read(&artifacts.class_diagram);
     let mut reported: HashSet<&str> = HashSet::default();
-    for c in model.api.classes() {
+    // A class declared in a DTO file (`dto/create-event.dto.ts`) is a DTO whatever its
+    // name (`EventView`), for a diagram that leaves DTOs out.
+    let dto_modules: Vec<bool> = model
+        .api
+        .modules
+        .iter()
+        .map(|m| names::is_dto_path(&m.name))
+        .collect();
+    let classes = model
+        .api
+        .modules
+        .iter()
+        .zip(&dto_modules)
+        .flat_map(|(m, dto)| m.classes.iter().map(move |c| (c, *dto)));
+    for (c, in_dto_file) in classes {
         let Some(all) = by_name.get(c.name.as_str()) else {
             continue;
         };
+        if in_dto_file && scope.leaves_out_dtos() {
+            continue;
+        }
         // A name only mentioned, or a type alias, is no class the diagram must draw;
         // of several declarations of one name, the first is reported.
         if matches!(c.kind, ClassKind::Mentioned | ClassKind::Alias)

@@ -19,6 +19,8 @@ enum Left {
     Entity,
     Config,
     Test,
+    /// Spring Data, TypeORM and the like: persistence interfaces a diagram often skips.
+    Repository,
 }
 
 const WORDS: &[(&str, Left)] = &[
@@ -42,6 +44,8 @@ const WORDS: &[(&str, Left)] = &[
     ("setting", Left::Config),
     ("option", Left::Config),
     ("test", Left::Test),
+    ("repositor", Left::Repository),
+    ("dao", Left::Repository),
 ];
 
 /// Words that make a sentence say something is left out.
@@ -107,6 +111,11 @@ impl DiagramScope {
         scope
     }
 
+    /// The diagram says DTOs are left out (or leaves out all it does not draw).
+    pub fn leaves_out_dtos(&self) -> bool {
+        self.partial || self.kinds.contains(&Left::Dto)
+    }
+
     pub fn leaves_out(&self, class: &ApiClass) -> bool {
         if self.partial || self.names.contains(&class.name) {
             return true;
@@ -129,6 +138,9 @@ impl DiagramScope {
                 .iter()
                 .any(|s| name.ends_with(s)),
             Left::Test => name.ends_with("Test") || name.ends_with("Tests"),
+            Left::Repository => ["Repository", "Repo", "Dao", "DAO"]
+                .iter()
+                .any(|s| name.ends_with(s)),
         })
     }
 }
@@ -152,6 +164,17 @@ mod tests {
             .map(|c| c.name.as_str())
             .collect();
         assert_eq!(left, ["PlaceOrderDto", "OrdersModule"]);
+        let repos =
+            DiagramScope::read("%% Spring Data repositories and the request records are omitted.");
+        let java = api::parse(
+            "```java\npublic interface BookRepository extends JpaRepository<Book, UUID> {}\npublic record BorrowRequest(UUID bookId) {}\npublic class Book {}\n```\n",
+        );
+        let left: Vec<&str> = java
+            .classes()
+            .filter(|c| repos.leaves_out(c))
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(left, ["BookRepository", "BorrowRequest"]);
         let named = DiagramScope::read(
             "Records used only as request bodies (`CreateInvoice`) are omitted.",
         );

@@ -155,6 +155,30 @@ const STATEMENT_WORDS: &[&str] = &[
     "and", "or", "not", "is", "the", "a", "an", "see", "of", "to", "in",
 ];
 
+/// Statement words that are also method names people declare: a NestJS exception
+/// filter's `catch(exception, host)`, Java's `Money of(BigDecimal)`, a matcher's
+/// `match(input)`. In code they name a method when the line is shaped like a
+/// declaration (a return type or `;` after the parameters, or a type before the name);
+/// a statement (`catch (e) {`) is neither.
+const METHOD_STATEMENT_WORDS: &[&str] = &[
+    "catch", "match", "print", "when", "with", "of", "to", "is", "and", "or", "not", "in",
+    "assert", "yield",
+];
+
+/// Does the text after a name's opening parenthesis close it and go on as a
+/// declaration does (`): void`, `);`, `) -> int`, `)` at the end, `) string`)?
+fn declares_after(params: &str) -> bool {
+    let Some((_, tail)) = balanced(params, '(', ')') else {
+        return false;
+    };
+    let tail = tail.trim_start();
+    tail.is_empty()
+        || tail.starts_with([':', ';', '/'])
+        || tail.starts_with("->")
+        || tail.starts_with(|c: char| c.is_alphabetic() || c == '*' || c == '[')
+            && !tail.starts_with("when")
+}
+
 /// Modifiers before a class word.
 const CLASS_MODIFIERS: &[&str] = &[
     "pub(crate)",
@@ -348,17 +372,26 @@ struct ClassHeader {
 }
 
 fn class_kind(word: &str) -> Option<ClassKind> {
-    Some(match word.to_ascii_lowercase().as_str() {
-        "class" | "dataclass" | "name" => ClassKind::Class,
-        "struct" => ClassKind::Struct,
-        "interface" | "protocol" => ClassKind::Interface,
-        "trait" => ClassKind::Trait,
-        "enum" => ClassKind::Enum,
-        "record" => ClassKind::Record,
-        "object" => ClassKind::Object,
-        "type" | "typealias" => ClassKind::Alias,
-        _ => return None,
-    })
+    // runs on most lines of a spec: no allocation for the words that are none
+    if word.len() > 9 || word.len() < 4 {
+        return None;
+    }
+    let mut lower = [0u8; 9];
+    lower[..word.len()].copy_from_slice(word.as_bytes());
+    lower.make_ascii_lowercase();
+    Some(
+        match std::str::from_utf8(&lower[..word.len()]).unwrap_or("") {
+            "class" | "dataclass" | "name" => ClassKind::Class,
+            "struct" => ClassKind::Struct,
+            "interface" | "protocol" => ClassKind::Interface,
+            "trait" => ClassKind::Trait,
+            "enum" => ClassKind::Enum,
+            "record" => ClassKind::Record,
+            "object" => ClassKind::Object,
+            "type" | "typealias" => ClassKind::Alias,
+            _ => return None,
+        },
+    )
 }
 
 /// `class Store(Base):`, `pub struct Store`, `public sealed record Line(…)`, `type
@@ -387,18 +420,11 @@ fn class_header(content: &str) -> Option<ClassHeader> {
     ) {
         return None;
     }
-    loop {
-        let before = rest;
-        for m in CLASS_MODIFIERS {
-            if let Some(r) = rest.strip_prefix(m)
-                && r.starts_with(' ')
-            {
-                rest = r.trim_start();
-            }
-        }
-        if rest.len() == before.len() {
-            break;
-        }
+    // Modifiers are whole words: compare the first word, not every modifier as a prefix.
+    while let Some(end) = rest.find(' ')
+        && CLASS_MODIFIERS.contains(&&rest[..end])
+    {
+        rest = rest[end..].trim_start();
     }
     let word_end = rest.find(|c: char| !c.is_ascii_alphabetic())?;
     let word = &rest[..word_end];
@@ -444,8 +470,10 @@ fn class_header(content: &str) -> Option<ClassHeader> {
         }
     }
     if go_type {
+        // `struct {`, `struct{ ID string }`, `interface{}`
         let next = tail.split_whitespace().next().unwrap_or("");
-        kind = match next {
+        let word = next.split('{').next().unwrap_or(next);
+        kind = match word {
             "struct" => ClassKind::Struct,
             "interface" => ClassKind::Interface,
             _ => ClassKind::Alias,
@@ -605,10 +633,13 @@ fn function_header(content: &str, code: bool) -> Option<(String, usize)> {
     // `parse<'a>`, `Application.module`, `Route.syncRoutes`
     let trimmed = trimmed.split('<').next().unwrap_or(trimmed);
     let name = trimmed.rsplit('.').next().unwrap_or(trimmed);
+    let method_word = code
+        && METHOD_STATEMENT_WORDS.contains(&name)
+        && (before.split_whitespace().nth(1).is_some() || declares_after(&content[paren..]));
     if name.is_empty()
         || !name.chars().all(is_ident_char)
         || name.chars().next().is_some_and(|c| c.is_ascii_digit())
-        || STATEMENT_WORDS.contains(&name)
+        || STATEMENT_WORDS.contains(&name) && !method_word
         || matches!(
             name,
             "function" | "func" | "fn" | "def" | "fun" | "sizeof" | "typeof"
@@ -764,12 +795,24 @@ fn code_part(content: &str, backticked: bool) -> (usize, &str) {
         let end = content.find('`').unwrap_or(content.len());
         return (0, &content[..end]);
     }
-    let mut end = content.len();
-    for marker in ["//", " # ", "  #", " — ", " – ", "\t#"] {
-        if let Some(i) = content.find(marker) {
-            end = end.min(i);
-        }
-    }
+    // one pass over the bytes that can start a marker (`//`, ` # `, `  #`, ` — `,
+    // ` – `, a tab and `#`), not a substring search per marker
+    let bytes = content.as_bytes();
+    let end = memchr::memchr3_iter(b'/', b' ', b'\t', bytes)
+        .find(|&i| {
+            let rest = &bytes[i..];
+            match bytes[i] {
+                b'/' => rest.starts_with(b"//"),
+                b'\t' => rest.get(1) == Some(&b'#'),
+                _ => {
+                    rest.starts_with(" # ".as_bytes())
+                        || rest.starts_with("  #".as_bytes())
+                        || rest.starts_with(" — ".as_bytes())
+                        || rest.starts_with(" – ".as_bytes())
+                }
+            }
+        })
+        .unwrap_or(content.len());
     (0, &content[..end])
 }
 
@@ -781,12 +824,14 @@ fn is_list_item(text: &str) -> bool {
     }
 }
 
-/// Reads the spec; `default_lang` is the stack the architecture states, used where
-/// neither a fence tag nor a file extension says.
+/// Reads a spec whose architecture states no stack (the tests' shorthand).
+#[cfg(test)]
 pub fn parse(text: &str) -> ApiSpec {
     parse_in(text, Lang::Unknown)
 }
 
+/// Reads the spec; `default_lang` is the stack the architecture states, used where
+/// neither a fence tag nor a file extension says.
 pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
     let mut r = Reader {
         spec: ApiSpec::default(),
@@ -796,7 +841,14 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
     };
     let mut fence: Option<Fence> = None;
     let mut table: Option<Table> = None;
+    // The backticked spans after the first on a list item (`- \`type Clock func()\`;
+    // \`type Limits struct {…}\``): read once the first has set the class they follow.
+    let mut later: Vec<Range<usize>> = Vec::new();
     for line in lines(text) {
+        for span in later.drain(..) {
+            let lang = r.lang(None);
+            read_later_span(&mut r, &text[span.clone()], span.start, lang);
+        }
         let trimmed = line.text.trim();
         if is_fence(trimmed) {
             fence = match fence {
@@ -878,6 +930,13 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
                 continue;
             }
         }
+        if !in_fence && read_imports_line(&mut r.spec, content) {
+            continue;
+        }
+        let backticked = offset > 0 && line.text.as_bytes()[offset - 1] == b'`';
+        if !in_fence && backticked && is_list_item(line.text) {
+            later = later_spans(line.text, line.start);
+        }
         if !in_fence && let Some((name, range)) = module_header(content, level.is_some()) {
             let start = line.start + offset + range.start;
             r.push_module(name, start..start + range.len());
@@ -911,6 +970,24 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
             });
             continue;
         }
+        if !in_fence
+            && backticked
+            && let Some(name) = shape_name(content)
+        {
+            let start = line.start + offset;
+            let m = r.module(start);
+            r.spec.modules[m].classes.push(ApiClass {
+                span: start..start + name.len(),
+                name: name.to_string(),
+                kind: ClassKind::Mentioned,
+                bases: Vec::new(),
+                generics: Vec::new(),
+                methods: Vec::new(),
+                header_types: Vec::new(),
+                lang,
+            });
+            continue;
+        }
         let header = class_header(content)
             .or_else(|| level.and_then(|_| heading_class(content, line.text.contains('`'))));
         if let Some(h) = header {
@@ -925,6 +1002,7 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
                     )
                 })
                 .unwrap_or_default();
+            let methods = inline_members(content, h.at, line.start + offset, lang);
             let m = r.module(start);
             let module = &mut r.spec.modules[m];
             module.classes.push(ApiClass {
@@ -933,7 +1011,7 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
                 kind: h.kind,
                 bases: h.bases,
                 generics: h.generics,
-                methods: Vec::new(),
+                methods,
                 header_types,
                 lang,
             });
@@ -951,7 +1029,6 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
             }
             continue;
         }
-        let backticked = offset > 0 && line.text.as_bytes()[offset - 1] == b'`';
         let code = in_fence || backticked;
         let decorated = strip_decorations(content);
         if decorated.is_empty() {
@@ -964,7 +1041,7 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
         let (receiver, rest, rest_at) = go_receiver(decorated);
         let rest_at = decorated_at + rest_at;
         let Some((name, at)) = function_header(rest, code) else {
-            if !in_fence {
+            if !in_fence && later.is_empty() {
                 inline_declarations(&mut r, line.text, line.start, lang);
             }
             continue;
@@ -1021,7 +1098,186 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
             None => r.spec.modules[m].functions.push(signature),
         }
     }
+    for span in later {
+        let lang = r.lang(None);
+        read_later_span(&mut r, &text[span.clone()], span.start, lang);
+    }
     r.spec
+}
+
+/// The backticked spans of a list item after its first, as ranges of the artifact.
+fn later_spans(line: &str, line_start: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut ticks = memchr::memchr_iter(b'`', line.as_bytes());
+    // the first span: its opening and closing ticks
+    if ticks.next().is_none() || ticks.next().is_none() {
+        return out;
+    }
+    while let (Some(open), Some(close)) = (ticks.next(), ticks.next()) {
+        out.push(line_start + open + 1..line_start + close);
+    }
+    out
+}
+
+/// A declaration in a later backticked span of a list item: a class (mentioned, as
+/// declarations in prose are) or a signature (a Go method goes to its receiver's type, any other to the class
+/// being read). A call (`repo.insert(x)`) is not a signature: only spans with typed
+/// parameters or a return type are read.
+fn read_later_span(r: &mut Reader, code: &str, at: usize, lang: Lang) {
+    // `@IsInt() @Min(1)`: annotations, not a declaration
+    let bare = strip_decorations(code.trim_end());
+    if bare.is_empty() {
+        return;
+    }
+    // `bare` is a suffix of `code` without its trailing space
+    let at = at + (code.trim_end().len() - bare.len());
+    let code = bare;
+    if let Some(h) = class_header(code) {
+        let methods = inline_members(code, h.at, at, lang);
+        let start = at + h.at;
+        let m = r.module(start);
+        r.spec.modules[m].classes.push(ApiClass {
+            span: start..start + h.name.len(),
+            name: h.name,
+            // as a declaration in prose: specified, and the diagram need not draw it
+            kind: ClassKind::Mentioned,
+            bases: h.bases,
+            generics: h.generics,
+            methods,
+            header_types: Vec::new(),
+            lang,
+        });
+        return;
+    }
+    let (receiver, rest, rest_at) = go_receiver(code);
+    let Some(paren) = rest.find('(') else {
+        return;
+    };
+    let typed = balanced(&rest[paren..], '(', ')')
+        .is_some_and(|(inner, tail)| inner.contains([':', ' ']) || !tail.trim().is_empty());
+    if !typed {
+        return;
+    }
+    let Some(sig) = signature_in(rest, at + rest_at, lang) else {
+        return;
+    };
+    let target = match receiver {
+        Some(ty) => find_class(&r.spec, ty),
+        None => r.class.map(|(m, c, _)| (m, c)),
+    };
+    match target {
+        Some((m, c)) if r.spec.modules.get(m).is_some_and(|x| c < x.classes.len()) => {
+            r.spec.modules[m].classes[c].methods.push(sig);
+        }
+        _ => {
+            let m = r.module(sig.span.start);
+            r.spec.modules[m].functions.push(sig);
+        }
+    }
+}
+
+/// A prose line saying what a module imports (`Imports: \`net/http\`, \`Store\` from
+/// \`internal/store\``, `**Uses:** …`): its capitalised names come from elsewhere,
+/// like an import statement's. Nothing on it is a module, a class or a function.
+fn read_imports_line(spec: &mut ApiSpec, content: &str) -> bool {
+    let bare = content.trim_start_matches(['*', '_']);
+    let Some(colon) = bare.find(':') else {
+        return false;
+    };
+    let label = bare[..colon].trim_end_matches(['*', '_']).trim();
+    let is_label = [
+        "imports",
+        "import",
+        "uses",
+        "depends on",
+        "dependencies",
+        "requires",
+    ]
+    .iter()
+    .any(|w| label.eq_ignore_ascii_case(w));
+    if !is_label {
+        return false;
+    }
+    for word in bare[colon..].split(|c: char| !is_ident_char(c)) {
+        if word.starts_with(|c: char| c.is_ascii_uppercase()) {
+            spec.imported.push(word.to_string());
+        }
+    }
+    true
+}
+
+/// A type written as its shape in a list item (`` `CreateEventDto { title: string }` ``,
+/// `` `Page<T> { items: T[] }` ``): the name, specified but not drawn.
+fn shape_name(content: &str) -> Option<&str> {
+    let end = content
+        .find(|c: char| !is_ident_char(c))
+        .unwrap_or(content.len());
+    let name = &content[..end];
+    if !name.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return None;
+    }
+    let mut rest = &content[end..];
+    if let Some((_, r)) = balanced(rest, '<', '>') {
+        rest = r;
+    }
+    rest.trim_start().starts_with('{').then_some(name)
+}
+
+/// The methods of a body closed on its declaration's line (`type Store interface {
+/// Get(id string) (Link, error); Put(l Link) error }`, `interface Clock { now():
+/// Date }`): each `;`-separated member shaped like a signature. Fields (`Code, URL
+/// string`, `id: string`) have no parameter list and are left out.
+fn inline_members(
+    content: &str,
+    name_at: usize,
+    content_start: usize,
+    lang: Lang,
+) -> Vec<Signature> {
+    let Some(open) = content[name_at..].find('{').map(|i| name_at + i) else {
+        return Vec::new();
+    };
+    let Some((body, _)) = balanced(&content[open..], '{', '}') else {
+        return Vec::new();
+    };
+    let body_at = open + 1;
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut part_start = 0;
+    for (i, c) in body
+        .char_indices()
+        .chain(std::iter::once((body.len(), ';')))
+    {
+        match c {
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => depth = depth.saturating_sub(1),
+            ';' if depth == 0 => {
+                let part = &body[part_start..i];
+                let lead = part.len() - part.trim_start().len();
+                let member = strip_decorations(part.trim());
+                let member_at = body_at + part_start + lead + (part.trim().len() - member.len());
+                if let Some(sig) = signature_in(member, content_start + member_at, lang) {
+                    out.push(sig);
+                }
+                part_start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A signature read from a piece of code that starts at `at` in the artifact, with
+/// the types after its name.
+fn signature_in(code: &str, at: usize, lang: Lang) -> Option<Signature> {
+    let (name, name_at) = function_header(code, true)?;
+    let name_end = name_at + name.len();
+    Some(Signature {
+        span: at + name_at..at + name_end,
+        types: signature_types(&code[name_end..], at + name_end, lang),
+        text: code.to_string(),
+        name,
+        lang,
+    })
 }
 
 /// Declarations in backticks inside prose (`` `TicketResponse` is a `record
@@ -1129,6 +1385,7 @@ fn read_import(spec: &mut ApiSpec, trimmed: &str) -> bool {
 /// `**Order** — aggregate root …`, `- **Bookmark**: …`: a name the spec specifies in
 /// prose, with its offset in `content`.
 fn bold_name(content: &str) -> Option<(String, usize)> {
+    memchr::memchr(b'*', content.as_bytes())?;
     let inner = content.strip_prefix("**").or_else(|| {
         // content_start has already skipped a leading `**`
         content
@@ -1411,6 +1668,62 @@ pub fn helper() -> u32
             [("OrderService".to_string(), vec!["place".to_string()])]
         );
         assert_eq!(spec.modules[0].functions[0].name, "fail");
+    }
+
+    #[test]
+    fn one_line_bodies_later_list_spans_imports_lines_and_catch_are_read() {
+        let t = "```go\ntype Store interface { Get(id string) (Link, error); Put(l Link) error }\ntype NotFound struct{ ID string }\nfunc (e NotFound) Error() string\n```\n\n- `func NewMem(c Clock) *Mem` and `type Mem struct`\n- `type Clock func() time.Time`; `type Limits struct { Max int }` (NFR-1)\n- `save(x: Link): void` calls `repo.insert(x)`\n\nImports: `ArgumentsHost` from `@nestjs/common` (see `Store`).\n\n```ts\nexport class Filter implements ExceptionFilter {\n  catch(exception: DomainException, host: ArgumentsHost): void;\n  run(): void {\n    try { go(); }\n    catch (err) {\n    } catch (e) { }\n  }\n}\n```\n- `CreateDto { title: string; when: Date }`\n";
+        let spec = parse(t);
+        let got: Vec<(String, ClassKind, Vec<String>)> = spec
+            .classes()
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    c.kind,
+                    c.methods.iter().map(|m| m.name.clone()).collect(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, ClassKind, Vec<String>)> = [
+            ("Store", ClassKind::Interface, vec!["Get", "Put"]),
+            ("NotFound", ClassKind::Struct, vec!["Error"]),
+            ("Mem", ClassKind::Mentioned, vec![]),
+            ("Clock", ClassKind::Alias, vec![]),
+            ("Limits", ClassKind::Mentioned, vec![]),
+            ("Filter", ClassKind::Class, vec!["catch", "run"]),
+            ("CreateDto", ClassKind::Mentioned, vec![]),
+        ]
+        .into_iter()
+        .map(|(n, k, m)| {
+            (
+                n.to_string(),
+                k,
+                m.into_iter().map(str::to_string).collect(),
+            )
+        })
+        .collect();
+        assert_eq!(got, want);
+        let functions: Vec<&str> = spec
+            .signatures()
+            .filter(|f| spec.classes().all(|c| !c.methods.contains(f)))
+            .map(|f| f.name.as_str())
+            .collect();
+        assert_eq!(functions, ["NewMem", "save"]);
+        assert!(spec.imported.iter().any(|n| n == "ArgumentsHost"));
+        let store = &spec.modules[0].classes[0];
+        let get_types: Vec<&str> = store.methods[0]
+            .types
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect();
+        assert_eq!(get_types, ["Link"]);
+        assert_eq!(&t[store.methods[1].span.clone()], "Put");
+        let catch = &spec
+            .class("Filter")
+            .map(|c| c.methods[0].types.clone())
+            .unwrap_or_default();
+        let catch: Vec<&str> = catch.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(catch, ["DomainException", "ArgumentsHost"]);
     }
 
     #[test]

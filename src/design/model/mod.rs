@@ -8,6 +8,7 @@ pub mod ids;
 pub(crate) mod lang;
 pub mod mermaid;
 pub(crate) mod names;
+pub(crate) mod routes;
 pub(crate) mod text;
 pub(crate) mod tree;
 
@@ -79,6 +80,8 @@ pub struct DesignModel {
     pub tree: FileTree,
     pub api: ApiSpec,
     pub diagram: ClassDiagram,
+    /// The API spec's OpenAPI endpoints and route-bound handlers.
+    pub routes: routes::Routes,
     /// The stack the architecture states.
     pub lang: Lang,
     /// Names the architecture writes in backticks (`ResponseEntity`, `pgxpool.Pool`
@@ -107,6 +110,7 @@ impl DesignModel {
         model.named = backticked_names(&artifacts.architecture);
         model.api = api::parse_in(&artifacts.api_spec, model.lang);
         model.diagram = mermaid::parse(&artifacts.class_diagram);
+        model.routes = routes::read(&artifacts.api_spec);
         model
     }
 }

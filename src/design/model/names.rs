@@ -69,6 +69,7 @@ pub fn file_name(path: &str) -> &str {
 }
 
 /// A source file the API spec is expected to describe (not a test, not plumbing).
+#[cfg(test)]
 pub fn is_source_module(path: &str) -> bool {
     role(path) == Role::Source
 }
@@ -102,6 +103,7 @@ pub fn role(path: &str) -> Role {
 }
 
 /// Test files by the usual conventions of the languages above.
+#[cfg(test)]
 pub fn is_test_file(path: &str) -> bool {
     if source_extension(path).is_none() {
         return false;
@@ -258,6 +260,26 @@ pub fn is_wiring(path: &str) -> bool {
             .any(|d| matches!(d, "migrations" | "migration" | "migrate"))
 }
 
+/// A file of DTOs by its name or directory (`create-event.dto.ts`, `dto/…`, `dtos.py`).
+pub fn is_dto_path(path: &str) -> bool {
+    let lower = file_name(path).to_ascii_lowercase();
+    let stem = lower.split_once('.').map_or(lower.as_str(), |(s, _)| s);
+    matches!(stem, "dto" | "dtos")
+        || lower.contains(".dto.")
+        || path.split('/').any(|d| matches!(d, "dto" | "dtos"))
+}
+
+/// Configuration by its name (`config.py`, `settings.py`, `app.config.ts`): it needs
+/// no test even when the spec gives it a loader.
+pub fn is_config_path(path: &str) -> bool {
+    let lower = file_name(path).to_ascii_lowercase();
+    let stem = lower.split_once('.').map_or(lower.as_str(), |(s, _)| s);
+    matches!(
+        stem,
+        "config" | "settings" | "configuration" | "constants" | "application"
+    ) || lower.contains(".config.")
+}
+
 /// Files that need no test by their name alone: wiring, module files, migrations,
 /// schemas, DTOs, type declarations and configuration.
 pub fn is_declarative_path(path: &str) -> bool {
@@ -297,6 +319,7 @@ pub fn is_declarative_path(path: &str) -> bool {
 
 /// The module a test file is named after: `test_store.py`, `store_test.go`,
 /// `store.test.ts`, `store.spec.js`, `StoreTest.java` all give `store` (lower case).
+#[cfg(test)]
 pub fn tested_stem(path: &str) -> Option<String> {
     tested_stem_of(path).map(str::to_ascii_lowercase)
 }

@@ -40,6 +40,7 @@ pub fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
 /// The lines of `text` that contain `needle` (which holds no line break), as
 /// [`lines`] gives them, found by one pass of a substring search over the whole
 /// text instead of a search per line.
+#[cfg(test)]
 pub fn lines_containing<'a>(text: &'a str, needle: &'a str) -> impl Iterator<Item = Line<'a>> {
     let bytes = text.as_bytes();
     let mut next_line = 0;
