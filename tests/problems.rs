@@ -85,13 +85,13 @@ fn live_reviewing(artifacts: &Artifacts) -> support::live::Live {
     let server = support::provider::Provider::repeating(&answer);
     let mut live = support::live::Live::design(&server);
     live.until("cycle 1 under review, committed", |app| {
-        app.phase == Phase::AwaitingReview { cycle: 1 }
-            && app.last_commit.is_some()
-            && !app.committing
+        *app.model.phase() == Phase::AwaitingReview { cycle: 1 }
+            && app.model.last_commit().is_some()
+            && !app.model.committing()
     });
     for section in Section::ALL {
         assert_eq!(
-            live.app.artifacts.get(section).trim_end(),
+            live.app.model.artifacts().get(section).trim_end(),
             artifacts.get(section).trim_end(),
             "{section:?} as the runtime read it"
         );

@@ -97,11 +97,17 @@ fn reviewing(architecture: &str, previous: Option<&str>) -> App {
         architecture: architecture.into(),
         ..volk::design::Artifacts::default()
     };
-    app.previous = previous.map(|p| volk::design::Artifacts {
+    let previous = previous.map(|p| volk::design::Artifacts {
         architecture: p.into(),
         ..volk::design::Artifacts::default()
     });
-    app.show_artifacts(1, artifacts);
+    // As `volk open` finds a session on disk.
+    app.open_session(volk::tui::model::Restored {
+        finalize: Default::default(),
+        cycle: Some((1, artifacts, previous)),
+        costs: Vec::new(),
+        reflection: None,
+    });
     app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
         cycle: 1,
     })));
@@ -594,9 +600,9 @@ fn tables_wrap_their_cells_inside_their_columns_at_80_and_160_columns() {
     let server = support::provider::Provider::repeating(TABLES);
     let mut live = support::live::Live::design(&server);
     live.until("cycle 1 under review, committed", |app| {
-        app.phase == Phase::AwaitingReview { cycle: 1 }
-            && app.last_commit.is_some()
-            && !app.committing
+        *app.model.phase() == Phase::AwaitingReview { cycle: 1 }
+            && app.model.last_commit().is_some()
+            && !app.model.committing()
     });
     live.app.notice.clear();
     let narrow = live.screen(80, 24);

@@ -107,7 +107,7 @@ fn review_rows(shot: &str, app: &App) -> Vec<String> {
 fn the_selection_is_visible_after_13_j() {
     let mut app = twelve_questions();
     assert!(
-        app.open_questions.len() >= 2,
+        app.model.open_questions().len() >= 2,
         "the drafter asks open questions"
     );
     screen(&mut app, 100, 30);
@@ -116,7 +116,7 @@ fn the_selection_is_visible_after_13_j() {
         screen(&mut app, 100, 30);
     }
     assert_eq!(app.review_pane.selected, 13);
-    let second_open = format!("Q2. {}", app.open_questions[1]);
+    let second_open = format!("Q2. {}", app.model.open_questions()[1]);
     let shot = screen(&mut app, 100, 30);
     let rows = review_rows(&shot, &app);
     assert!(
@@ -129,7 +129,10 @@ fn the_selection_is_visible_after_13_j() {
     // `e` acts on what is seen: the answer composer names that question.
     app.on_key(ch('e'));
     let shot = screen(&mut app, 100, 30);
-    assert!(shot.contains(&app.open_questions[1][..20]), "{shot}");
+    assert!(
+        shot.contains(&app.model.open_questions()[1][..20]),
+        "{shot}"
+    );
     app.on_key(key(KeyCode::Esc));
 
     // Back up to a question: `x` deletes the one on screen.
@@ -170,10 +173,10 @@ fn page_keys_and_top_bottom_move_the_selection_in_the_review_pane() {
     app.on_key(ch('G'));
     assert_eq!(
         app.review_pane.selected,
-        app.draft.questions.len() + app.open_questions.len() - 1
+        app.draft.questions.len() + app.model.open_questions().len() - 1
     );
     let shot = screen(&mut app, 100, 30);
-    let last = format!("Q{}.", app.open_questions.len());
+    let last = format!("Q{}.", app.model.open_questions().len());
     assert!(
         review_rows(&shot, &app)
             .iter()
@@ -181,7 +184,9 @@ fn page_keys_and_top_bottom_move_the_selection_in_the_review_pane() {
         "{shot}"
     );
     app.on_key(key(KeyCode::PageUp));
-    assert!(app.review_pane.selected < app.draft.questions.len() + app.open_questions.len() - 1);
+    assert!(
+        app.review_pane.selected < app.draft.questions.len() + app.model.open_questions().len() - 1
+    );
     app.on_key(ch('g'));
     assert_eq!(app.review_pane.selected, 0);
     let shot = screen(&mut app, 100, 30);

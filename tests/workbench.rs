@@ -98,9 +98,9 @@ fn live_reviewing() -> Live {
     let server = Provider::repeating(&draft(Purpose::Design, &brief()));
     let mut live = Live::design(&server);
     live.until("cycle 1 under review, committed", |app| {
-        app.phase == Phase::AwaitingReview { cycle: 1 }
-            && app.last_commit.is_some()
-            && !app.committing
+        *app.model.phase() == Phase::AwaitingReview { cycle: 1 }
+            && app.model.last_commit().is_some()
+            && !app.model.committing()
     });
     live
 }
@@ -762,7 +762,7 @@ fn error_popup_for_a_refused_key() {
     }));
     let mut live = Live::design(&server);
     live.until("the failed first call", |app| {
-        matches!(app.phase, Phase::Failed { .. })
+        matches!(app.model.phase(), Phase::Failed { .. })
             && matches!(app.popup, Some(volk::tui::popup::Popup::Error(_)))
     });
     let shot = live.screen(100, 28);

@@ -225,10 +225,10 @@ fn s_settles_the_line_item_or_the_tab_and_e_opens_the_editor_at_the_cursor() {
             line: 2
         }]
     );
-    app.edited_by_hand(
-        Section::Requirements,
-        "FUNCTIONAL:\n1. FR-01: Add tasks now.",
-    );
+    app.on_app_event(AppEvent::Loop(LoopEvent::Artifact {
+        section: Section::Requirements,
+        read: Ok("FUNCTIONAL:\n1. FR-01: Add tasks now.".into()),
+    }));
     assert!(
         screen(&mut app, 140, 44).contains("FR-01: Add tasks now."),
         "the edit is shown at once"

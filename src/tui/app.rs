@@ -16,19 +16,16 @@ use ratatui::layout::{Position, Rect};
 
 use crate::brief::{Anchor, Answer, Question};
 use crate::cxp::Feedback;
-use crate::design::questions::open_questions;
-use crate::design::{Artifacts, Section};
+use crate::design::Section;
 use crate::tui::document::{Document, Rendering};
 use crate::tui::draft::Draft;
-use crate::tui::event::{Action, Intent, Phase};
+use crate::tui::event::{Action, Intent};
 use crate::tui::highlight::Grammar;
-use crate::tui::patch_view::CostMeter;
+use crate::tui::model::Model;
 use crate::tui::popup::help::Help;
 use crate::tui::stream::{RawAnswer, StreamState};
 use crate::tui::tab::Tab;
 use crate::tui::theme::Theme;
-use crate::volk::plan_step::PlanCheck;
-use crate::volk::review::ReviewState;
 
 pub use crate::tui::popup::Popup;
 
@@ -124,19 +121,7 @@ pub struct OldCycle {
     pub docs: Vec<Document>,
 }
 
-/// The reflection pass, shown before finalizing.
-#[derive(Debug, Clone, Default)]
-pub struct ReflectionView {
-    pub questions: Vec<String>,
-    pub answers: String,
-}
-
-/// The finalized design: shown on the summary screen.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub packet_path: PathBuf,
-    pub subject: String,
-}
+pub use crate::tui::model::{Outcome, ReflectionView};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
@@ -175,10 +160,10 @@ pub struct HitAreas {
 }
 
 pub struct App {
+    /// What the session is, as the core last said it (written only by its events).
+    pub model: Model,
     pub info: SessionInfo,
     pub theme: Theme,
-    pub phase: Phase,
-    pub cycle: u32,
     pub docs: Vec<Document>,
     pub journal: Document,
     /// How the journal's entries so far label their cycles.
@@ -186,8 +171,6 @@ pub struct App {
     /// The plan tab: the reflection and the execution plan (see [`crate::tui::pane::plan`]).
     pub plan_doc: Document,
     pub plan_prompts: crate::plan::Prompts,
-    /// Why the design is being finalized: at the cycle limit there is no way back.
-    pub finalize: crate::volk::protocol::FinalizeReason,
     pub zoom: Zoom,
     /// The design answer as it arrived, while no section marker has been seen (and
     /// after a failure, the whole unusable answer): never a blank screen.
@@ -211,26 +194,12 @@ pub struct App {
     pub popup: Option<Popup>,
     pub draft: Draft,
     pub draft_changed: bool,
-    pub artifacts: Artifacts,
-    pub previous: Option<Artifacts>,
     pub changed: Vec<Section>,
-    pub open_questions: Vec<String>,
-    /// Threads and settled parts, as the design loop last reported them.
-    pub review: ReviewState,
-    pub last_commit: Option<String>,
-    pub committing: bool,
     pub metrics: Metrics,
     /// What the running call is doing, for the activity line.
     pub activity: crate::tui::activity::Running,
-    /// Why the last reasoner call was sent: the failure popup names what `r` resends.
-    pub last_call: Option<crate::brief::Purpose>,
     /// The notice on screen and the messages log (`M`).
     pub notice: crate::tui::notice::Notices,
-    /// A warning the summary repeats (the cycle limit forced finalization).
-    pub warning: Option<String>,
-    pub reflection: Option<ReflectionView>,
-    pub plan: Option<PlanCheck>,
-    pub outcome: Option<Outcome>,
     pub screen: Screen,
     pub old_cycle: Option<OldCycle>,
     /// The older commit last asked for: a slower answer to an earlier Enter is dropped.
@@ -260,7 +229,6 @@ pub struct App {
     pub(crate) intents: Vec<Intent>,
     /// Per section, the lines an edit block of the running update wrote.
     pub marks: [Vec<bool>; 5],
-    pub cost: CostMeter,
     /// The design compiler's findings on the text shown (see [`crate::tui::problems`]).
     pub problems: crate::tui::problems::Problems,
     /// The trace `*` started last, and whether `n`/`N` follow it or the search.
@@ -284,16 +252,14 @@ impl App {
         let plan_doc = Document::new(Grammar::Plain, &theme.syntax_theme);
         let raw = RawAnswer::new(&theme);
         App {
+            model: Model::default(),
             info,
             theme,
-            phase: Phase::New,
-            cycle: 0,
             docs,
             journal,
             timeline: Default::default(),
             plan_doc,
             plan_prompts: crate::plan::Prompts::Cut,
-            finalize: Default::default(),
             zoom: Zoom::Split,
             raw,
             views: [ViewState::default(); Tab::COUNT],
@@ -310,21 +276,10 @@ impl App {
             popup: None,
             draft: Draft::default(),
             draft_changed: false,
-            artifacts: Artifacts::default(),
-            previous: None,
             changed: Vec::new(),
-            open_questions: Vec::new(),
-            review: ReviewState::default(),
-            last_commit: None,
-            committing: false,
             metrics: Metrics::default(),
             activity: Default::default(),
-            last_call: None,
             notice: Default::default(),
-            warning: None,
-            reflection: None,
-            plan: None,
-            outcome: None,
             screen: Screen::Workbench,
             old_cycle: None,
             wanted_commit: None,
@@ -343,7 +298,6 @@ impl App {
             stream: StreamState::default(),
             intents: Vec::new(),
             marks: Default::default(),
-            cost: CostMeter::default(),
             problems: Default::default(),
             trace: None,
             last_find: Default::default(),
@@ -370,7 +324,7 @@ impl App {
     /// reported (the machine's guards use the same rule). A read-only workbench
     /// refuses each act itself, saying who holds the thread.
     pub fn offers(&self) -> crate::volk::protocol::Offers {
-        crate::volk::protocol::Offers::of(&self.phase, self.finalize, self.info.max_cycles)
+        self.model.offers(self.info.max_cycles)
     }
 
     /// A decision for the design loop.
@@ -460,26 +414,23 @@ impl App {
         self.draft = draft;
     }
 
-    /// Shows a finished cycle (a restored session, or the runtime's report).
-    pub fn show_artifacts(&mut self, cycle: u32, artifacts: Artifacts) {
+    /// Shows the model's cycle in the tabs (a restored session, or the runtime's
+    /// report).
+    pub(crate) fn show_cycle(&mut self) {
         for section in Section::ALL {
-            self.docs[section.index()].set_text(artifacts.get(section));
+            self.docs[section.index()].set_text(self.model.artifacts().get(section));
         }
-        self.open_questions = open_questions(&artifacts.architecture);
-        self.artifacts = artifacts;
-        self.cycle = cycle;
-        self.backdrop_committed(cycle);
+        self.backdrop_committed(self.model.cycle());
     }
 
-    /// An artifact came back from the person's editor: shown now, committed as a
-    /// reviewer edit when the verdict is sent.
-    pub fn edited_by_hand(&mut self, section: Section, text: &str) {
-        if self.artifacts.get(section) == text {
+    /// An artifact came back from the person's editor (or a conflict resolved): shown
+    /// now, committed as a reviewer edit when the verdict is sent.
+    pub(crate) fn edited_by_hand(&mut self, section: Section, unchanged: bool) {
+        if unchanged {
             self.say(format!("{}: no change", section.file_name()));
             return;
         }
-        self.docs[section.index()].set_text(text);
-        self.artifacts.set(section, text.to_string());
+        self.docs[section.index()].set_text(self.model.artifacts().get(section));
         self.say(format!(
             "design/{} edited: it is committed as your edit and kept through the next cycle",
             section.file_name()
@@ -542,14 +493,16 @@ impl App {
     }
 
     pub(crate) fn review_items(&self) -> usize {
-        self.draft.questions.len() + self.open_questions.len() + self.review.threads.len()
+        self.draft.questions.len()
+            + self.model.open_questions().len()
+            + self.model.review().threads.len()
     }
 
     /// The thread under the review pane's cursor, if the cursor is on one.
     pub(crate) fn selected_thread(&self) -> Option<String> {
-        let first = self.draft.questions.len() + self.open_questions.len();
+        let first = self.draft.questions.len() + self.model.open_questions().len();
         let i = self.review_pane.selected.checked_sub(first)?;
-        crate::tui::threads::ordered(&self.review.threads)
+        crate::tui::threads::ordered(&self.model.review().threads)
             .get(i)
             .map(|t| t.id.clone())
     }
@@ -573,7 +526,7 @@ impl App {
             .unwrap_or(crate::design::settled::Mark::Artifact(section));
         let label = mark.label();
         let mut marks = crate::cxp::ReviewMarks::default();
-        if self.review.settled.contains(&label) {
+        if self.model.review().settled.contains(&label) {
             self.say(format!("{label} is no longer settled"));
             marks.unsettled.push(label);
         } else {
@@ -597,14 +550,14 @@ impl App {
     /// Why `key` (a verdict) does nothing now, in words true to the phase: only a
     /// running cycle is worth waiting for.
     pub(crate) fn no_review_now(&self, key: &str) -> String {
-        if self.phase.is_busy() || self.verdict == Verdict::Sent {
+        if self.model.phase().is_busy() || self.verdict == Verdict::Sent {
             format!("{key}: wait until the cycle is ready for review")
-        } else if self.phase.can_retry() {
+        } else if self.model.phase().can_retry() {
             format!("{key}: no cycle is under review; r runs the stopped call again")
         } else {
             format!(
                 "{key}: no cycle is under review ({})",
-                self.phase.short_label()
+                self.model.phase().short_label()
             )
         }
     }
@@ -613,7 +566,7 @@ impl App {
         if self.refuse_read_only("send questions") {
             return;
         }
-        let cycle = match self.phase.reviewed_cycle() {
+        let cycle = match self.model.phase().reviewed_cycle() {
             Some(cycle) if self.verdict != Verdict::Sent => cycle,
             _ => {
                 self.say(self.no_review_now("Ctrl-S"));
@@ -645,7 +598,7 @@ impl App {
             .draft
             .answers
             .iter()
-            .filter(|a| self.open_questions.contains(&a.question))
+            .filter(|a| self.model.open_questions().contains(&a.question))
             .cloned()
             .collect();
         self.intents
@@ -666,14 +619,15 @@ impl App {
     /// it; any other is reopened with a follow-up question.
     pub(crate) fn open_thread(&mut self, id: String) {
         let answered_in = self
-            .review
+            .model
+            .review()
             .threads
             .iter()
             .find(|t| t.id == id)
             .and_then(|t| t.changes.first())
             .and_then(|c| Section::from_key(&c.artifact));
         match answered_in {
-            Some(section) if self.previous.is_some() => self.open_diff_for(section, true),
+            Some(section) if self.model.previous().is_some() => self.open_diff_for(section, true),
             _ => self.open_composer(ComposerTarget::FollowUp(id)),
         }
     }
@@ -787,7 +741,9 @@ impl App {
 mod tests {
     use super::*;
     use crate::brief::Purpose;
+    use crate::design::Artifacts;
     use crate::reasoner::StreamEvent;
+    use crate::tui::event::Phase;
     use crate::tui::event::{AppEvent, LoopEvent};
     use crate::tui::popup::confirm::Confirm;
     use crate::tui::popup::error::Failure;
@@ -1093,14 +1049,14 @@ mod tests {
             level: crate::volk::protocol::Level::Info,
             text: "Max design cycles reached in a message that only quotes it".into(),
         }));
-        assert_eq!(app.warning, None);
+        assert_eq!(app.model.warning(), None);
         app.on_app_event(AppEvent::Loop(LoopEvent::Noticed(Notice::CycleLimit {
             cycle: 2,
             max: 2,
             trace_id: "t".into(),
         })));
         assert_eq!(
-            app.warning.as_deref(),
+            app.model.warning(),
             Some("Max design cycles reached (2): finalizing without READY (trace t)")
         );
     }

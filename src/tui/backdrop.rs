@@ -156,7 +156,7 @@ impl App {
         let nothing_committed = self.backdrop.committed_cycle == 0
             && Section::ALL
                 .iter()
-                .all(|s| self.artifacts.get(*s).is_empty());
+                .all(|s| self.model.artifacts().get(*s).is_empty());
         if nothing_committed {
             let kept = Section::ALL
                 .iter()
@@ -165,7 +165,7 @@ impl App {
             self.backdrop.halted = true;
             if kept && self.backdrop.partial.is_none() {
                 self.backdrop.partial = Some(Partial {
-                    cycle: self.cycle.max(1),
+                    cycle: self.model.cycle().max(1),
                     bytes,
                     how,
                 });
@@ -188,7 +188,7 @@ impl App {
         for section in Section::ALL {
             let i = section.index();
             if std::mem::take(&mut self.backdrop.replaced[i]) {
-                self.docs[i].set_text(self.artifacts.get(section));
+                self.docs[i].set_text(self.model.artifacts().get(section));
                 self.marks[i].clear();
                 any = true;
             }
@@ -206,7 +206,7 @@ impl App {
         if let Some(partial) = self.backdrop.partial {
             return Some(Showing::Partial(partial));
         }
-        let Phase::Designing { cycle } = self.phase else {
+        let Phase::Designing { cycle } = *self.model.phase() else {
             return None;
         };
         let b = &self.backdrop;

@@ -16,6 +16,7 @@ use crate::reasoner::select::ReasonerArgs;
 use crate::tui::app::{App, SessionInfo};
 use crate::tui::draft::{self, DraftError, DraftStore};
 use crate::tui::event::AppEvent;
+use crate::tui::model::Restored;
 use crate::tui::runloop::{self, Channels, Exit};
 use crate::tui::signals::{Signals, Stop};
 use crate::tui::terminal::TerminalGuard;
@@ -235,20 +236,12 @@ pub fn attach(
         reasoner: std::mem::take(&mut app.info.reasoner),
         model: String::new(),
     };
-    app.finalize = overview.finalize;
-    if let Some((cycle, artifacts, previous)) = overview.restored {
-        if let Some(previous) = &previous {
-            app.changed = artifacts.changed_since(previous);
-        }
-        app.show_artifacts(cycle, artifacts);
-        app.previous = previous;
-    }
-    app.cost.restore(&overview.costs);
-    if let Some((questions, answers)) = overview.reflection {
-        // Reopened after READY: the plan tab shows the reflection it was left with.
-        app.reflection = Some(crate::tui::app::ReflectionView { questions, answers });
-        app.refresh_plan_tab();
-    }
+    app.open_session(Restored {
+        finalize: overview.finalize,
+        cycle: overview.restored,
+        costs: overview.costs,
+        reflection: overview.reflection,
+    });
     if let Some(packet) = overview.implement_packet {
         app.on_app_event(AppEvent::Loop(Event::Finalized { packet }));
     }
@@ -346,7 +339,7 @@ fn workbench(
         if exit == Exit::InputClosed {
             tracing::info!("terminal input closed; the draft is saved");
         }
-        if let Some(outcome) = &app.outcome {
+        if let Some(outcome) = app.model.outcome() {
             crate::console::line(&format!(
                 "volk: the {} packet is {}",
                 outcome.subject,

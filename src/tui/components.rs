@@ -5,26 +5,26 @@
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 
 use crate::tui::app::{App, Focus, Screen};
-use crate::tui::keymap::{Binding, Handled};
+use crate::tui::keymap::{Handled, Listed, listed};
 use crate::tui::pane::{diagram, finish, plan, review, summary, tabs, viewer, workbench};
 use crate::tui::popup::{Popup, help};
 
 /// Every component's bindings, in help order.
-pub fn all_bindings() -> Vec<&'static Binding> {
+pub fn all_bindings() -> Vec<&'static dyn Listed> {
     [
-        tabs::BINDINGS,
-        viewer::BINDINGS,
-        diagram::BINDINGS,
-        workbench::BINDINGS,
-        workbench::INTERRUPT,
-        review::BINDINGS,
-        finish::BINDINGS,
-        plan::BINDINGS,
-        summary::BINDINGS,
+        listed(tabs::BINDINGS),
+        listed(viewer::BINDINGS),
+        listed(diagram::BINDINGS),
+        listed(workbench::BINDINGS),
+        listed(workbench::INTERRUPT),
+        listed(review::BINDINGS),
+        listed(finish::BINDINGS),
+        listed(plan::BINDINGS),
+        listed(summary::BINDINGS),
     ]
     .into_iter()
-    .chain(Popup::ALL_BINDINGS)
-    .chain([help::BINDINGS])
+    .chain(Popup::all_bindings())
+    .chain([listed(help::BINDINGS)])
     .flatten()
     .collect()
 }
@@ -51,18 +51,18 @@ pub enum Layer {
 
 impl Layer {
     /// The layer's bindings in the state at hand (a popup's depend on which is open).
-    pub fn bindings(self, app: &App) -> &'static [Binding] {
+    pub fn bindings(self, app: &App) -> Vec<&'static dyn Listed> {
         match self {
-            Layer::Interrupt => workbench::INTERRUPT,
-            Layer::Popup => app.popup.as_ref().map_or(&[], |p| p.bindings()),
-            Layer::Summary => summary::BINDINGS,
-            Layer::Finish => finish::BINDINGS,
-            Layer::Tabs => tabs::BINDINGS,
-            Layer::Plan => plan::BINDINGS,
-            Layer::Workbench => workbench::BINDINGS,
-            Layer::Diagram => diagram::BINDINGS,
-            Layer::Viewer => viewer::BINDINGS,
-            Layer::Review => review::BINDINGS,
+            Layer::Interrupt => listed(workbench::INTERRUPT),
+            Layer::Popup => app.popup.as_ref().map_or(Vec::new(), |p| p.bindings()),
+            Layer::Summary => listed(summary::BINDINGS),
+            Layer::Finish => listed(finish::BINDINGS),
+            Layer::Tabs => listed(tabs::BINDINGS),
+            Layer::Plan => listed(plan::BINDINGS),
+            Layer::Workbench => listed(workbench::BINDINGS),
+            Layer::Diagram => listed(diagram::BINDINGS),
+            Layer::Viewer => listed(viewer::BINDINGS),
+            Layer::Review => listed(review::BINDINGS),
         }
     }
 
@@ -141,7 +141,7 @@ mod tests {
     use super::*;
 
     /// The bindings of [`active_layers`], flattened.
-    fn active_bindings(app: &App) -> Vec<&'static Binding> {
+    fn active_bindings(app: &App) -> Vec<&'static dyn Listed> {
         active_layers(app)
             .into_iter()
             .flat_map(|l| l.bindings(app))
@@ -422,8 +422,8 @@ mod tests {
         for (name, scene) in SCENES {
             let app = scene();
             for layer in active_layers(&app) {
-                for b in layer.bindings(&app).iter().filter(|b| (b.when)(&app)) {
-                    for chord in b.chords {
+                for b in layer.bindings(&app).into_iter().filter(|b| b.acts(&app)) {
+                    for chord in b.chords() {
                         let mut fresh = scene();
                         let handled = layer.handle(&mut fresh, chord.event());
                         assert!(
@@ -431,13 +431,13 @@ mod tests {
                             "{name}: {layer:?} declares {b:?} but ignores {chord:?}"
                         );
                     }
-                    covered.push((b.keys, b.help));
+                    covered.push((b.keys(), b.help()));
                 }
             }
         }
         for b in all_bindings() {
             assert!(
-                b.chords.is_empty() || covered.contains(&(b.keys, b.help)),
+                b.chords().is_empty() || covered.contains(&(b.keys(), b.help())),
                 "no scene presses {b:?}: add one"
             );
         }
@@ -450,7 +450,7 @@ mod tests {
             for layer in active_layers(&app) {
                 let bindings = layer.bindings(&app);
                 // A catch-all binding ("any other key") declares every key.
-                if bindings.iter().any(|b| b.chords.contains(&Chord::AnyKey)) {
+                if bindings.iter().any(|b| b.chords().contains(&Chord::AnyKey)) {
                     continue;
                 }
                 for k in every_key() {
@@ -472,7 +472,7 @@ mod tests {
         for b in all_bindings() {
             assert!(
                 help.iter()
-                    .any(|(_, keys)| keys.contains(&(b.keys, b.help))),
+                    .any(|(_, keys)| keys.contains(&(b.keys(), b.help()))),
                 "{b:?} is not in the help"
             );
         }
@@ -480,8 +480,8 @@ mod tests {
             let app = scene();
             let mut hinted: Vec<&str> = active_bindings(&app)
                 .into_iter()
-                .filter(|b| (b.when)(&app))
-                .filter_map(|b| b.hint.map(|h| h.key))
+                .filter(|b| b.acts(&app))
+                .filter_map(|b| b.hint().map(|h| h.key))
                 .collect();
             hinted.dedup();
             for width in [60, 80, 120] {

@@ -7,10 +7,6 @@
 
 use ratatui::style::{Color, Style};
 
-use crate::design::Section;
-use crate::tui::app::App;
-use crate::tui::event::Intent;
-
 /// The reviewer's side, and the opening marker.
 pub const REVIEWER: Style = Style::new().fg(Color::Cyan);
 /// The architect's side, and the closing marker.
@@ -137,35 +133,6 @@ pub fn resolve(text: &str, region: Region, take: Take) -> String {
     out.extend(kept);
     out.extend(&lines[region.close + 1..]);
     out.join("\n")
-}
-
-impl App {
-    /// The conflict under the cursor of the current artifact tab.
-    pub fn conflict_at_cursor(&self) -> Option<(Section, Region)> {
-        let section = self.tab.section()?;
-        if self.old_cycle.is_some() || self.raw.shown() {
-            return None;
-        }
-        let text = self.artifacts.get(section);
-        let lines: Vec<&str> = text.lines().collect();
-        let cursor = self.views[self.tab.index()].cursor;
-        region_at(&lines, cursor).map(|r| (section, r))
-    }
-
-    /// `<`, `>`, `=`: keeps a side of the conflict under the cursor and has the file
-    /// rewritten (the run loop writes it, as after `E`).
-    pub(crate) fn take_conflict(&mut self, take: Take) {
-        if self.refuse_read_only("resolve conflicts") {
-            return;
-        }
-        let Some((section, region)) = self.conflict_at_cursor() else {
-            self.say("<, >, =: put the cursor inside a conflict (<<<<<<< … >>>>>>>) first".into());
-            return;
-        };
-        let text = resolve(self.artifacts.get(section), region, take);
-        self.views[self.tab.index()].cursor = region.open;
-        self.intents.push(Intent::ResolveConflict { section, text });
-    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
-//! Key bindings as data. Every pane and popup declares its keys once, as a list of
-//! [`Binding`]s next to its key handler; the help window, the key-hint bar and the
-//! README's key list are all written from those lists, and a test presses every
-//! declared key (and every undeclared one) against its handler, so the three cannot
-//! drift from what the keys do.
+//! Key bindings as data. Every pane and popup declares its keys once, as a table of
+//! [`Binding`]s whose key presses carry the component's commands; its `on_key` looks
+//! the key up in that table and matches on the command. The help window, the
+//! key-hint bar and `docs/workbench.md`'s key list are all written from the tables,
+//! and a test presses every declared key (and every undeclared one) against its
+//! handler, so the three cannot drift from what the keys do.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -120,25 +121,20 @@ pub struct Hint {
     pub rank: u8,
 }
 
-/// One key (or a few keys doing one thing) of one component.
-#[derive(Clone, Copy)]
-pub struct Binding {
+/// One key (or a few keys doing one thing) of one component. Each key press carries
+/// the command it runs, so the table is the dispatch: a component's `on_key` looks the
+/// key up ([`command`]) and matches on the command, and no key is written twice.
+pub struct Binding<C: 'static> {
     /// The keys as the help window names them (`j k / ↑ ↓`).
     pub keys: &'static str,
     pub help: &'static str,
     pub group: Group,
     /// In the hint bar when valid; `None`: help only.
     pub hint: Option<Hint>,
-    /// The key presses this binding stands for.
-    pub chords: &'static [Chord],
+    /// The key presses this binding stands for, each with its command.
+    pub chords: &'static [(Chord, C)],
     /// Whether the key acts now; the hint bar lists only keys that do.
     pub when: fn(&App) -> bool,
-}
-
-impl std::fmt::Debug for Binding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({})", self.keys, self.help)
-    }
 }
 
 /// For bindings that always act.
@@ -146,14 +142,14 @@ pub fn always(_: &App) -> bool {
     true
 }
 
-impl Binding {
+impl<C: 'static> Binding<C> {
     /// A binding that always acts and has no hint.
     pub const fn new(
         keys: &'static str,
         help: &'static str,
         group: Group,
-        chords: &'static [Chord],
-    ) -> Binding {
+        chords: &'static [(Chord, C)],
+    ) -> Binding<C> {
         Binding {
             keys,
             help,
@@ -164,19 +160,87 @@ impl Binding {
         }
     }
 
-    pub const fn hint(mut self, key: &'static str, what: &'static str, rank: u8) -> Binding {
+    pub const fn hint(mut self, key: &'static str, what: &'static str, rank: u8) -> Binding<C> {
         self.hint = Some(Hint { key, what, rank });
         self
     }
 
-    pub const fn when(mut self, when: fn(&App) -> bool) -> Binding {
+    pub const fn when(mut self, when: fn(&App) -> bool) -> Binding<C> {
         self.when = when;
         self
     }
+}
 
-    pub fn matches(&self, key: &KeyEvent) -> bool {
-        self.chords.iter().any(|c| c.matches(key))
+/// A binding as the help window, the hint bar and the tests see it: its words and
+/// keys without the component's command type, so every component's table can be
+/// listed together.
+pub trait Listed {
+    fn keys(&self) -> &'static str;
+    fn help(&self) -> &'static str;
+    fn group(&self) -> Group;
+    fn hint(&self) -> Option<Hint>;
+    /// Whether the key acts now.
+    fn acts(&self, app: &App) -> bool;
+    /// The key presses, in declaration order.
+    fn chords(&self) -> Vec<Chord>;
+
+    fn matches(&self, key: &KeyEvent) -> bool {
+        self.chords().iter().any(|c| c.matches(key))
     }
+}
+
+impl<C: 'static> Listed for Binding<C> {
+    fn keys(&self) -> &'static str {
+        self.keys
+    }
+
+    fn help(&self) -> &'static str {
+        self.help
+    }
+
+    fn group(&self) -> Group {
+        self.group
+    }
+
+    fn hint(&self) -> Option<Hint> {
+        self.hint
+    }
+
+    fn acts(&self, app: &App) -> bool {
+        (self.when)(app)
+    }
+
+    fn chords(&self) -> Vec<Chord> {
+        self.chords.iter().map(|(chord, _)| *chord).collect()
+    }
+}
+
+impl std::fmt::Debug for dyn Listed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.keys(), self.help())
+    }
+}
+
+/// A component's table, listed.
+pub fn listed<C: 'static>(table: &'static [Binding<C>]) -> Vec<&'static dyn Listed> {
+    table.iter().map(|b| b as &'static dyn Listed).collect()
+}
+
+/// The command `key` runs in `table`: a key named outright wins over "any printed
+/// character", which wins over "any other key", whatever the order of the table.
+pub fn command<C: Copy + 'static>(table: &[Binding<C>], key: &KeyEvent) -> Option<C> {
+    let specificity = |chord: &Chord| match chord {
+        Chord::Key(..) => 0,
+        Chord::AnyChar => 1,
+        Chord::AnyKey => 2,
+    };
+    (0..3).find_map(|rank| {
+        table
+            .iter()
+            .flat_map(|b| b.chords)
+            .find(|(chord, _)| specificity(chord) == rank && chord.matches(key))
+            .map(|(_, command)| *command)
+    })
 }
 
 /// The help window's lines: `(group title, [(keys, help)])`, every component's
@@ -187,9 +251,9 @@ pub fn help_groups() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
         .iter()
         .map(|group| {
             let mut keys: Vec<(&'static str, &'static str)> = Vec::new();
-            for b in all.iter().filter(|b| b.group == *group) {
-                if !keys.contains(&(b.keys, b.help)) {
-                    keys.push((b.keys, b.help));
+            for b in all.iter().filter(|b| b.group() == *group) {
+                if !keys.contains(&(b.keys(), b.help())) {
+                    keys.push((b.keys(), b.help()));
                 }
             }
             (group.title(), keys)
@@ -206,8 +270,8 @@ pub fn hint_bar(app: &App, width: usize) -> String {
     // The focused pane's keys first, so they win ties of rank.
     let layers = crate::tui::components::active_layers(app);
     for b in layers.iter().rev().flat_map(|l| l.bindings(app)) {
-        if let Some(h) = b.hint
-            && (b.when)(app)
+        if let Some(h) = b.hint()
+            && b.acts(app)
             && !hints.iter().any(|seen| seen.key == h.key)
         {
             hints.push(h);

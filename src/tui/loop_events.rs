@@ -4,43 +4,62 @@
 
 use crate::brief::Question;
 use crate::design::Section;
-use crate::tui::app::{
-    App, Follow, Metrics, OldCycle, Outcome, ReflectionView, Screen, Verdict, new_docs,
-};
+use crate::tui::app::{App, Follow, Metrics, OldCycle, Screen, Verdict, new_docs};
 use crate::tui::backdrop::Halt;
 use crate::tui::event::{AppEvent, LoopEvent, Phase};
+use crate::tui::model::{Model, Restored};
 use crate::tui::popup::Popup;
 use crate::tui::popup::error::Failure;
 use crate::tui::tab::Tab;
 use crate::volk::protocol::Notice;
 
 impl App {
+    /// The session `volk open` found on disk: the model starts from it, and the tabs
+    /// show its last cycle (and the reflection it was left with, after READY).
+    pub fn open_session(&mut self, restored: Restored) {
+        let changed = match &restored.cycle {
+            Some((_, artifacts, Some(previous))) => artifacts.changed_since(previous),
+            _ => Vec::new(),
+        };
+        let has_cycle = restored.cycle.is_some();
+        self.model = Model::opened(restored);
+        if has_cycle {
+            self.changed = changed;
+            self.show_cycle();
+        }
+        if self.model.reflection().is_some() {
+            self.refresh_plan_tab();
+        }
+    }
+
     pub fn on_app_event(&mut self, event: AppEvent) {
+        let event = match event {
+            AppEvent::Loop(event) => event,
+            AppEvent::JobFailed(message) => return self.warn(message),
+        };
+        // What the view needs to know of the session as it was before the event.
+        let phase_changed =
+            matches!(&event, LoopEvent::Phase(phase) if self.model.phase() != phase);
+        let finishing_shown = self.model.reflection().is_some() || self.model.plan().is_some();
+        let unchanged = matches!(&event, LoopEvent::Artifact { section, read: Ok(text) }
+            if self.model.artifacts().get(*section) == text);
+        self.model.apply(&event);
         match event {
-            AppEvent::Loop(LoopEvent::Phase(phase)) => self.on_phase(phase),
-            AppEvent::Loop(LoopEvent::CallStarted { call, purpose }) => {
-                self.last_call = Some(purpose);
+            LoopEvent::Phase(phase) => self.on_phase(phase, phase_changed, finishing_shown),
+            LoopEvent::CallStarted { call, .. } => {
                 self.activity.started(call, std::time::Instant::now())
             }
-            AppEvent::Loop(LoopEvent::Delta {
+            LoopEvent::Delta {
                 call,
                 purpose,
                 event,
-            }) => self.on_delta(call, purpose, event),
-            AppEvent::Loop(LoopEvent::CycleReady {
-                cycle,
-                artifacts,
-                changed,
-            }) => {
+            } => self.on_delta(call, purpose, event),
+            LoopEvent::CycleReady { cycle, changed, .. } => {
                 self.sync_stream();
                 self.end_stream();
                 self.marks = Default::default();
-                if !self.artifacts.is_empty() && self.artifacts != artifacts {
-                    self.previous = Some(self.artifacts.clone());
-                }
                 self.changed = changed;
-                self.show_artifacts(cycle, artifacts);
-                self.committing = true;
+                self.show_cycle();
                 if self.tab_follow == Follow::Stream {
                     self.tab = Tab::default();
                 }
@@ -50,33 +69,15 @@ impl App {
                 }
                 self.clamp_views();
             }
-            AppEvent::Loop(LoopEvent::Committing { .. }) => self.committing = true,
-            AppEvent::Loop(LoopEvent::Committed { short_id, .. }) => {
-                self.committing = false;
-                self.last_commit = Some(short_id);
-            }
-            AppEvent::Loop(LoopEvent::Reflection { questions, answers }) => {
+            LoopEvent::Reflection { .. } | LoopEvent::Plan(_) => {
                 self.end_stream();
-                self.reflection = Some(ReflectionView { questions, answers });
                 self.refresh_plan_tab();
                 self.select_tab(Tab::Plan);
             }
-            AppEvent::Loop(LoopEvent::Plan(check)) => {
-                self.end_stream();
-                self.plan = Some(check);
-                self.refresh_plan_tab();
-                self.select_tab(Tab::Plan);
-            }
-            AppEvent::Loop(LoopEvent::Finalized { packet }) => {
-                self.outcome = Some(Outcome {
-                    packet_path: packet,
-                    subject: "implement".into(),
-                });
-            }
-            AppEvent::Loop(LoopEvent::Metrics {
+            LoopEvent::Metrics {
                 ttft_ms,
                 tokens_per_sec,
-            }) => {
+            } => {
                 self.activity.ended();
                 self.metrics = Metrics {
                     ttft_ms: ttft_ms.or(self.metrics.ttft_ms),
@@ -84,14 +85,14 @@ impl App {
                     reported: true,
                 };
             }
-            AppEvent::Loop(LoopEvent::Stopped { message }) => {
+            LoopEvent::Stopped { message } => {
                 let bytes = self.end_stream();
                 self.backdrop_restore(Halt::Failed, bytes);
                 self.verdict = Verdict::None;
                 self.error(message.clone());
                 self.popup = Some(Popup::Error(Failure::new(message, false, self)));
             }
-            AppEvent::Loop(LoopEvent::Journal(entry)) => {
+            LoopEvent::Journal(entry) => {
                 if self.journal.is_empty() {
                     self.journal
                         .append_lines(&format!("{}\n", crate::tui::timeline::header()));
@@ -99,22 +100,21 @@ impl App {
                 let line = self.timeline.line(&entry);
                 self.journal.append_lines(&format!("{line}\n"));
             }
-            AppEvent::Loop(LoopEvent::Costs(costs)) => self.cost.restore(&costs),
-            AppEvent::Loop(LoopEvent::Artifact { section, read }) => match read {
-                Ok(text) => self.edited_by_hand(section, &text),
+            LoopEvent::Artifact { section, read } => match read {
+                Ok(_) => self.edited_by_hand(section, unchanged),
                 // Left as written; the feedback will be refused until fixed.
                 Err(message) => self.error(message),
             },
-            AppEvent::Loop(LoopEvent::History(commits)) => {
+            LoopEvent::History(commits) => {
                 if let Some(Popup::History(history)) = &mut self.popup {
                     history.commits = Some(commits);
                 }
             }
-            AppEvent::Loop(LoopEvent::OldCycle {
+            LoopEvent::OldCycle {
                 short_id,
                 summary,
                 artifacts,
-            }) => {
+            } => {
                 if self.compared_cycle(&short_id, &summary, &artifacts) {
                     return;
                 }
@@ -137,38 +137,23 @@ impl App {
                 self.popup = None;
                 self.clamp_views();
             }
-            AppEvent::Loop(LoopEvent::PreviousCycle(artifacts)) => {
-                if self.previous.is_none() {
-                    self.previous = Some(artifacts);
-                }
-            }
-            AppEvent::JobFailed(message) | AppEvent::Loop(LoopEvent::QueryFailed(message)) => {
-                self.warn(message)
-            }
-            AppEvent::Loop(LoopEvent::Review(state)) => self.review = *state,
-            AppEvent::Loop(LoopEvent::Notice { level, text }) => {
+            LoopEvent::QueryFailed(message) => self.warn(message),
+            LoopEvent::Notice { level, text } => {
                 self.notice.post(level, text);
             }
-            AppEvent::Loop(LoopEvent::Noticed(notice)) => {
+            LoopEvent::Noticed(notice) => {
                 let line = notice.to_string();
                 let warning = matches!(notice, Notice::CycleLimit { .. });
-                match notice {
-                    Notice::CycleLimit { trace_id, .. } => {
-                        // The summary's warning keeps the trace id; the status bar does not.
-                        self.warning = Some(format!("{line} (trace {trace_id})"));
-                        self.finalize = crate::volk::protocol::FinalizeReason::CycleLimit;
-                    }
-                    Notice::Cancelled { questions } => {
-                        // Back in the review pane, in the order sent, ahead of any
-                        // question written since.
-                        let back: Vec<Question> = questions
-                            .into_iter()
-                            .filter(|q| !self.draft.questions.contains(q))
-                            .collect();
-                        if !back.is_empty() {
-                            self.draft.questions.splice(0..0, back);
-                            self.draft_changed = true;
-                        }
+                if let Notice::Cancelled { questions } = notice {
+                    // Back in the review pane, in the order sent, ahead of any
+                    // question written since.
+                    let back: Vec<Question> = questions
+                        .into_iter()
+                        .filter(|q| !self.draft.questions.contains(q))
+                        .collect();
+                    if !back.is_empty() {
+                        self.draft.questions.splice(0..0, back);
+                        self.draft_changed = true;
                     }
                 }
                 if warning {
@@ -177,17 +162,26 @@ impl App {
                     self.say(line);
                 }
             }
+            // Facts for the model alone (taken above).
+            LoopEvent::Committing { .. }
+            | LoopEvent::Committed { .. }
+            | LoopEvent::Finalized { .. }
+            | LoopEvent::Costs(_)
+            | LoopEvent::PreviousCycle(_)
+            | LoopEvent::Review(_) => {}
         }
     }
 
-    fn on_phase(&mut self, phase: Phase) {
+    /// The view's side of a new phase (the model took the phase already):
+    /// `changed` when it differs from the one before, `finishing_shown` when the plan
+    /// tab showed a reflection or plan.
+    fn on_phase(&mut self, phase: Phase, changed: bool, finishing_shown: bool) {
         self.verdict = Verdict::None;
         if !phase.is_busy() {
             self.activity.ended();
         }
         match &phase {
-            Phase::Designing { cycle } => {
-                self.cycle = *cycle;
+            Phase::Designing { .. } => {
                 self.metrics = Metrics::default();
                 self.backdrop.asked();
             }
@@ -195,41 +189,24 @@ impl App {
                 self.side_stream.clear();
                 self.metrics = Metrics::default();
             }
-            Phase::AwaitingReview { cycle } => {
-                self.cycle = *cycle;
-                self.reopened();
-            }
+            Phase::AwaitingReview { .. } if finishing_shown => self.reopened(),
             Phase::Finalized => {
                 self.end_stream();
                 self.screen = Screen::Summary;
                 self.popup = None;
             }
-            Phase::Cancelled { resume } => {
-                // A cancelled update leaves the cycle it revised under review; a
-                // cancelled first design is still cycle 1.
-                if let Some(cycle) = phase.reviewed_cycle() {
-                    self.cycle = cycle;
-                } else if let Phase::Designing { cycle } = **resume {
-                    self.cycle = cycle;
-                }
+            Phase::Cancelled { .. } => {
                 let bytes = self.end_stream();
                 self.backdrop_restore(Halt::Cancelled, bytes);
             }
             Phase::Failed {
-                message,
-                retryable,
-                resume,
+                message, retryable, ..
             } => {
-                // The header counts the cycle the failed call was writing (a project
-                // whose first cycle failed reopens as cycle 1, not 0).
-                if let Phase::Designing { cycle } = **resume {
-                    self.cycle = cycle;
-                }
                 let bytes = self.end_stream();
                 self.backdrop_restore(Halt::Failed, bytes);
                 // The failure is reported once, by this phase: a line in the log and
                 // the popup that says what can help.
-                if self.phase != phase {
+                if changed {
                     self.error(message.clone());
                 }
                 self.popup = Some(Popup::Error(Failure::new(
@@ -240,6 +217,5 @@ impl App {
             }
             _ => {}
         }
-        self.phase = phase;
     }
 }

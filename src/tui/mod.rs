@@ -25,6 +25,7 @@ pub mod keymap;
 pub(crate) mod layout;
 pub(crate) mod loop_events;
 pub(crate) mod markdown;
+pub mod model;
 pub(crate) mod notice;
 pub(crate) mod pane;
 pub(crate) mod patch_view;

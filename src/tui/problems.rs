@@ -238,7 +238,10 @@ mod tests {
         assert_eq!(app.problems.runs, runs, "same text, no second compile");
         // However slow the last compile, a small design is compiled at once.
         app.problems.last = Some((Instant::now(), Duration::from_secs(1)));
-        app.edited_by_hand(Section::Requirements, "1. FR-09: Add tasks.\n");
+        app.on_app_event(AppEvent::Loop(LoopEvent::Artifact {
+            section: Section::Requirements,
+            read: Ok("1. FR-09: Add tasks.\n".into()),
+        }));
         app.refresh_problems();
         assert_eq!(app.problems.runs, runs + 1);
     }
@@ -254,7 +257,10 @@ mod tests {
         let runs = app.problems.runs;
         // As if the last compile had just taken a second.
         app.problems.last = Some((Instant::now(), Duration::from_secs(1)));
-        app.edited_by_hand(Section::Requirements, "1. FR-02: Add tasks.\n");
+        app.on_app_event(AppEvent::Loop(LoopEvent::Artifact {
+            section: Section::Requirements,
+            read: Ok("1. FR-02: Add tasks.\n".into()),
+        }));
         app.redraw_soon = false;
         app.refresh_problems();
         assert_eq!(app.problems.runs, runs, "spaced out");

@@ -124,7 +124,7 @@ where
                 app.notice.expire(std::time::Instant::now());
                 frames.request();
             }
-            _ = spinner.tick(), if app.phase.is_busy() || app.committing || !highlight::is_warm() => {
+            _ = spinner.tick(), if app.model.phase().is_busy() || app.model.committing() || !highlight::is_warm() => {
                 app.tick();
                 frames.request();
             }
@@ -161,7 +161,9 @@ where
                         .join("design")
                         .join(section.file_name());
                     match write_file(&path, &format!("{text}\n")) {
-                        Ok(()) => app.edited_by_hand(section, &text),
+                        // Read back through the runtime, as after $EDITOR, so the
+                        // model holds what is on disk.
+                        Ok(()) => channels.session.ask(Query::Artifact(section)),
                         Err(e) => app.error(format!("cannot write {}: {e}", path.display())),
                     }
                     frames.request_now();

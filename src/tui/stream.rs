@@ -185,7 +185,7 @@ impl App {
         let patch = (purpose == Purpose::Update).then(|| {
             let current = match self.stream.live.as_ref().and_then(|l| l.patch.as_ref()) {
                 Some(previous) => previous.design(),
-                None => self.artifacts.clone(),
+                None => self.model.artifacts().clone(),
             };
             LivePatch::new(current)
         });

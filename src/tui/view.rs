@@ -99,7 +99,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
     } else {
         app.info.max_cycles
     };
-    let state_style = match app.phase {
+    let state_style = match app.model.phase() {
         Phase::Failed { .. } => Style::default().fg(p.error),
         Phase::Cancelled { .. } => Style::default().fg(p.warning),
         Phase::AwaitingReview { .. } | Phase::AwaitingFinalize | Phase::AwaitingPlanApproval => {
@@ -130,9 +130,9 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
     }
     spans.extend([
         // What matters next: the state and the cycle survive the narrowest terminal.
-        Span::styled(app.phase.short_label(), state_style),
+        Span::styled(app.model.phase().short_label(), state_style),
         sep.clone(),
-        Span::raw(format!("cycle {}/{}", app.cycle, max)),
+        Span::raw(format!("cycle {}/{}", app.model.cycle(), max)),
     ]);
     if app.offers().last_cycle {
         spans.push(Span::styled(
@@ -185,7 +185,7 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let spinner = SPINNER[app.spinner % SPINNER.len()];
     let writing = match app.streaming_section() {
         Some(section) => format!("streaming {}", section.title()),
-        None => app.phase.short_label(),
+        None => app.model.phase().short_label(),
     };
     let activity = app.activity.activity();
     // The hints keep at least their share of the row (four keys at 80 columns),
@@ -201,20 +201,20 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         }
     }
     if !app.is_streaming()
-        && let Some(cost) = app.cost.latest()
+        && let Some(cost) = app.model.cost().latest()
     {
         facts.push_str(&format!(" · {}", cost.status()));
     }
-    if app.committing {
+    if app.model.committing() {
         facts.push_str(" · committing…");
     }
-    if let Some(commit) = &app.last_commit {
+    if let Some(commit) = app.model.last_commit() {
         facts.push_str(&format!(" · commit {commit}"));
     }
     let now = std::time::Instant::now();
     let plain_left = if app.is_streaming() {
         format!(" {spinner} {writing}")
-    } else if app.phase.is_busy() {
+    } else if app.model.phase().is_busy() {
         format!(" {spinner} waiting for the reasoner")
     } else {
         " idle".to_string()

@@ -8,7 +8,7 @@
 //! ```ignore
 //! let server = Provider::repeating(DESIGN);
 //! let mut live = Live::design(&server);
-//! live.until("cycle 1 under review", |app| app.phase == Phase::AwaitingReview { cycle: 1 });
+//! live.until("cycle 1 under review", |app| app.model.phase() == Phase::AwaitingReview { cycle: 1 });
 //! insta::assert_snapshot!(live.screen(100, 30));
 //! ```
 
@@ -174,8 +174,8 @@ impl Live {
     /// reads `c0ffee1`, the temp dir `/tmp/xxx…` and the provider's port `00000`.
     pub fn screen(&mut self, width: u16, height: u16) -> String {
         let mut shot = super::screen::screen(&mut self.app, width, height);
-        if let Some(id) = &self.app.last_commit {
-            shot = shot.replace(id.as_str(), "c0ffee1");
+        if let Some(id) = self.app.model.last_commit() {
+            shot = shot.replace(id, "c0ffee1");
         }
         for (text, mask) in &self.masks {
             shot = shot.replace(text.as_str(), mask);

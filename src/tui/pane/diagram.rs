@@ -13,7 +13,7 @@ use crate::design::Section;
 use crate::design::diagram::Refusal;
 use crate::tui::app::{App, Focus};
 use crate::tui::diagram::{DiagramMode, Drawing, Fault, Refreshed, Scroll};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::tab::Tab;
 use crate::tui::widgets::panel;
 
@@ -66,12 +66,25 @@ pub fn source_fault(app: &App) -> Option<Fault> {
     d.fault.clone()
 }
 
-pub const BINDINGS: &[Binding] = &[
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Toggle,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageDown,
+    PageUp,
+    Home,
+    End,
+}
+
+pub const BINDINGS: &[Binding<Command>] = &[
     Binding::new(
         "v",
         "class diagram: the drawing / its Mermaid source",
         Group::Reading,
-        &[Chord::ch('v')],
+        &[(Chord::ch('v'), Command::Toggle)],
     )
     .hint("v", "drawing/source", 5)
     .when(on_diagram_tab),
@@ -80,19 +93,19 @@ pub const BINDINGS: &[Binding] = &[
         "scroll the class diagram drawing (j k, Space, g G, Home End too)",
         Group::Reading,
         &[
-            Chord::plain(KeyCode::Up),
-            Chord::plain(KeyCode::Down),
-            Chord::plain(KeyCode::Left),
-            Chord::plain(KeyCode::Right),
-            Chord::ch('j'),
-            Chord::ch('k'),
-            Chord::plain(KeyCode::PageDown),
-            Chord::plain(KeyCode::PageUp),
-            Chord::ch(' '),
-            Chord::ch('g'),
-            Chord::ch('G'),
-            Chord::plain(KeyCode::Home),
-            Chord::plain(KeyCode::End),
+            (Chord::plain(KeyCode::Up), Command::Up),
+            (Chord::plain(KeyCode::Down), Command::Down),
+            (Chord::plain(KeyCode::Left), Command::Left),
+            (Chord::plain(KeyCode::Right), Command::Right),
+            (Chord::ch('j'), Command::Down),
+            (Chord::ch('k'), Command::Up),
+            (Chord::plain(KeyCode::PageDown), Command::PageDown),
+            (Chord::plain(KeyCode::PageUp), Command::PageUp),
+            (Chord::ch(' '), Command::PageDown),
+            (Chord::ch('g'), Command::Home),
+            (Chord::ch('G'), Command::End),
+            (Chord::plain(KeyCode::Home), Command::Home),
+            (Chord::plain(KeyCode::End), Command::End),
         ],
     )
     .when(drawing_shown),
@@ -139,9 +152,12 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     if !on_diagram_tab(app) || app.focus != Focus::Viewer {
         return Handled::Ignored;
     }
+    let Some(command) = command(BINDINGS, &key) else {
+        return Handled::Ignored;
+    };
     refresh(app);
     let Some(d) = app.diagram.drawing() else {
-        if key.code != KeyCode::Char('v') {
+        if command != Command::Toggle {
             return Handled::Ignored;
         }
         // The layout runs on its own thread: say so rather than ignore the key.
@@ -154,17 +170,14 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         return Handled::Consumed;
     };
     let mode = shown(app, &d);
-    if key.code == KeyCode::Char('v')
-        && let Some(why) = &d.refused
-    {
-        app.warn(refused_notice(why));
-        return Handled::Consumed;
-    }
-    if key.code == KeyCode::Char('v') {
-        app.diagram.choose(match mode {
-            DiagramMode::Drawing => DiagramMode::Source,
-            DiagramMode::Source => DiagramMode::Drawing,
-        });
+    if command == Command::Toggle {
+        match &d.refused {
+            Some(why) => app.warn(refused_notice(why)),
+            None => app.diagram.choose(match mode {
+                DiagramMode::Drawing => DiagramMode::Source,
+                DiagramMode::Source => DiagramMode::Drawing,
+            }),
+        }
         return Handled::Consumed;
     }
     if mode != DiagramMode::Drawing {
@@ -172,16 +185,16 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     }
     let view = window(app, &d);
     let page = view.1.saturating_sub(2).max(1);
-    let step = match key.code {
-        KeyCode::Up | KeyCode::Char('k') => Scroll::Up(1),
-        KeyCode::Down | KeyCode::Char('j') => Scroll::Down(1),
-        KeyCode::Left => Scroll::Left(SIDE_STEP),
-        KeyCode::Right => Scroll::Right(SIDE_STEP),
-        KeyCode::PageDown | KeyCode::Char(' ') => Scroll::Down(page),
-        KeyCode::PageUp => Scroll::Up(page),
-        KeyCode::Home | KeyCode::Char('g') => Scroll::Home,
-        KeyCode::End | KeyCode::Char('G') => Scroll::End,
-        _ => return Handled::Ignored,
+    let step = match command {
+        Command::Up => Scroll::Up(1),
+        Command::Down => Scroll::Down(1),
+        Command::Left => Scroll::Left(SIDE_STEP),
+        Command::Right => Scroll::Right(SIDE_STEP),
+        Command::PageDown => Scroll::Down(page),
+        Command::PageUp => Scroll::Up(page),
+        Command::Home => Scroll::Home,
+        Command::End => Scroll::End,
+        Command::Toggle => return Handled::Consumed,
     };
     app.diagram.scroll(&d, view, step);
     Handled::Consumed

@@ -11,7 +11,7 @@ use ratatui::widgets::{Paragraph, Wrap as TextWrap};
 
 use crate::tui::app::{App, ComposerTarget, Verdict};
 use crate::tui::event::{Action, Phase};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::widgets::section_title;
 
 fn finalizing(app: &App) -> bool {
@@ -26,12 +26,20 @@ fn reopenable(app: &App) -> bool {
     app.offers().reopen
 }
 
-pub const BINDINGS: &[Binding] = &[
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Finalize,
+    Reopen,
+    Approve,
+    Steer,
+}
+
+pub const BINDINGS: &[Binding<Command>] = &[
     Binding::new(
         "Enter",
         "after the reflection: finalize",
         Group::Finishing,
-        &[Chord::plain(KeyCode::Enter)],
+        &[(Chord::plain(KeyCode::Enter), Command::Finalize)],
     )
     .hint("Enter", "finalize", 0)
     .when(finalizing),
@@ -39,7 +47,7 @@ pub const BINDINGS: &[Binding] = &[
         "b",
         "after the reflection: back to the review (READY was a mistake)",
         Group::Finishing,
-        &[Chord::ch('b')],
+        &[(Chord::ch('b'), Command::Reopen)],
     )
     .hint("b", "back to review", 1)
     .when(reopenable),
@@ -47,7 +55,7 @@ pub const BINDINGS: &[Binding] = &[
         "y",
         "approve the execution plan",
         Group::Finishing,
-        &[Chord::ch('y')],
+        &[(Chord::ch('y'), Command::Approve)],
     )
     .hint("y", "approve", 0)
     .when(approving),
@@ -55,28 +63,30 @@ pub const BINDINGS: &[Binding] = &[
         "s",
         "steer the next plan attempt",
         Group::Finishing,
-        &[Chord::ch('s')],
+        &[(Chord::ch('s'), Command::Steer)],
     )
     .hint("s", "steer", 0)
     .when(approving),
 ];
 
+/// The finishing keys act only while the core offers them; otherwise the key goes on
+/// to the panes (Enter edits a question, `s` means nothing).
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
-    match key.code {
-        KeyCode::Enter if finalizing(app) => {
+    match command(BINDINGS, &key) {
+        Some(Command::Finalize) if finalizing(app) => {
             app.act(Action::Finalize);
             app.verdict = Verdict::Sent;
         }
-        KeyCode::Char('b') if reopenable(app) => {
+        Some(Command::Reopen) if reopenable(app) => {
             app.act(Action::Reopen);
             app.verdict = Verdict::Sent;
             app.say("READY withdrawn: the cycle is under review again".into());
         }
-        KeyCode::Char('y') if approving(app) => {
+        Some(Command::Approve) if approving(app) => {
             app.act(Action::ApprovePlan);
             app.verdict = Verdict::Sent;
         }
-        KeyCode::Char('s') if approving(app) => app.open_composer(ComposerTarget::Steer),
+        Some(Command::Steer) if approving(app) => app.open_composer(ComposerTarget::Steer),
         _ => return Handled::Ignored,
     }
     Handled::Consumed
@@ -87,9 +97,9 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
 pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
     let p = app.theme.palette;
     let mut lines: Vec<Line<'static>> = Vec::new();
-    match &app.phase {
+    match app.model.phase() {
         Phase::Reflecting | Phase::Planning { .. } => {
-            let what = if app.phase == Phase::Reflecting {
+            let what = if *app.model.phase() == Phase::Reflecting {
                 "The architect reflects on the design…"
             } else {
                 "The architect compiles an execution plan…"
@@ -111,7 +121,7 @@ pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
                 "Enter: finalize the design",
                 Style::default().fg(p.accent),
             ));
-            lines.push(if app.finalize.is_forced() {
+            lines.push(if app.model.finalize().is_forced() {
                 Line::styled(
                     "the cycle limit forced this finalize: no way back to the review",
                     Style::default().fg(p.warning),
@@ -126,7 +136,7 @@ pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
                 "7 Plan: the reflection in full · + zooms",
                 Style::default().fg(p.muted),
             ));
-            if let Some(r) = &app.reflection {
+            if let Some(r) = app.model.reflection() {
                 for q in &r.questions {
                     lines.push(Line::raw(format!("• {q}")));
                 }
@@ -142,7 +152,7 @@ pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
                 "y: approve · s: steer the next attempt",
                 Style::default().fg(p.accent),
             ));
-            if let Some(plan) = &app.plan {
+            if let Some(plan) = app.model.plan() {
                 let (mark, style) = if plan.ok {
                     ("compiles", p.added)
                 } else {

@@ -3,11 +3,11 @@
 //! to the review pane's width. The plan reads as an outline (every stage and where its
 //! edges lead, `↺` for a loop back) and then as boxes; `p` shows the prompts in full.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::KeyEvent;
 
 use crate::plan::{ExecutionPlan, KindRegistry, Prompts};
 use crate::tui::app::{App, ReflectionView};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::tab::Tab;
 use crate::volk::plan_step::PlanCheck;
 
@@ -16,21 +16,25 @@ use crate::volk::plan_step::PlanCheck;
 const PROMPT_COLUMNS: usize = 56;
 
 fn has_plan(app: &App) -> bool {
-    app.plan.as_ref().is_some_and(|p| p.source.is_some())
+    app.model.plan().is_some_and(|p| p.source.is_some())
 }
 
-pub const BINDINGS: &[Binding] = &[Binding::new(
+/// The plan tab's one command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TogglePrompts;
+
+pub const BINDINGS: &[Binding<TogglePrompts>] = &[Binding::new(
     "p",
     "(plan tab) each stage's prompt in full / cut to a line",
     Group::Finishing,
-    &[Chord::ch('p')],
+    &[(Chord::ch('p'), TogglePrompts)],
 )
 .hint("p", "full prompts", 2)
 .when(has_plan)];
 
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
-    match key.code {
-        KeyCode::Char('p') if has_plan(app) => {
+    match command(BINDINGS, &key) {
+        Some(TogglePrompts) if has_plan(app) => {
             app.plan_prompts = match app.plan_prompts {
                 Prompts::Cut => Prompts::Full(PROMPT_COLUMNS),
                 Prompts::Full(_) => Prompts::Cut,
@@ -115,8 +119,8 @@ impl App {
     /// Rewrites the plan tab from the reflection and plan at hand.
     pub(crate) fn refresh_plan_tab(&mut self) {
         let text = text(
-            self.reflection.as_ref(),
-            self.plan.as_ref(),
+            self.model.reflection(),
+            self.model.plan(),
             self.plan_prompts,
         );
         self.plan_doc.set_text(&text);
@@ -129,13 +133,9 @@ impl App {
 
 impl App {
     /// The cycle is under review again (READY withdrawn): the reflection and plan
-    /// were for a design that is not final any more, so the tab stops showing them.
+    /// were for a design that is not final any more (the model dropped them), so the
+    /// tab stops showing them.
     pub(crate) fn reopened(&mut self) {
-        if self.reflection.is_none() && self.plan.is_none() {
-            return;
-        }
-        self.reflection = None;
-        self.plan = None;
         self.refresh_plan_tab();
         if self.tab == Tab::Plan {
             self.select_tab(Tab::default());

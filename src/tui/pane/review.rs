@@ -10,7 +10,7 @@ use ratatui::text::Line;
 
 use crate::tui::app::{App, ComposerTarget, Focus, Verdict};
 use crate::tui::event::{Action, Phase};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::pane::finish;
 use crate::tui::widgets::{panel, section_title, text_lines};
 
@@ -18,7 +18,7 @@ use crate::tui::widgets::{panel, section_title, text_lines};
 /// instead, and its keys must not act on items nobody sees).
 fn listing(app: &App) -> bool {
     !matches!(
-        app.phase,
+        app.model.phase(),
         Phase::Reflecting
             | Phase::Planning { .. }
             | Phase::AwaitingFinalize
@@ -38,16 +38,38 @@ fn has_items(app: &App) -> bool {
     listing(app) && app.review_items() > 0
 }
 
-pub const BINDINGS: &[Binding] = &[
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Down,
+    Up,
+    PageDown,
+    PageUp,
+    First,
+    Last,
+    /// Edit a question, answer an open question, open a thread's diff.
+    Open,
+    FollowUp,
+    Delete,
+    FocusViewer,
+}
+
+impl Command {
+    /// Acts on the selected item (and so only while the pane lists items).
+    fn on_item(self) -> bool {
+        matches!(self, Command::Open | Command::FollowUp | Command::Delete)
+    }
+}
+
+pub const BINDINGS: &[Binding<Command>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "(review pane) select a question or thread",
         Group::Reviewing,
         &[
-            Chord::ch('j'),
-            Chord::ch('k'),
-            Chord::plain(KeyCode::Down),
-            Chord::plain(KeyCode::Up),
+            (Chord::ch('j'), Command::Down),
+            (Chord::ch('k'), Command::Up),
+            (Chord::plain(KeyCode::Down), Command::Down),
+            (Chord::plain(KeyCode::Up), Command::Up),
         ],
     ),
     Binding::new(
@@ -55,8 +77,8 @@ pub const BINDINGS: &[Binding] = &[
         "(review pane) a page of items down / up",
         Group::Reviewing,
         &[
-            Chord::plain(KeyCode::PageDown),
-            Chord::plain(KeyCode::PageUp),
+            (Chord::plain(KeyCode::PageDown), Command::PageDown),
+            (Chord::plain(KeyCode::PageUp), Command::PageUp),
         ],
     ),
     Binding::new(
@@ -64,10 +86,10 @@ pub const BINDINGS: &[Binding] = &[
         "(review pane) first / last item",
         Group::Reviewing,
         &[
-            Chord::ch('g'),
-            Chord::ch('G'),
-            Chord::plain(KeyCode::Home),
-            Chord::plain(KeyCode::End),
+            (Chord::ch('g'), Command::First),
+            (Chord::ch('G'), Command::Last),
+            (Chord::plain(KeyCode::Home), Command::First),
+            (Chord::plain(KeyCode::End), Command::Last),
         ],
     ),
     Binding::new(
@@ -80,7 +102,10 @@ pub const BINDINGS: &[Binding] = &[
         "Enter / e",
         "(review pane) edit a question, answer an open question",
         Group::Reviewing,
-        &[Chord::plain(KeyCode::Enter), Chord::ch('e')],
+        &[
+            (Chord::plain(KeyCode::Enter), Command::Open),
+            (Chord::ch('e'), Command::Open),
+        ],
     )
     .hint("e", "edit", 0)
     .when(has_items),
@@ -88,7 +113,10 @@ pub const BINDINGS: &[Binding] = &[
         "x / Delete",
         "(review pane) delete a question, close a thread",
         Group::Reviewing,
-        &[Chord::ch('x'), Chord::plain(KeyCode::Delete)],
+        &[
+            (Chord::ch('x'), Command::Delete),
+            (Chord::plain(KeyCode::Delete), Command::Delete),
+        ],
     )
     .hint("x", "delete", 1)
     .when(on_question),
@@ -96,7 +124,10 @@ pub const BINDINGS: &[Binding] = &[
         "Enter / o",
         "(review pane, on a thread) the diff that answers it / a follow-up",
         Group::Reviewing,
-        &[Chord::plain(KeyCode::Enter), Chord::ch('o')],
+        &[
+            (Chord::plain(KeyCode::Enter), Command::Open),
+            (Chord::ch('o'), Command::FollowUp),
+        ],
     )
     .hint("o", "follow-up", 1)
     .when(on_thread),
@@ -104,47 +135,38 @@ pub const BINDINGS: &[Binding] = &[
         "f",
         "(review pane) back to the viewer",
         Group::Reviewing,
-        &[Chord::ch('f')],
+        &[(Chord::ch('f'), Command::FocusViewer)],
     )
     .hint("f", "viewer", 1),
 ];
 
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
-    let count = app.review_items();
-    let item_key = matches!(
-        key.code,
-        KeyCode::Enter | KeyCode::Char('e' | 'o' | 'x') | KeyCode::Delete
-    );
-    if item_key && !listing(app) {
+    let Some(command) = command(BINDINGS, &key) else {
+        return Handled::Ignored;
+    };
+    if command.on_item() && !listing(app) {
         return Handled::Ignored;
     }
-    match key.code {
-        KeyCode::Char('f') => app.focus = Focus::Viewer,
-        KeyCode::Down | KeyCode::Char('j') => {
+    let count = app.review_items();
+    match command {
+        Command::FocusViewer => app.focus = Focus::Viewer,
+        Command::Down => {
             if count > 0 {
                 app.review_pane.selected = (app.review_pane.selected + 1).min(count - 1);
             }
         }
-        KeyCode::Up | KeyCode::Char('k') => {
-            app.review_pane.selected = app.review_pane.selected.saturating_sub(1)
-        }
-        KeyCode::PageDown => page(app, 1),
-        KeyCode::PageUp => page(app, -1),
-        KeyCode::Home | KeyCode::Char('g') => app.review_pane.selected = 0,
-        KeyCode::End | KeyCode::Char('G') => app.review_pane.selected = count.saturating_sub(1),
-        KeyCode::Enter
-        | KeyCode::Char('e')
-        | KeyCode::Char('o')
-        | KeyCode::Delete
-        | KeyCode::Char('x')
-            if app.selected_thread().is_some() =>
-        {
+        Command::Up => app.review_pane.selected = app.review_pane.selected.saturating_sub(1),
+        Command::PageDown => page(app, 1),
+        Command::PageUp => page(app, -1),
+        Command::First => app.review_pane.selected = 0,
+        Command::Last => app.review_pane.selected = count.saturating_sub(1),
+        Command::Open | Command::FollowUp | Command::Delete if app.selected_thread().is_some() => {
             let Some(id) = app.selected_thread() else {
                 return Handled::Ignored;
             };
-            match key.code {
-                KeyCode::Char('o') => app.open_composer(ComposerTarget::FollowUp(id)),
-                KeyCode::Delete | KeyCode::Char('x') => {
+            match command {
+                Command::FollowUp => app.open_composer(ComposerTarget::FollowUp(id)),
+                Command::Delete => {
                     app.say(format!("{id} closed"));
                     app.act(Action::Mark(crate::cxp::ReviewMarks {
                         close: vec![id],
@@ -154,16 +176,17 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 _ => app.open_thread(id),
             }
         }
-        KeyCode::Enter | KeyCode::Char('e') => {
+        Command::FollowUp => return Handled::Ignored,
+        Command::Open => {
             let n = app.draft.questions.len();
             if app.review_pane.selected < n {
                 app.open_composer(ComposerTarget::EditQuestion(app.review_pane.selected));
-            } else if let Some(q) = app.open_questions.get(app.review_pane.selected - n) {
+            } else if let Some(q) = app.model.open_questions().get(app.review_pane.selected - n) {
                 let question = q.clone();
                 app.open_composer(ComposerTarget::Answer { question });
             }
         }
-        KeyCode::Delete | KeyCode::Char('x') => {
+        Command::Delete => {
             let n = app.draft.questions.len();
             if app.review_pane.selected < n {
                 let removed = app.draft.questions.remove(app.review_pane.selected);
@@ -176,7 +199,6 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                     .min(app.review_items().saturating_sub(1));
             }
         }
-        _ => return Handled::Ignored,
     }
     Handled::Consumed
 }
@@ -405,7 +427,7 @@ fn body(app: &App, focused: bool) -> Vec<(Line<'static>, Option<usize>)> {
         );
         push(&mut lines, draft, None);
     }
-    if !app.open_questions.is_empty() {
+    if !app.model.open_questions().is_empty() {
         push(
             &mut lines,
             vec![
@@ -414,7 +436,7 @@ fn body(app: &App, focused: bool) -> Vec<(Line<'static>, Option<usize>)> {
             ],
             None,
         );
-        for (j, q) in app.open_questions.iter().enumerate() {
+        for (j, q) in app.model.open_questions().iter().enumerate() {
             let style = if focused && app.review_pane.selected == n + j {
                 Style::default().bg(p.selection)
             } else {
@@ -428,7 +450,7 @@ fn body(app: &App, focused: bool) -> Vec<(Line<'static>, Option<usize>)> {
             push(&mut lines, item, Some(n + j));
         }
     }
-    if !app.review.threads.is_empty() {
+    if !app.model.review().threads.is_empty() {
         push(
             &mut lines,
             vec![
@@ -437,18 +459,19 @@ fn body(app: &App, focused: bool) -> Vec<(Line<'static>, Option<usize>)> {
             ],
             None,
         );
-        let first = n + app.open_questions.len();
+        let first = n + app.model.open_questions().len();
         let selected = app
             .review_pane
             .selected
             .checked_sub(first)
             .filter(|_| focused);
-        let (thread_lines, owners) = crate::tui::threads::lines(&app.review.threads, selected, &p);
+        let (thread_lines, owners) =
+            crate::tui::threads::lines(&app.model.review().threads, selected, &p);
         for (line, owner) in thread_lines.into_iter().zip(owners) {
             push(&mut lines, vec![line], owner.map(|t| first + t));
         }
     }
-    let footer = match (app.verdict, &app.phase) {
+    let footer = match (app.verdict, app.model.phase()) {
         (Verdict::Sent, _) => "sent; waiting for the architect".to_string(),
         (_, Phase::AwaitingReview { .. }) if app.offers().last_cycle => {
             "LAST CYCLE: Ctrl-S finalizes without another revision (asks first) · Ctrl-R READY"

@@ -2,38 +2,46 @@
 //! to do next. Enter goes back to the artifacts.
 
 use ratatui::Frame;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap as TextWrap};
 
 use crate::tui::app::{App, Screen};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::pane::workbench;
 use crate::tui::widgets::{panel, section_title};
 
-pub const BINDINGS: &[Binding] = &[
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Back,
+    Help,
+    Quit,
+}
+
+pub const BINDINGS: &[Binding<Command>] = &[
     Binding::new(
         "Enter / Esc",
         "(summary) back to the artifacts",
         Group::Finishing,
-        &[Chord::plain(KeyCode::Enter), Chord::plain(KeyCode::Esc)],
+        &[
+            (Chord::plain(KeyCode::Enter), Command::Back),
+            (Chord::plain(KeyCode::Esc), Command::Back),
+        ],
     )
     .hint("Enter", "workbench", 0),
-    workbench::HELP,
-    workbench::QUIT_PLAIN,
+    workbench::help(&[(workbench::HELP_KEY, Command::Help)]),
+    workbench::quit(&[(workbench::QUIT_KEY, Command::Quit)]),
 ];
 
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
-    if key.modifiers.contains(KeyModifiers::CONTROL) {
-        return Handled::Ignored;
-    }
-    match key.code {
-        KeyCode::Char('q') => app.quit_now(),
-        KeyCode::Enter | KeyCode::Esc => app.screen = Screen::Workbench,
-        KeyCode::Char('?') => app.open_help(),
-        _ => return Handled::Ignored,
+    match command(BINDINGS, &key) {
+        // The design is final: nothing is unsent and no call runs, so q quits at once.
+        Some(Command::Quit) => app.quit_now(),
+        Some(Command::Back) => app.screen = Screen::Workbench,
+        Some(Command::Help) => app.open_help(),
+        None => return Handled::Ignored,
     }
     Handled::Consumed
 }
@@ -60,16 +68,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         ]),
         Line::from(vec![
             Span::styled("  cycles    ", label),
-            Span::raw(app.cycle.to_string()),
+            Span::raw(app.model.cycle().to_string()),
         ]),
     ];
-    if let Some(commit) = &app.last_commit {
+    if let Some(commit) = app.model.last_commit() {
         lines.push(Line::from(vec![
             Span::styled("  commit    ", label),
-            Span::raw(commit.clone()),
+            Span::raw(commit.to_string()),
         ]));
     }
-    if let Some(outcome) = &app.outcome {
+    if let Some(outcome) = app.model.outcome() {
         lines.push(Line::from(vec![
             Span::styled("  packet    ", label),
             Span::styled(
@@ -82,7 +90,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             Span::raw(format!("{} → U:Cd", outcome.subject)),
         ]));
     }
-    if let Some(saved) = app.cost.summary() {
+    if let Some(saved) = app.model.cost().summary() {
         lines.push(Line::from(vec![
             Span::styled("  saved     ", label),
             Span::raw(saved),
@@ -95,7 +103,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             Span::styled(open.summary(), Style::default().fg(p.warning)),
         ]));
     }
-    if let Some(warning) = &app.warning {
+    if let Some(warning) = app.model.warning() {
         lines.push(Line::raw(""));
         lines.push(Line::styled(
             format!("  ⚠ {warning}"),
@@ -110,7 +118,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     lines.push(Line::raw(
         "    artifacts to the code director (U:Cd). Hand it on, e.g.:",
     ));
-    if let Some(outcome) = &app.outcome {
+    if let Some(outcome) = app.model.outcome() {
         lines.push(Line::styled(
             format!("      cat {}", outcome.packet_path.display()),
             Style::default().fg(p.accent),

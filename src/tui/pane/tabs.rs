@@ -9,23 +9,30 @@ use ratatui::widgets::Paragraph;
 
 use crate::design::Section;
 use crate::tui::app::App;
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::tab::Tab;
 use crate::tui::widgets::SPINNER;
 
-pub const BINDINGS: &[Binding] = &[
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Pick(Tab),
+    Next,
+    Previous,
+}
+
+pub const BINDINGS: &[Binding<Command>] = &[
     Binding::new(
         "1-7",
         "Architecture … Class diagram (the five artifacts), Journal, Plan",
         Group::Tabs,
         &[
-            Chord::ch('1'),
-            Chord::ch('2'),
-            Chord::ch('3'),
-            Chord::ch('4'),
-            Chord::ch('5'),
-            Chord::ch('6'),
-            Chord::ch('7'),
+            (Chord::ch('1'), Command::Pick(Tab::ALL[0])),
+            (Chord::ch('2'), Command::Pick(Tab::ALL[1])),
+            (Chord::ch('3'), Command::Pick(Tab::ALL[2])),
+            (Chord::ch('4'), Command::Pick(Tab::ALL[3])),
+            (Chord::ch('5'), Command::Pick(Tab::ALL[4])),
+            (Chord::ch('6'), Command::Pick(Tab::ALL[5])),
+            (Chord::ch('7'), Command::Pick(Tab::ALL[6])),
         ],
     ),
     Binding::new(
@@ -33,21 +40,21 @@ pub const BINDINGS: &[Binding] = &[
         "next / previous tab (or click a tab)",
         Group::Tabs,
         &[
-            Chord::plain(KeyCode::Tab),
-            Chord::Key(KeyCode::BackTab, KeyModifiers::SHIFT),
+            (Chord::plain(KeyCode::Tab), Command::Next),
+            (
+                Chord::Key(KeyCode::BackTab, KeyModifiers::SHIFT),
+                Command::Previous,
+            ),
         ],
     ),
 ];
 
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
-    let tab = match key.code {
-        KeyCode::Char(c @ '1'..='9') => match Tab::for_digit(c) {
-            Some(tab) => tab,
-            None => return Handled::Ignored,
-        },
-        KeyCode::Tab => app.tab.next(),
-        KeyCode::BackTab => app.tab.previous(),
-        _ => return Handled::Ignored,
+    let tab = match command(BINDINGS, &key) {
+        Some(Command::Pick(tab)) => tab,
+        Some(Command::Next) => app.tab.next(),
+        Some(Command::Previous) => app.tab.previous(),
+        None => return Handled::Ignored,
     };
     app.pick_tab(tab);
     Handled::Consumed
@@ -109,10 +116,10 @@ fn label(app: &App, tab: Tab, fit: Fit) -> Label {
         Some(s) if Some(s) == app.streaming_section() => {
             format!("{} ", SPINNER[app.spinner % SPINNER.len()])
         }
-        Some(s) if app.previous.is_some() && app.changed.contains(&s) => "• ".to_string(),
+        Some(s) if app.model.previous().is_some() && app.changed.contains(&s) => "• ".to_string(),
         _ => String::new(),
     };
-    let settled = section.is_some_and(|s| app.review.settled.iter().any(|m| m == s.key()));
+    let settled = section.is_some_and(|s| app.model.review().settled.iter().any(|m| m == s.key()));
     let counts = section.map(|s| app.problems.counts(s)).unwrap_or_default();
     let (errors, warnings) = (
         (counts.errors > 0).then(|| format!("✗{}", counts.errors)),
@@ -187,7 +194,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 .fg(p.tab_active_fg)
                 .bg(p.tab_active_bg)
                 .add_modifier(Modifier::BOLD)
-        } else if section.is_some_and(|s| app.previous.is_some() && app.changed.contains(&s)) {
+        } else if section
+            .is_some_and(|s| app.model.previous().is_some() && app.changed.contains(&s))
+        {
             Style::default().fg(p.tab_changed)
         } else if section
             .is_some_and(|s| app.docs[s.index()].is_empty() || app.backdrop_of(s).is_some())

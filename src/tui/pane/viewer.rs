@@ -8,8 +8,11 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap as TextWrap};
 
+use crate::design::Section;
 use crate::tui::app::{App, Focus, Follow, Wrap};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::conflict::{Region, Take, region_at, resolve};
+use crate::tui::event::Intent;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::layout::viewer_geometry;
 use crate::tui::widgets::panel;
 use crate::tui::wrap;
@@ -24,19 +27,36 @@ fn on_artifact_tab(app: &App) -> bool {
 /// A call runs that `x` (or Esc) can stop: text is streaming, or the call is out
 /// and waits (for a first token or out a backoff).
 pub(crate) fn can_cancel(app: &App) -> bool {
-    app.phase.is_busy() && (app.is_streaming() || app.activity.activity().is_some())
+    app.model.phase().is_busy() && (app.is_streaming() || app.activity.activity().is_some())
 }
 
-pub const BINDINGS: &[Binding] = &[
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Down,
+    Up,
+    PageDown,
+    PageUp,
+    Top,
+    Bottom,
+    Left,
+    Right,
+    Take(Take),
+    GoTo,
+    Trace,
+    FocusReview,
+    Cancel,
+}
+
+pub const BINDINGS: &[Binding<Command>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "move the cursor line",
         Group::Reading,
         &[
-            Chord::ch('j'),
-            Chord::ch('k'),
-            Chord::plain(KeyCode::Down),
-            Chord::plain(KeyCode::Up),
+            (Chord::ch('j'), Command::Down),
+            (Chord::ch('k'), Command::Up),
+            (Chord::plain(KeyCode::Down), Command::Down),
+            (Chord::plain(KeyCode::Up), Command::Up),
         ],
     ),
     Binding::new(
@@ -44,9 +64,9 @@ pub const BINDINGS: &[Binding] = &[
         "page down / up",
         Group::Reading,
         &[
-            Chord::plain(KeyCode::PageDown),
-            Chord::plain(KeyCode::PageUp),
-            Chord::ch(' '),
+            (Chord::plain(KeyCode::PageDown), Command::PageDown),
+            (Chord::plain(KeyCode::PageUp), Command::PageUp),
+            (Chord::ch(' '), Command::PageDown),
         ],
     ),
     Binding::new(
@@ -54,10 +74,10 @@ pub const BINDINGS: &[Binding] = &[
         "top / bottom (G follows a stream again)",
         Group::Reading,
         &[
-            Chord::ch('g'),
-            Chord::ch('G'),
-            Chord::plain(KeyCode::Home),
-            Chord::plain(KeyCode::End),
+            (Chord::ch('g'), Command::Top),
+            (Chord::ch('G'), Command::Bottom),
+            (Chord::plain(KeyCode::Home), Command::Top),
+            (Chord::plain(KeyCode::End), Command::Bottom),
         ],
     ),
     Binding::new("mouse wheel", "scroll", Group::Reading, &[]),
@@ -65,13 +85,20 @@ pub const BINDINGS: &[Binding] = &[
         "← →",
         "scroll sideways (wrap off)",
         Group::Reading,
-        &[Chord::plain(KeyCode::Left), Chord::plain(KeyCode::Right)],
+        &[
+            (Chord::plain(KeyCode::Left), Command::Left),
+            (Chord::plain(KeyCode::Right), Command::Right),
+        ],
     ),
     Binding::new(
         "< > =",
         "in an edit conflict: keep the reviewer's side / the architect's / both",
         Group::Reviewing,
-        &[Chord::ch('<'), Chord::ch('>'), Chord::ch('=')],
+        &[
+            (Chord::ch('<'), Command::Take(Take::Reviewer)),
+            (Chord::ch('>'), Command::Take(Take::Architect)),
+            (Chord::ch('='), Command::Take(Take::Both)),
+        ],
     )
     .hint("< > =", "keep mine/theirs/both", 0)
     .when(in_conflict),
@@ -79,7 +106,7 @@ pub const BINDINGS: &[Binding] = &[
         ":",
         "go to line N (:N, then Enter)",
         Group::Reading,
-        &[Chord::ch(':')],
+        &[(Chord::ch(':'), Command::GoTo)],
     )
     .hint(":", "go to line", 7)
     .when(has_lines),
@@ -87,7 +114,7 @@ pub const BINDINGS: &[Binding] = &[
         "*",
         "trace the id, class or module on the line across tabs (again: next name)",
         Group::Reading,
-        &[Chord::ch('*')],
+        &[(Chord::ch('*'), Command::Trace)],
     )
     .hint("*", "trace", 6)
     .when(on_artifact_tab),
@@ -95,69 +122,97 @@ pub const BINDINGS: &[Binding] = &[
         "f",
         "focus the review pane",
         Group::Reviewing,
-        &[Chord::ch('f')],
+        &[(Chord::ch('f'), Command::FocusReview)],
     )
     .hint("f", "review pane", 4),
     Binding::new(
         "x",
         "cancel the running call (asks once text has come)",
         Group::Always,
-        &[Chord::ch('x')],
+        &[(Chord::ch('x'), Command::Cancel)],
     )
     .hint("x", "cancel", 0)
     .when(can_cancel),
 ];
 
 fn in_conflict(app: &App) -> bool {
-    app.conflict_at_cursor().is_some()
+    conflict_at_cursor(app).is_some()
 }
 
 fn has_lines(app: &App) -> bool {
     !app.current_doc().is_empty()
 }
 
+/// The conflict under the cursor of the current artifact tab.
+pub(crate) fn conflict_at_cursor(app: &App) -> Option<(Section, Region)> {
+    let section = app.tab.section()?;
+    if app.old_cycle.is_some() || app.raw.shown() {
+        return None;
+    }
+    let text = app.model.artifacts().get(section);
+    let lines: Vec<&str> = text.lines().collect();
+    let cursor = app.views[app.tab.index()].cursor;
+    region_at(&lines, cursor).map(|r| (section, r))
+}
+
+/// `<`, `>`, `=`: keeps a side of the conflict under the cursor and has the file
+/// rewritten (the run loop writes it, as after `E`).
+fn take_conflict(app: &mut App, take: Take) {
+    if app.refuse_read_only("resolve conflicts") {
+        return;
+    }
+    let Some((section, region)) = conflict_at_cursor(app) else {
+        app.say("<, >, =: put the cursor inside a conflict (<<<<<<< … >>>>>>>) first".into());
+        return;
+    };
+    let text = resolve(app.model.artifacts().get(section), region, take);
+    app.views[app.tab.index()].cursor = region.open;
+    app.intents.push(Intent::ResolveConflict { section, text });
+}
+
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
+    let Some(command) = command(BINDINGS, &key) else {
+        return Handled::Ignored;
+    };
     let tab = app.tab.index();
-    match key.code {
-        KeyCode::Char('f') => app.focus = Focus::Review,
-        KeyCode::Char('<') => app.take_conflict(crate::tui::conflict::Take::Reviewer),
-        KeyCode::Char('>') => app.take_conflict(crate::tui::conflict::Take::Architect),
-        KeyCode::Char('=') => app.take_conflict(crate::tui::conflict::Take::Both),
-        KeyCode::Char(':') if has_lines(app) => {
+    match command {
+        Command::FocusReview => app.focus = Focus::Review,
+        Command::Take(side) => take_conflict(app, side),
+        Command::GoTo if has_lines(app) => {
             app.popup = Some(crate::tui::popup::Popup::GoTo(Default::default()));
         }
-        KeyCode::Char(':') => app.say(":: this tab has no lines yet".into()),
-        KeyCode::Char('*') => app.trace_at_cursor(),
-        KeyCode::Char('x') if can_cancel(app) => app.ask_cancel(),
-        KeyCode::Left | KeyCode::Right if app.wrap == Wrap::Soft => {
+        Command::GoTo => app.say(":: this tab has no lines yet".into()),
+        Command::Trace => app.trace_at_cursor(),
+        Command::Cancel if can_cancel(app) => app.ask_cancel(),
+        Command::Cancel => return Handled::Ignored,
+        Command::Left | Command::Right if app.wrap == Wrap::Soft => {
             app.say("←/→ scroll sideways with wrap off (w)".into());
         }
-        KeyCode::Left => {
+        Command::Left => {
             let view = &mut app.views[tab];
             view.left = view.left.saturating_sub(SIDE_STEP);
         }
-        KeyCode::Right => {
+        Command::Right => {
             let widest = app.current_doc().widest();
             let view = &mut app.views[tab];
             view.left = (view.left + SIDE_STEP).min(widest.saturating_sub(1));
         }
-        KeyCode::Down | KeyCode::Char('j') => app.move_cursor(1),
-        KeyCode::Up | KeyCode::Char('k') => app.move_cursor(-1),
-        KeyCode::PageDown | KeyCode::Char(' ') => app.page(1, 1),
-        KeyCode::PageUp => app.page(-1, 1),
-        KeyCode::Home | KeyCode::Char('g') => {
+        Command::Down => app.move_cursor(1),
+        Command::Up => app.move_cursor(-1),
+        Command::PageDown => app.page(1, 1),
+        Command::PageUp => app.page(-1, 1),
+        Command::Top => {
             let view = &mut app.views[tab];
             view.cursor = 0;
             view.top = 0;
             view.follow = Follow::Manual;
         }
-        KeyCode::End | KeyCode::Char('G') => {
+        Command::Bottom => {
             let len = app.current_doc().len();
             let view = &mut app.views[tab];
             view.cursor = len.saturating_sub(1);
             view.follow = Follow::Stream;
         }
-        _ => return Handled::Ignored,
     }
     Handled::Consumed
 }
@@ -247,7 +302,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     let doc = app.current_doc();
     if doc.is_empty() {
-        let message = match (tab.section(), &app.phase) {
+        let message = match (tab.section(), app.model.phase()) {
             (None, _) if tab == crate::tui::tab::Tab::Plan => {
                 "the reflection and the execution plan appear here after READY".to_string()
             }
@@ -277,8 +332,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let settled = match (tab.section(), &app.old_cycle) {
         (Some(section), None) if gutter_width > 0 => crate::tui::threads::settled_lines(
             section,
-            app.artifacts.get(section),
-            &app.review.settled,
+            app.model.artifacts().get(section),
+            &app.model.review().settled,
         ),
         _ => Vec::new(),
     };

@@ -2,12 +2,12 @@
 //! toggles, search, diff and history, retry, help and quit. They are tried after the
 //! finishing keys and before the focused pane's.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use crate::tui::app::{App, ComposerTarget, Focus, Gutter, ThinkingPane, Verdict, Wrap, Zoom};
 use crate::tui::document::Rendering;
 use crate::tui::event::{Action, Intent, Phase};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::trace::LastFind;
 
 /// Questions can be sent: a cycle is under review (or its call was cancelled) and no
@@ -17,7 +17,7 @@ fn sendable(app: &App) -> bool {
 }
 
 fn reviewable(app: &App) -> bool {
-    matches!(app.phase, Phase::AwaitingReview { .. }) && app.verdict != Verdict::Sent
+    matches!(app.model.phase(), Phase::AwaitingReview { .. }) && app.verdict != Verdict::Sent
 }
 
 /// A question written now is for a cycle under review (or on its way to one).
@@ -30,7 +30,7 @@ fn on_artifact_line(app: &App) -> bool {
 }
 
 fn has_diff(app: &App) -> bool {
-    app.previous.is_some() && app.tab.section().is_some()
+    app.model.previous().is_some() && app.tab.section().is_some()
 }
 
 fn has_text(app: &App) -> bool {
@@ -60,47 +60,95 @@ fn can_undo(app: &App) -> bool {
     app.deleted.is_some()
 }
 
-/// `?`, shared with the summary screen.
-pub const HELP: Binding = Binding::new("?", "this help", Group::Always, &[Chord::ch('?')]);
+/// `?`, shared with the summary screen: the words are declared here once.
+pub const HELP_KEY: Chord = Chord::ch('?');
+
+pub const fn help<C>(chords: &'static [(Chord, C)]) -> Binding<C> {
+    Binding::new("?", "this help", Group::Always, chords)
+}
 
 /// `q` alone, shared with the summary screen (which quits without asking).
-pub const QUIT_PLAIN: Binding = Binding::new(
-    "q",
-    "quit (asks when a draft is unsent or a call runs)",
-    Group::Always,
-    &[Chord::ch('q')],
-);
+pub const QUIT_KEY: Chord = Chord::ch('q');
+
+pub const fn quit<C>(chords: &'static [(Chord, C)]) -> Binding<C> {
+    Binding::new(
+        "q",
+        "quit (asks when a draft is unsent or a call runs)",
+        Group::Always,
+        chords,
+    )
+}
+
+/// Ctrl-C's one command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interrupt;
 
 /// Ctrl-C, taken before any other layer (an open window too, but the composer, which
 /// has its own): the one place it is declared and handled.
-pub const INTERRUPT: &[Binding] = &[Binding::new(
+pub const INTERRUPT: &[Binding<Interrupt>] = &[Binding::new(
     "Ctrl-C",
     "quit from anywhere (asks as q does; twice quits at once)",
     Group::Always,
-    &[Chord::ctrl('c')],
+    &[(Chord::ctrl('c'), Interrupt)],
 )];
 
 /// Ctrl-C: quit, or quit at once when the quit question is already open.
 pub fn on_interrupt(app: &mut App, key: KeyEvent) -> Handled {
-    if INTERRUPT[0].chords[0].matches(&key) {
-        app.interrupt();
-        return Handled::Consumed;
+    match command(INTERRUPT, &key) {
+        Some(Interrupt) => {
+            app.interrupt();
+            Handled::Consumed
+        }
+        None => Handled::Ignored,
     }
-    Handled::Ignored
 }
 
-pub const BINDINGS: &[Binding] = &[
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    HalfPageDown,
+    HalfPageUp,
+    Search,
+    FindNext,
+    FindPrevious,
+    Problems,
+    Wrap,
+    Gutter,
+    Rendering,
+    Thinking,
+    Diff,
+    History,
+    Ask,
+    AskAboutLine,
+    Settle,
+    Edit,
+    Undo,
+    Send,
+    Ready,
+    Zoom,
+    Help,
+    Messages,
+    Escape,
+    Retry,
+    Quit,
+}
+
+use Command as C;
+
+pub const BINDINGS: &[Binding<Command>] = &[
     Binding::new(
         "Ctrl-D Ctrl-U",
         "half a page down / up",
         Group::Reading,
-        &[Chord::ctrl('d'), Chord::ctrl('u')],
+        &[
+            (Chord::ctrl('d'), C::HalfPageDown),
+            (Chord::ctrl('u'), C::HalfPageUp),
+        ],
     ),
     Binding::new(
         "/",
         "search as you type (3/7)",
         Group::Reading,
-        &[Chord::ch('/')],
+        &[(Chord::ch('/'), C::Search)],
     )
     .hint("/", "search", 5)
     .when(has_text),
@@ -108,7 +156,10 @@ pub const BINDINGS: &[Binding] = &[
         "n  N",
         "next / previous search match (after /; the later of / and * wins)",
         Group::Reading,
-        &[Chord::ch('n'), Chord::ch('N')],
+        &[
+            (Chord::ch('n'), C::FindNext),
+            (Chord::ch('N'), C::FindPrevious),
+        ],
     )
     .hint("n N", "next match", 2)
     .when(steps_search),
@@ -116,7 +167,10 @@ pub const BINDINGS: &[Binding] = &[
         "n  N",
         "next / previous place of the trace (after *; the later of / and * wins)",
         Group::Reading,
-        &[Chord::ch('n'), Chord::ch('N')],
+        &[
+            (Chord::ch('n'), C::FindNext),
+            (Chord::ch('N'), C::FindPrevious),
+        ],
     )
     .hint("n N", "next traced place", 2)
     .when(steps_trace),
@@ -124,7 +178,7 @@ pub const BINDINGS: &[Binding] = &[
         "p",
         "problems: the design compiler's findings, errors first (Enter goes to the line)",
         Group::Reading,
-        &[Chord::ch('p')],
+        &[(Chord::ch('p'), C::Problems)],
     )
     .hint("p", "problems", 4)
     .when(has_problems),
@@ -132,25 +186,25 @@ pub const BINDINGS: &[Binding] = &[
         "w",
         "wrap at words on / off",
         Group::Reading,
-        &[Chord::ch('w')],
+        &[(Chord::ch('w'), C::Wrap)],
     ),
     Binding::new(
         "l",
         "line numbers on / off",
         Group::Reading,
-        &[Chord::ch('l')],
+        &[(Chord::ch('l'), C::Gutter)],
     ),
     Binding::new(
         "m",
         "Markdown drawn as a document / as source",
         Group::Reading,
-        &[Chord::ch('m')],
+        &[(Chord::ch('m'), C::Rendering)],
     ),
     Binding::new(
         "t",
         "thinking pane shown / collapsed",
         Group::Reading,
-        &[Chord::ch('t')],
+        &[(Chord::ch('t'), C::Thinking)],
     )
     .hint("t", "thinking", 6)
     .when(App::is_streaming),
@@ -158,7 +212,7 @@ pub const BINDINGS: &[Binding] = &[
         "d",
         "diff of this artifact against the previous cycle",
         Group::Reading,
-        &[Chord::ch('d')],
+        &[(Chord::ch('d'), C::Diff)],
     )
     .hint("d", "diff", 6)
     .when(has_diff),
@@ -166,17 +220,22 @@ pub const BINDINGS: &[Binding] = &[
         "h",
         "cycles (commits); Enter opens one read-only, Esc returns",
         Group::Reading,
-        &[Chord::ch('h')],
+        &[(Chord::ch('h'), C::History)],
     )
     .hint("h", "history", 7),
-    Binding::new("a", "write a question", Group::Reviewing, &[Chord::ch('a')])
-        .hint("a", "ask", 2)
-        .when(can_ask),
+    Binding::new(
+        "a",
+        "write a question",
+        Group::Reviewing,
+        &[(Chord::ch('a'), C::Ask)],
+    )
+    .hint("a", "ask", 2)
+    .when(can_ask),
     Binding::new(
         "c",
         "write a question about the cursor line (quotes it)",
         Group::Reviewing,
-        &[Chord::ch('c')],
+        &[(Chord::ch('c'), C::AskAboutLine)],
     )
     .hint("c", "ask about line", 1)
     .when(on_artifact_line),
@@ -184,19 +243,19 @@ pub const BINDINGS: &[Binding] = &[
         "S",
         "settle / unsettle the requirement or ADR on the line, else the tab",
         Group::Reviewing,
-        &[Chord::ch('S')],
+        &[(Chord::ch('S'), C::Settle)],
     ),
     Binding::new(
         "E",
         "edit this artifact in $VISUAL / $EDITOR at the cursor line",
         Group::Reviewing,
-        &[Chord::ch('E')],
+        &[(Chord::ch('E'), C::Edit)],
     ),
     Binding::new(
         "u",
         "put the deleted question back",
         Group::Reviewing,
-        &[Chord::ch('u')],
+        &[(Chord::ch('u'), C::Undo)],
     )
     .hint("u", "undo", 3)
     .when(can_undo),
@@ -204,7 +263,7 @@ pub const BINDINGS: &[Binding] = &[
         "Ctrl-S",
         "send the questions (verdict QUESTIONS): next cycle",
         Group::Reviewing,
-        &[Chord::ctrl('s')],
+        &[(Chord::ctrl('s'), C::Send)],
     )
     .hint("Ctrl-S", "send", 3)
     .when(sendable),
@@ -212,7 +271,7 @@ pub const BINDINGS: &[Binding] = &[
         "Ctrl-R",
         "answer READY (asks first)",
         Group::Reviewing,
-        &[Chord::ctrl('r')],
+        &[(Chord::ctrl('r'), C::Ready)],
     )
     .hint("Ctrl-R", "READY", 5)
     .when(reviewable),
@@ -220,61 +279,62 @@ pub const BINDINGS: &[Binding] = &[
         "+",
         "zoom: the focused pane fills the screen / back to the split",
         Group::Reading,
-        &[Chord::ch('+')],
+        &[(Chord::ch('+'), C::Zoom)],
     )
     .hint("+", "zoom", 8),
-    HELP,
+    help(&[(HELP_KEY, C::Help)]),
     Binding::new(
         "M",
         "messages: every notice of this run, with its time and level",
         Group::Always,
-        &[Chord::ch('M')],
+        &[(Chord::ch('M'), C::Messages)],
     ),
     Binding::new(
         "Esc",
         "dismiss an error notice, close a popup, leave an old cycle, or cancel the call (asks)",
         Group::Always,
-        &[Chord::plain(KeyCode::Esc)],
+        &[(Chord::plain(KeyCode::Esc), C::Escape)],
     ),
     Binding::new(
         "r",
         "retry after a reasoner error",
         Group::Always,
-        &[Chord::ch('r')],
+        &[(Chord::ch('r'), C::Retry)],
     )
     .hint("r", "retry", 0)
     .when(can_retry),
-    QUIT_PLAIN,
+    quit(&[(QUIT_KEY, C::Quit)]),
 ];
 
 pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
-    if key.modifiers.contains(KeyModifiers::CONTROL) {
-        match key.code {
-            KeyCode::Char('s') => app.send_questions(),
-            KeyCode::Char('r') => app.ask_ready(),
-            KeyCode::Char('d') => app.page(1, 2),
-            KeyCode::Char('u') => app.page(-1, 2),
-            _ => return Handled::Ignored,
-        }
-        return Handled::Consumed;
-    }
+    let Some(command) = command(BINDINGS, &key) else {
+        return Handled::Ignored;
+    };
     // The viewer is zoomed away: its keys say so rather than act on a hidden pane.
     if app.zoom == Zoom::Focused
         && app.focus == Focus::Review
-        && let KeyCode::Char(c @ ('/' | 'S' | 'E' | 'c' | 'd')) = key.code
+        && matches!(
+            command,
+            C::Search | C::Settle | C::Edit | C::AskAboutLine | C::Diff
+        )
+        && let KeyCode::Char(c) = key.code
     {
         app.say(format!(
             "{c}: the viewer is hidden while the review pane is zoomed; + splits the screen"
         ));
         return Handled::Consumed;
     }
-    match key.code {
-        KeyCode::Char('q') => app.request_quit(),
-        KeyCode::Char('?') => app.open_help(),
-        KeyCode::Char('M') => {
+    match command {
+        C::Send => app.send_questions(),
+        C::Ready => app.ask_ready(),
+        C::HalfPageDown => app.page(1, 2),
+        C::HalfPageUp => app.page(-1, 2),
+        C::Quit => app.request_quit(),
+        C::Help => app.open_help(),
+        C::Messages => {
             app.popup = Some(crate::tui::popup::Popup::Messages(Default::default()));
         }
-        KeyCode::Esc => {
+        C::Escape => {
             if app.notice.error_shown() {
                 app.notice.clear();
             } else if app.old_cycle.take().is_some() {
@@ -285,14 +345,14 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 app.focus = Focus::Viewer;
             }
         }
-        KeyCode::Char('a' | 'c') if !can_ask(app) => {
+        C::Ask | C::AskAboutLine if !can_ask(app) => {
             app.say(if app.offers().closed {
                 "the design is final: no more questions can be sent".into()
             } else {
                 "READY was answered: b (after the reflection) goes back to the review".into()
             });
         }
-        KeyCode::Char('+') => {
+        C::Zoom => {
             app.zoom = match app.zoom {
                 Zoom::Split => Zoom::Focused,
                 Zoom::Focused => Zoom::Split,
@@ -302,8 +362,8 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Zoom::Split => "+: split screen".into(),
             });
         }
-        KeyCode::Char('a') => app.open_composer(ComposerTarget::NewQuestion { anchor: None }),
-        KeyCode::Char('c') => {
+        C::Ask => app.open_composer(ComposerTarget::NewQuestion { anchor: None }),
+        C::AskAboutLine => {
             let anchor = app.anchor_at_cursor();
             if anchor.is_some() {
                 app.open_composer(ComposerTarget::NewQuestion { anchor });
@@ -313,13 +373,14 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 app.say("c: put the cursor on an artifact line first".into());
             }
         }
-        KeyCode::Char('d') => app.open_diff(),
-        KeyCode::Char('S') if app.old_cycle.is_none() => app.toggle_settled(),
-        KeyCode::Char('E') if !matches!(app.phase, Phase::AwaitingReview { .. }) => {
+        C::Diff => app.open_diff(),
+        C::Settle if app.old_cycle.is_none() => app.toggle_settled(),
+        C::Settle => return Handled::Ignored,
+        C::Edit if !matches!(app.model.phase(), Phase::AwaitingReview { .. }) => {
             app.say("E: edit once the cycle waits for your review".into());
         }
-        KeyCode::Char('E') if app.refuse_read_only("edit artifacts") => {}
-        KeyCode::Char('E') if app.old_cycle.is_none() => {
+        C::Edit if app.refuse_read_only("edit artifacts") => {}
+        C::Edit if app.old_cycle.is_none() => {
             if let Some(section) = app.tab.section() {
                 app.intents.push(Intent::EditArtifact {
                     section,
@@ -327,8 +388,9 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 });
             }
         }
-        KeyCode::Char('h') => app.open_history(),
-        KeyCode::Char('w') => {
+        C::Edit => return Handled::Ignored,
+        C::History => app.open_history(),
+        C::Wrap => {
             app.wrap = match app.wrap {
                 Wrap::Soft => Wrap::Off,
                 Wrap::Off => Wrap::Soft,
@@ -338,7 +400,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Wrap::Off => "w: wrap off (←/→ scroll sideways)".into(),
             });
         }
-        KeyCode::Char('m') => {
+        C::Rendering => {
             let rendering = match app.rendering {
                 Rendering::Rendered => Rendering::Source,
                 Rendering::Source => Rendering::Rendered,
@@ -349,7 +411,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Rendering::Source => "m: Markdown shown as source".into(),
             });
         }
-        KeyCode::Char('l') => {
+        C::Gutter => {
             app.gutter = match app.gutter {
                 Gutter::Numbers => Gutter::Hidden,
                 Gutter::Hidden => Gutter::Numbers,
@@ -359,19 +421,20 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
                 Gutter::Hidden => "l: line numbers hidden".into(),
             });
         }
-        KeyCode::Char('t') => {
+        C::Thinking => {
             app.thinking_pane = match app.thinking_pane {
                 ThinkingPane::Shown => ThinkingPane::Collapsed,
                 ThinkingPane::Collapsed => ThinkingPane::Shown,
             }
         }
-        KeyCode::Char('/') => app.open_search(),
-        KeyCode::Char('u') if can_undo(app) => app.undo_delete(),
-        KeyCode::Char('n') => app.find_next(false),
-        KeyCode::Char('N') => app.find_next(true),
-        KeyCode::Char('p') => app.open_problems(),
-        KeyCode::Char('r') if can_retry(app) => app.act(Action::Retry),
-        _ => return Handled::Ignored,
+        C::Search => app.open_search(),
+        C::Undo if can_undo(app) => app.undo_delete(),
+        C::Undo => return Handled::Ignored,
+        C::FindNext => app.find_next(false),
+        C::FindPrevious => app.find_next(true),
+        C::Problems => app.open_problems(),
+        C::Retry if can_retry(app) => app.act(Action::Retry),
+        C::Retry => return Handled::Ignored,
     }
     Handled::Consumed
 }

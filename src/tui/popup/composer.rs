@@ -12,7 +12,7 @@ use ratatui_textarea::{TextArea, WrapMode};
 use crate::brief::Question;
 use crate::tui::app::{App, ComposerTarget, Verdict};
 use crate::tui::event::Action;
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, popup_block};
 
@@ -21,76 +21,88 @@ pub struct Composer {
     pub editor: Box<TextArea<'static>>,
 }
 
-pub const BINDINGS: &[Binding] = &[
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Save,
+    NewLine,
+    Clear,
+    Close,
+    Send,
+    Edit,
+}
+
+pub const BINDINGS: &[Binding<Command>] = &[
     Binding::new(
         "Enter",
         "(composer) save; Esc closes, text kept",
         Group::Popups,
-        &[Chord::plain(KeyCode::Enter), Chord::plain(KeyCode::Esc)],
+        &[(Chord::plain(KeyCode::Enter), Command::Save)],
     )
     .hint("Enter", "save", 1),
     Binding::new(
         "Ctrl-J",
         "(composer) new line (Shift-Enter and Alt-Enter too)",
         Group::Popups,
-        &[Chord::ctrl('j')],
+        &[(Chord::ctrl('j'), Command::NewLine)],
     )
     .hint("Ctrl-J", "newline", 2),
     Binding::new(
         "Ctrl-L",
         "(composer) clear (Ctrl-Y brings the text back)",
         Group::Popups,
-        &[Chord::ctrl('l')],
+        &[(Chord::ctrl('l'), Command::Clear)],
     )
     .hint("Ctrl-L", "clear", 3),
     Binding::new(
         "Esc",
         "(composer) close, the text kept",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc)],
+        &[(Chord::plain(KeyCode::Esc), Command::Close)],
     )
     .hint("Esc", "keep", 4),
     Binding::new(
         "Ctrl-S",
         "(composer) save and send the questions",
         Group::Popups,
-        &[Chord::ctrl('s')],
+        &[(Chord::ctrl('s'), Command::Send)],
     ),
     Binding::new(
         "other keys",
         "(composer) edit the text",
         Group::Popups,
-        &[Chord::AnyKey],
+        &[(Chord::AnyKey, Command::Edit)],
     ),
 ];
 
 impl Composer {
     pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         let text = || self.editor.lines().join("\n");
-        match key.code {
+        match command(BINDINGS, &key).unwrap_or(Command::Edit) {
             // Closing keeps the words: a new question stays in the composer draft,
             // edits and answers were saved as they were typed.
-            KeyCode::Esc => return Handled::Close,
-            KeyCode::Enter if !alt && !key.modifiers.contains(KeyModifiers::SHIFT) => {
+            Command::Close => return Handled::Close,
+            Command::Save if !shift => {
                 app.submit_composer(self.target.clone(), text());
                 return Handled::Close;
             }
-            KeyCode::Char('s') if ctrl => {
+            Command::Send => {
                 app.submit_composer(self.target.clone(), text());
                 app.send_questions();
                 return Handled::Close;
             }
-            KeyCode::Char('j') if ctrl => self.editor.insert_newline(),
-            KeyCode::Char('l') if ctrl => {
+            Command::NewLine => self.editor.insert_newline(),
+            Command::Clear => {
                 // Clears the composer; the text goes to the yank buffer (Ctrl-Y).
                 self.editor.select_all();
                 self.editor.cut();
                 app.say("composer cleared · Ctrl-Y brings it back".into());
             }
-            KeyCode::Enter => self.editor.insert_newline(),
-            _ => {
+            // Shift-Enter and Alt-Enter: a new line.
+            Command::Save | Command::Edit if key.code == KeyCode::Enter => {
+                self.editor.insert_newline()
+            }
+            Command::Save | Command::Edit => {
                 self.editor.input(key);
             }
         }

@@ -13,7 +13,7 @@ use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 use crate::cxp::Feedback;
 use crate::tui::app::{App, Screen, Verdict};
 use crate::tui::event::{Action, Intent, Phase};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, popup_block};
 
@@ -28,77 +28,98 @@ pub enum Confirm {
     Cancel,
 }
 
-pub const READY_BINDINGS: &[Binding] = &[
-    Binding::new(
-        "y / Enter",
-        "(READY?) answer READY",
-        Group::Popups,
-        &[Chord::ch('y'), Chord::plain(KeyCode::Enter)],
-    )
-    .hint("y", "READY", 1),
+/// A confirmation's answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    Yes,
+    No,
+}
+
+const YES: &[(Chord, Answer)] = &[
+    (Chord::ch('y'), Answer::Yes),
+    (Chord::plain(KeyCode::Enter), Answer::Yes),
+];
+
+const NO: &[(Chord, Answer)] = &[
+    (Chord::ch('n'), Answer::No),
+    (Chord::plain(KeyCode::Esc), Answer::No),
+];
+
+pub const READY_BINDINGS: &[Binding<Answer>] = &[
+    Binding::new("y / Enter", "(READY?) answer READY", Group::Popups, YES).hint("y", "READY", 1),
     Binding::new(
         "Esc",
         "(READY?) back, nothing sent (so does any other key)",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc), Chord::AnyKey],
+        &[
+            (Chord::plain(KeyCode::Esc), Answer::No),
+            (Chord::AnyKey, Answer::No),
+        ],
     )
     .hint("Esc", "back", 2),
 ];
 
-pub const LAST_CYCLE_BINDINGS: &[Binding] = &[
+pub const LAST_CYCLE_BINDINGS: &[Binding<Answer>] = &[
     Binding::new(
         "y / Enter",
         "(last cycle) send and finalize without another revision",
         Group::Popups,
-        &[Chord::ch('y'), Chord::plain(KeyCode::Enter)],
+        YES,
     )
     .hint("y", "send and finalize", 1),
     Binding::new(
         "n / Esc",
         "(last cycle) back, the questions kept (so does any other key)",
         Group::Popups,
-        &[Chord::ch('n'), Chord::plain(KeyCode::Esc), Chord::AnyKey],
+        &[
+            (Chord::ch('n'), Answer::No),
+            (Chord::plain(KeyCode::Esc), Answer::No),
+            (Chord::AnyKey, Answer::No),
+        ],
     )
     .hint("n", "back", 2),
 ];
 
-pub const QUIT_BINDINGS: &[Binding] = &[
-    Binding::new(
-        "y / Enter",
-        "(Quit?) quit",
-        Group::Popups,
-        &[Chord::ch('y'), Chord::plain(KeyCode::Enter)],
-    )
-    .hint("y", "quit", 1),
-    Binding::new(
-        "n / Esc",
-        "(Quit?) stay",
-        Group::Popups,
-        &[Chord::ch('n'), Chord::plain(KeyCode::Esc)],
-    )
-    .hint("n", "stay", 2),
+pub const QUIT_BINDINGS: &[Binding<Answer>] = &[
+    Binding::new("y / Enter", "(Quit?) quit", Group::Popups, YES).hint("y", "quit", 1),
+    Binding::new("n / Esc", "(Quit?) stay", Group::Popups, NO).hint("n", "stay", 2),
 ];
 
-pub const CANCEL_BINDINGS: &[Binding] = &[
+pub const CANCEL_BINDINGS: &[Binding<Answer>] = &[
     Binding::new(
         "y / Enter",
         "(Cancel the call?) cancel it",
         Group::Popups,
-        &[Chord::ch('y'), Chord::plain(KeyCode::Enter)],
+        YES,
     )
     .hint("y", "cancel the call", 1),
     Binding::new(
         "n / Esc",
         "(Cancel the call?) let it run",
         Group::Popups,
-        &[Chord::ch('n'), Chord::plain(KeyCode::Esc)],
+        NO,
     )
     .hint("n", "keep it", 2),
 ];
 
 impl Confirm {
+    /// This question's keys.
+    pub fn table(&self) -> &'static [Binding<Answer>] {
+        match self {
+            Confirm::Ready => READY_BINDINGS,
+            Confirm::LastCycle => LAST_CYCLE_BINDINGS,
+            Confirm::Quit { .. } => QUIT_BINDINGS,
+            Confirm::Cancel => CANCEL_BINDINGS,
+        }
+    }
+
+    pub fn bindings(&self) -> Vec<&'static dyn Listed> {
+        listed(self.table())
+    }
+
     pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        let yes = matches!(key.code, KeyCode::Char('y') | KeyCode::Enter);
+        let answer = command(self.table(), &key);
+        let yes = answer == Some(Answer::Yes);
         match self {
             Confirm::Ready => {
                 if yes {
@@ -107,14 +128,14 @@ impl Confirm {
                     let force = !app.open_items().conflicts.is_empty();
                     app.act(Action::Review(Feedback {
                         force,
-                        ..Feedback::ready(app.cycle)
+                        ..Feedback::ready(app.model.cycle())
                     }));
                     app.verdict = Verdict::Sent;
                 }
                 Handled::Close
             }
             Confirm::LastCycle => {
-                if yes && let Some(cycle) = app.phase.reviewed_cycle() {
+                if yes && let Some(cycle) = app.model.phase().reviewed_cycle() {
                     app.send_now(cycle);
                 } else {
                     app.say("nothing sent: your questions are kept".into());
@@ -125,8 +146,8 @@ impl Confirm {
                 app.quit();
                 Handled::Close
             }
-            Confirm::Quit { .. } => match key.code {
-                KeyCode::Char('n') | KeyCode::Esc => Handled::Close,
+            Confirm::Quit { .. } => match answer {
+                Some(Answer::No) => Handled::Close,
                 _ => Handled::Ignored,
             },
             Confirm::Cancel if yes => {
@@ -136,8 +157,8 @@ impl Confirm {
                 }
                 Handled::Close
             }
-            Confirm::Cancel => match key.code {
-                KeyCode::Char('n') | KeyCode::Esc => Handled::Close,
+            Confirm::Cancel => match answer {
+                Some(Answer::No) => Handled::Close,
                 _ => Handled::Ignored,
             },
         }
@@ -200,7 +221,7 @@ impl Confirm {
                 let n = app.draft.questions.len();
                 let lines = vec![
                     Line::styled(
-                        format!("Cycle {} is the last one allowed.", app.cycle),
+                        format!("Cycle {} is the last one allowed.", app.model.cycle()),
                         Style::default().fg(p.warning),
                     ),
                     Line::raw(format!(
@@ -243,8 +264,8 @@ impl Confirm {
                 );
             }
             Confirm::Cancel => {
-                let after = match app.phase {
-                    Phase::Designing { cycle } if cycle > 1 => {
+                let after = match app.model.phase() {
+                    Phase::Designing { cycle } if *cycle > 1 => {
                         "Your questions come back to the review pane, to amend and send again."
                     }
                     _ => "r runs the call again from the start.",
@@ -287,7 +308,7 @@ impl App {
     pub(crate) fn open_items(&self) -> crate::volk::ready::OpenItems {
         crate::volk::ready::OpenItems::of(
             &self.problems.diagnostics,
-            &self.review.threads,
+            &self.model.review().threads,
             self.draft.questions.len(),
         )
     }
@@ -297,7 +318,9 @@ impl App {
         if self.refuse_read_only("answer READY") {
             return;
         }
-        if !matches!(self.phase, Phase::AwaitingReview { .. }) || self.verdict == Verdict::Sent {
+        if !matches!(self.model.phase(), Phase::AwaitingReview { .. })
+            || self.verdict == Verdict::Sent
+        {
             self.say(self.no_review_now("Ctrl-R"));
             return;
         }
@@ -314,9 +337,9 @@ impl App {
         let unsent = self.draft.is_unsent() && !self.offers().closed;
         let reason = if unsent && self.screen == Screen::Workbench {
             Some("Your draft is not sent (it stays saved for `volk open`).")
-        } else if self.phase.is_busy() && self.is_streaming() {
+        } else if self.model.phase().is_busy() && self.is_streaming() {
             Some("The architect is still working; quitting stops the call.")
-        } else if sent_and_unanswered(&self.phase) {
+        } else if sent_and_unanswered(self.model.phase()) {
             Some(
                 "Your sent questions have no answer yet (the call failed); `volk open` keeps them and r sends them again.",
             )
@@ -345,7 +368,7 @@ impl App {
 
     /// Quits, stopping the running call first.
     fn quit(&mut self) {
-        if self.phase.is_busy() {
+        if self.model.phase().is_busy() {
             self.act(Action::Cancel);
         }
         self.quit_now();

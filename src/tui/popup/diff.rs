@@ -18,7 +18,8 @@ use crate::design::{Artifacts, Section};
 use crate::tui::app::App;
 use crate::tui::diff::{Columns, Diff, DiffKind, DiffLine, occurrences};
 use crate::tui::event::Intent;
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
+use crate::tui::popup::Field;
 use crate::tui::popup::Popup;
 use crate::tui::popup::history::History;
 use crate::tui::theme::Palette;
@@ -91,16 +92,36 @@ fn has_query(app: &App) -> bool {
     matches!(&app.popup, Some(Popup::Diff(d)) if !d.search.query.is_empty())
 }
 
-pub const BINDINGS: &[Binding] = &[
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Down,
+    Up,
+    PageDown,
+    PageUp,
+    Top,
+    Bottom,
+    NextHunk,
+    PreviousHunk,
+    Search,
+    NextMatch,
+    PreviousMatch,
+    Compare,
+    Columns,
+    Close,
+}
+
+use Command as C;
+
+pub const BINDINGS: &[Binding<Command>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "(diff) scroll a line",
         Group::Popups,
         &[
-            Chord::ch('j'),
-            Chord::ch('k'),
-            Chord::plain(KeyCode::Down),
-            Chord::plain(KeyCode::Up),
+            (Chord::ch('j'), C::Down),
+            (Chord::ch('k'), C::Up),
+            (Chord::plain(KeyCode::Down), C::Down),
+            (Chord::plain(KeyCode::Up), C::Up),
         ],
     ),
     Binding::new(
@@ -108,9 +129,9 @@ pub const BINDINGS: &[Binding] = &[
         "(diff) scroll a page",
         Group::Popups,
         &[
-            Chord::plain(KeyCode::PageDown),
-            Chord::plain(KeyCode::PageUp),
-            Chord::ch(' '),
+            (Chord::plain(KeyCode::PageDown), C::PageDown),
+            (Chord::plain(KeyCode::PageUp), C::PageUp),
+            (Chord::ch(' '), C::PageDown),
         ],
     ),
     Binding::new(
@@ -118,31 +139,37 @@ pub const BINDINGS: &[Binding] = &[
         "(diff) top / bottom",
         Group::Popups,
         &[
-            Chord::ch('g'),
-            Chord::ch('G'),
-            Chord::plain(KeyCode::Home),
-            Chord::plain(KeyCode::End),
+            (Chord::ch('g'), C::Top),
+            (Chord::ch('G'), C::Bottom),
+            (Chord::plain(KeyCode::Home), C::Top),
+            (Chord::plain(KeyCode::End), C::Bottom),
         ],
     ),
     Binding::new(
         "] [",
         "(diff) next / previous hunk",
         Group::Popups,
-        &[Chord::ch(']'), Chord::ch('[')],
+        &[
+            (Chord::ch(']'), C::NextHunk),
+            (Chord::ch('['), C::PreviousHunk),
+        ],
     )
     .hint("] [", "hunk", 1),
     Binding::new(
         "/",
         "(diff) search as you type (3/7)",
         Group::Popups,
-        &[Chord::ch('/')],
+        &[(Chord::ch('/'), C::Search)],
     )
     .hint("/", "search", 2),
     Binding::new(
         "n N",
         "(diff) next / previous match",
         Group::Popups,
-        &[Chord::ch('n'), Chord::ch('N')],
+        &[
+            (Chord::ch('n'), C::NextMatch),
+            (Chord::ch('N'), C::PreviousMatch),
+        ],
     )
     .hint("n N", "match", 3)
     .when(has_query),
@@ -150,46 +177,53 @@ pub const BINDINGS: &[Binding] = &[
         "c",
         "(diff) compare with a cycle picked from the history",
         Group::Popups,
-        &[Chord::ch('c')],
+        &[(Chord::ch('c'), C::Compare)],
     )
     .hint("c", "compare", 4),
     Binding::new(
         "s",
         "(diff) side by side / unified",
         Group::Popups,
-        &[Chord::ch('s')],
+        &[(Chord::ch('s'), C::Columns)],
     )
     .hint("s", "side by side", 5),
     Binding::new(
         "Esc / d / q",
         "(diff) close",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc), Chord::ch('d'), Chord::ch('q')],
+        &[
+            (Chord::plain(KeyCode::Esc), C::Close),
+            (Chord::ch('d'), C::Close),
+            (Chord::ch('q'), C::Close),
+        ],
     )
     .hint("Esc", "close", 6),
 ];
 
 /// While a search is typed in the diff.
-pub const SEARCH_BINDINGS: &[Binding] = &[
+pub const SEARCH_BINDINGS: &[Binding<Field>] = &[
     Binding::new(
         "Enter",
         "(diff search) keep the match",
         Group::Popups,
-        &[Chord::plain(KeyCode::Enter)],
+        &[(Chord::plain(KeyCode::Enter), Field::Keep)],
     )
     .hint("Enter", "keep", 1),
     Binding::new(
         "Esc",
         "(diff search) back to where it started",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc)],
+        &[(Chord::plain(KeyCode::Esc), Field::Back)],
     )
     .hint("Esc", "back", 2),
     Binding::new(
         "text, Backspace",
         "(diff search) the query",
         Group::Popups,
-        &[Chord::AnyChar, Chord::plain(KeyCode::Backspace)],
+        &[
+            (Chord::AnyChar, Field::Type),
+            (Chord::plain(KeyCode::Backspace), Field::Erase),
+        ],
     ),
 ];
 
@@ -216,9 +250,13 @@ impl DiffView {
         }
     }
 
-    /// Whether keys go to the search being typed.
-    pub fn typing(&self) -> bool {
-        self.search.typing
+    /// The keys at hand: the search's while one is typed, else the diff's.
+    pub fn bindings(&self) -> Vec<&'static dyn Listed> {
+        if self.search.typing {
+            listed(SEARCH_BINDINGS)
+        } else {
+            listed(BINDINGS)
+        }
     }
 
     /// The layout on a terminal `width` columns wide.
@@ -236,21 +274,24 @@ impl DiffView {
         }
         let columns = self.columns(app.size.width);
         let page = self.geometry(app.size, app).body.height.max(1) as isize;
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('d') | KeyCode::Char('q') => return Handled::Close,
-            KeyCode::Down | KeyCode::Char('j') => self.scroll_by(1, app.size.width),
-            KeyCode::Up | KeyCode::Char('k') => self.scroll_by(-1, app.size.width),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll_by(page, app.size.width),
-            KeyCode::PageUp => self.scroll_by(-page, app.size.width),
-            KeyCode::Home | KeyCode::Char('g') => {
+        let Some(command) = command(BINDINGS, &key) else {
+            return Handled::Ignored;
+        };
+        match command {
+            C::Close => return Handled::Close,
+            C::Down => self.scroll_by(1, app.size.width),
+            C::Up => self.scroll_by(-1, app.size.width),
+            C::PageDown => self.scroll_by(page, app.size.width),
+            C::PageUp => self.scroll_by(-page, app.size.width),
+            C::Top => {
                 self.top = 0;
                 self.cursor = 0;
             }
-            KeyCode::End | KeyCode::Char('G') => {
+            C::Bottom => {
                 self.top = self.bottom_top(app);
                 self.cursor = self.diff.lines.len().saturating_sub(1);
             }
-            KeyCode::Char(']') => {
+            C::NextHunk => {
                 let after = if self.is_visible(self.cursor, app) {
                     Some(self.cursor)
                 } else {
@@ -261,7 +302,7 @@ impl DiffView {
                     None => app.say("]: no hunk below".into()),
                 }
             }
-            KeyCode::Char('[') => {
+            C::PreviousHunk => {
                 let before = if self.is_visible(self.cursor, app) {
                     self.cursor
                 } else {
@@ -272,16 +313,16 @@ impl DiffView {
                     None => app.say("[: no hunk above".into()),
                 }
             }
-            KeyCode::Char('/') => {
+            C::Search => {
                 self.search = DiffSearch {
                     typing: true,
                     origin: (self.top, self.cursor),
                     ..DiffSearch::default()
                 };
             }
-            KeyCode::Char('n') => self.search_next(false, app),
-            KeyCode::Char('N') => self.search_next(true, app),
-            KeyCode::Char('s') => {
+            C::NextMatch => self.search_next(false, app),
+            C::PreviousMatch => self.search_next(true, app),
+            C::Columns => {
                 let next = match columns {
                     Columns::Unified => Columns::SideBySide,
                     Columns::SideBySide => Columns::Unified,
@@ -292,7 +333,7 @@ impl DiffView {
                     Columns::SideBySide => "diff: side by side".into(),
                 });
             }
-            KeyCode::Char('c') => {
+            C::Compare => {
                 // The list of cycles takes the diff's place; Esc there brings it back.
                 let this = std::mem::replace(
                     self,
@@ -302,21 +343,20 @@ impl DiffView {
                 app.intents
                     .push(Intent::Ask(crate::volk::protocol::Query::History));
             }
-            _ => return Handled::Ignored,
         }
         Handled::Consumed
     }
 
     fn on_search_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        match key.code {
-            KeyCode::Enter => self.search.typing = false,
-            KeyCode::Esc => {
+        match command(SEARCH_BINDINGS, &key) {
+            Some(Field::Keep) => self.search.typing = false,
+            Some(Field::Back) => {
                 (self.top, self.cursor) = self.search.origin;
                 self.search = DiffSearch::default();
             }
-            KeyCode::Backspace | KeyCode::Char(_) => {
-                match key.code {
-                    KeyCode::Char(c) => self.search.query.push(c),
+            Some(edit @ (Field::Type | Field::Erase)) => {
+                match (edit, key.code) {
+                    (Field::Type, KeyCode::Char(c)) => self.search.query.push(c),
                     _ => {
                         self.search.query.pop();
                     }
@@ -329,7 +369,7 @@ impl DiffView {
                     self.find(cursor, Direction::AtOrAfter, app);
                 }
             }
-            _ => return Handled::Ignored,
+            None => return Handled::Ignored,
         }
         Handled::Consumed
     }
@@ -484,7 +524,8 @@ impl DiffView {
         if self.base != Base::Previous {
             return Vec::new();
         }
-        app.review
+        app.model
+            .review()
             .last
             .unrequested
             .iter()
@@ -784,8 +825,8 @@ impl App {
     /// (the workbench's previous text may already hold the edit), so the reviewer's
     /// lines show, marked, beside the architect's.
     pub(crate) fn open_diff_for(&mut self, section: Section, at_change: bool) {
-        let edit = self.review.last.reviewer_edit(section).cloned();
-        let base = match (&edit, &self.previous) {
+        let edit = self.model.review().last.reviewer_edit(section).cloned();
+        let base = match (&edit, self.model.previous()) {
             (Some(edit), _) => edit.before.as_str(),
             (None, Some(previous)) => previous.get(section),
             (None, None) => {
@@ -793,7 +834,7 @@ impl App {
                 return;
             }
         };
-        let diff = Diff::new(base, self.artifacts.get(section));
+        let diff = Diff::new(base, self.model.artifacts().get(section));
         let mut view = DiffView::new(section, Base::Previous, diff, Layout::ByWidth);
         view.reviewer = edit;
         if at_change {
@@ -814,7 +855,7 @@ impl App {
             return false;
         };
         let section = wanted.section;
-        let diff = Diff::new(artifacts.get(section), self.artifacts.get(section));
+        let diff = Diff::new(artifacts.get(section), self.model.artifacts().get(section));
         let base = Base::Cycle {
             short_id: short_id.to_string(),
             summary: summary.to_string(),

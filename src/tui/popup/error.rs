@@ -9,7 +9,7 @@ use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 
 use crate::tui::app::App;
 use crate::tui::event::{Action, Phase};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, popup_block};
 
@@ -104,11 +104,15 @@ fn fix_for(message: &str, app: &App) -> Option<String> {
 /// or the plan, that step.
 fn retried_call(app: &App) -> String {
     use crate::brief::Purpose;
-    let cycle = app.phase.resume().map_or(app.cycle, |r| match r {
-        Phase::Designing { cycle } => *cycle,
-        _ => app.cycle,
-    });
-    match app.last_call {
+    let cycle = app
+        .model
+        .phase()
+        .resume()
+        .map_or(app.model.cycle(), |r| match r {
+            Phase::Designing { cycle } => *cycle,
+            _ => app.model.cycle(),
+        });
+    match app.model.last_call() {
         Some(Purpose::Design) => format!("the same design request for cycle {cycle}"),
         Some(Purpose::Update) => format!("the same update request for cycle {cycle}"),
         Some(Purpose::Reflect) => "the reflection".to_string(),
@@ -125,12 +129,19 @@ fn not_retryable(app: &App) -> bool {
     matches!(&app.popup, Some(Popup::Error(f)) if !f.retryable)
 }
 
-pub const BINDINGS: &[Binding] = &[
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Retry,
+    Close,
+    Quit,
+}
+
+pub const BINDINGS: &[Binding<Command>] = &[
     Binding::new(
         "r",
         "(failure) send the failed request again, when a retry can help",
         Group::Popups,
-        &[Chord::ch('r')],
+        &[(Chord::ch('r'), Command::Retry)],
     )
     .hint("r", "retry", 1)
     .when(retryable),
@@ -138,46 +149,49 @@ pub const BINDINGS: &[Binding] = &[
         "r",
         "(failure, no retry) says why a retry cannot help and what to do",
         Group::Popups,
-        &[Chord::ch('r')],
+        &[(Chord::ch('r'), Command::Retry)],
     )
     .when(not_retryable),
     Binding::new(
         "Esc / Enter",
         "(failure) close",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc), Chord::plain(KeyCode::Enter)],
+        &[
+            (Chord::plain(KeyCode::Esc), Command::Close),
+            (Chord::plain(KeyCode::Enter), Command::Close),
+        ],
     )
     .hint("Esc", "close", 2),
     Binding::new(
         "q",
         "(failure) quit (asks when sent questions wait for an answer)",
         Group::Popups,
-        &[Chord::ch('q')],
+        &[(Chord::ch('q'), Command::Quit)],
     ),
 ];
 
 impl Failure {
     pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        match key.code {
-            KeyCode::Char('r') if self.retryable => {
+        match command(BINDINGS, &key) {
+            Some(Command::Retry) if self.retryable => {
                 app.act(Action::Retry);
                 app.notice.clear();
                 app.say(format!("r {}", self.call));
                 Handled::Close
             }
-            KeyCode::Char('r') => {
+            Some(Command::Retry) => {
                 app.warn(match &self.fix {
                     Some(fix) => format!("r: a retry would fail the same way; {fix}"),
                     None => "r: this failure cannot be retried".to_string(),
                 });
                 Handled::Consumed
             }
-            KeyCode::Esc | KeyCode::Enter => Handled::Close,
-            KeyCode::Char('q') => {
+            Some(Command::Close) => Handled::Close,
+            Some(Command::Quit) => {
                 app.request_quit();
                 Handled::Close
             }
-            _ => Handled::Ignored,
+            None => Handled::Ignored,
         }
     }
 

@@ -9,63 +9,71 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::{App, Follow};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Field;
 
 #[derive(Debug, Clone, Default)]
 pub struct GoTo {
     pub digits: String,
 }
 
-pub const BINDINGS: &[Binding] = &[
+pub const BINDINGS: &[Binding<Field>] = &[
     Binding::new(
         "Enter",
         "(go to line) move the cursor to the line",
         Group::Popups,
-        &[Chord::plain(KeyCode::Enter)],
+        &[(Chord::plain(KeyCode::Enter), Field::Keep)],
     )
     .hint("Enter", "go", 1),
     Binding::new(
         "Esc",
         "(go to line) stay where you are",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc)],
+        &[(Chord::plain(KeyCode::Esc), Field::Back)],
     )
     .hint("Esc", "back", 2),
     Binding::new(
         "digits, Backspace",
         "(go to line) the line number (other keys say it takes digits)",
         Group::Popups,
-        &[Chord::AnyChar, Chord::plain(KeyCode::Backspace)],
+        &[
+            (Chord::AnyChar, Field::Type),
+            (Chord::plain(KeyCode::Backspace), Field::Erase),
+        ],
     ),
 ];
 
 impl GoTo {
     pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        match key.code {
-            KeyCode::Esc => Handled::Close,
-            KeyCode::Enter => {
+        let typed = match key.code {
+            KeyCode::Char(c) => c,
+            _ => ' ',
+        };
+        match command(BINDINGS, &key) {
+            Some(Field::Back) => Handled::Close,
+            Some(Field::Keep) => {
                 match self.digits.parse::<usize>() {
                     Ok(line) if line > 0 => app.go_to_line(line),
                     _ => app.say(":: type a line number, then Enter".into()),
                 }
                 Handled::Close
             }
-            KeyCode::Backspace => {
+            Some(Field::Erase) => {
                 self.digits.pop();
                 Handled::Consumed
             }
-            KeyCode::Char(c) if c.is_ascii_digit() && self.digits.len() < 9 => {
-                self.digits.push(c);
+            Some(Field::Type) if typed.is_ascii_digit() && self.digits.len() < 9 => {
+                self.digits.push(typed);
                 Handled::Consumed
             }
-            KeyCode::Char(c) => {
+            Some(Field::Type) => {
                 app.say(format!(
-                    ":{}{c}: a line number takes digits only",
+                    ":{}{typed}: a line number takes digits only",
                     self.digits
                 ));
                 Handled::Consumed
             }
-            _ => Handled::Ignored,
+            None => Handled::Ignored,
         }
     }
 

@@ -9,7 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 
 use crate::tui::app::App;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, help_groups};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command, help_groups};
+use crate::tui::popup::Listing;
 use crate::tui::theme::Palette;
 use crate::tui::widgets::{centered, popup_block, section_title};
 
@@ -18,16 +19,16 @@ pub struct Help {
     pub scroll: usize,
 }
 
-pub const BINDINGS: &[Binding] = &[
+pub const BINDINGS: &[Binding<Listing>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "(help) scroll",
         Group::Popups,
         &[
-            Chord::ch('j'),
-            Chord::ch('k'),
-            Chord::plain(KeyCode::Down),
-            Chord::plain(KeyCode::Up),
+            (Chord::ch('j'), Listing::Down),
+            (Chord::ch('k'), Listing::Up),
+            (Chord::plain(KeyCode::Down), Listing::Down),
+            (Chord::plain(KeyCode::Up), Listing::Up),
         ],
     )
     .hint("j k", "scroll", 1),
@@ -35,7 +36,11 @@ pub const BINDINGS: &[Binding] = &[
         "Esc / ? / q",
         "(help) close",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc), Chord::ch('?'), Chord::ch('q')],
+        &[
+            (Chord::plain(KeyCode::Esc), Listing::Close),
+            (Chord::ch('?'), Listing::Close),
+            (Chord::ch('q'), Listing::Close),
+        ],
     )
     .hint("Esc", "close", 2),
 ];
@@ -57,17 +62,17 @@ fn lines(p: &Palette) -> Vec<Line<'static>> {
 
 impl Help {
     pub fn on_key(&mut self, key: KeyEvent) -> Handled {
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') => return Handled::Close,
-            KeyCode::Down | KeyCode::Char('j') => {
+        match command(BINDINGS, &key) {
+            Some(Listing::Close) => return Handled::Close,
+            Some(Listing::Down) => {
                 let count = help_groups()
                     .iter()
                     .map(|(_, k)| k.len() + 2)
                     .sum::<usize>();
                 self.scroll = (self.scroll + 1).min(count.saturating_sub(1));
             }
-            KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
-            _ => return Handled::Ignored,
+            Some(Listing::Up) => self.scroll = self.scroll.saturating_sub(1),
+            Some(Listing::Go) | None => return Handled::Ignored,
         }
         Handled::Consumed
     }

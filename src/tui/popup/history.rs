@@ -11,7 +11,8 @@ use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::App;
 use crate::tui::event::Intent;
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
+use crate::tui::popup::Listing;
 use crate::tui::popup::Popup;
 use crate::tui::popup::diff::{CompareWanted, DiffView};
 use crate::tui::widgets::{centered, popup_block};
@@ -36,16 +37,16 @@ pub enum Pick {
     Compare(Box<DiffView>),
 }
 
-pub const BINDINGS: &[Binding] = &[
+pub const BINDINGS: &[Binding<Listing>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "(cycles) select a cycle",
         Group::Popups,
         &[
-            Chord::ch('j'),
-            Chord::ch('k'),
-            Chord::plain(KeyCode::Down),
-            Chord::plain(KeyCode::Up),
+            (Chord::ch('j'), Listing::Down),
+            (Chord::ch('k'), Listing::Up),
+            (Chord::plain(KeyCode::Down), Listing::Down),
+            (Chord::plain(KeyCode::Up), Listing::Up),
         ],
     )
     .hint("j k", "select", 1),
@@ -53,29 +54,33 @@ pub const BINDINGS: &[Binding] = &[
         "Enter",
         "(cycles) open the cycle read-only",
         Group::Popups,
-        &[Chord::plain(KeyCode::Enter)],
+        &[(Chord::plain(KeyCode::Enter), Listing::Go)],
     )
     .hint("Enter", "open", 2),
     Binding::new(
         "Esc / h / q",
         "(cycles) close",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc), Chord::ch('h'), Chord::ch('q')],
+        &[
+            (Chord::plain(KeyCode::Esc), Listing::Close),
+            (Chord::ch('h'), Listing::Close),
+            (Chord::ch('q'), Listing::Close),
+        ],
     )
     .hint("Esc", "close", 3),
 ];
 
 /// The list opened from a diff with `c`.
-pub const COMPARE_BINDINGS: &[Binding] = &[
+pub const COMPARE_BINDINGS: &[Binding<Listing>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "(compare) select a cycle",
         Group::Popups,
         &[
-            Chord::ch('j'),
-            Chord::ch('k'),
-            Chord::plain(KeyCode::Down),
-            Chord::plain(KeyCode::Up),
+            (Chord::ch('j'), Listing::Down),
+            (Chord::ch('k'), Listing::Up),
+            (Chord::plain(KeyCode::Down), Listing::Down),
+            (Chord::plain(KeyCode::Up), Listing::Up),
         ],
     )
     .hint("j k", "select", 1),
@@ -83,14 +88,18 @@ pub const COMPARE_BINDINGS: &[Binding] = &[
         "Enter",
         "(compare) diff against the cycle",
         Group::Popups,
-        &[Chord::plain(KeyCode::Enter)],
+        &[(Chord::plain(KeyCode::Enter), Listing::Go)],
     )
     .hint("Enter", "compare", 2),
     Binding::new(
         "Esc / h / q",
         "(compare) back to the diff",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc), Chord::ch('h'), Chord::ch('q')],
+        &[
+            (Chord::plain(KeyCode::Esc), Listing::Close),
+            (Chord::ch('h'), Listing::Close),
+            (Chord::ch('q'), Listing::Close),
+        ],
     )
     .hint("Esc", "back", 3),
 ];
@@ -104,17 +113,21 @@ impl History {
         }
     }
 
-    pub fn bindings(&self) -> &'static [Binding] {
+    fn table(&self) -> &'static [Binding<Listing>] {
         match self.pick {
             Pick::Open => BINDINGS,
             Pick::Compare(_) => COMPARE_BINDINGS,
         }
     }
 
+    pub fn bindings(&self) -> Vec<&'static dyn Listed> {
+        listed(self.table())
+    }
+
     pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let count = self.commits.as_ref().map_or(0, Vec::len);
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('h') | KeyCode::Char('q') => {
+        match command(self.table(), &key) {
+            Some(Listing::Close) => {
                 app.wanted_commit = None;
                 app.compare_wanted = None;
                 if let Pick::Compare(diff) = std::mem::take(&mut self.pick) {
@@ -122,11 +135,9 @@ impl History {
                 }
                 return Handled::Close;
             }
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.selected = (self.selected + 1).min(count.saturating_sub(1))
-            }
-            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Enter => {
+            Some(Listing::Down) => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
+            Some(Listing::Up) => self.selected = self.selected.saturating_sub(1),
+            Some(Listing::Go) => {
                 if let Some(c) = self.commits.as_ref().and_then(|c| c.get(self.selected)) {
                     match &self.pick {
                         Pick::Open => {
@@ -150,7 +161,7 @@ impl History {
                     }));
                 }
             }
-            _ => return Handled::Ignored,
+            None => return Handled::Ignored,
         }
         Handled::Consumed
     }

@@ -9,8 +9,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::App;
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
 use crate::tui::notice::Level;
+use crate::tui::popup::Listing;
 use crate::tui::widgets::{centered, popup_block};
 
 /// How far the log is scrolled up from its newest line.
@@ -19,16 +20,16 @@ pub struct Messages {
     pub from_end: usize,
 }
 
-pub const BINDINGS: &[Binding] = &[
+pub const BINDINGS: &[Binding<Listing>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "(messages) scroll",
         Group::Popups,
         &[
-            Chord::ch('j'),
-            Chord::ch('k'),
-            Chord::plain(KeyCode::Down),
-            Chord::plain(KeyCode::Up),
+            (Chord::ch('j'), Listing::Down),
+            (Chord::ch('k'), Listing::Up),
+            (Chord::plain(KeyCode::Down), Listing::Down),
+            (Chord::plain(KeyCode::Up), Listing::Up),
         ],
     )
     .hint("j k", "scroll", 1),
@@ -36,7 +37,11 @@ pub const BINDINGS: &[Binding] = &[
         "Esc / M / q",
         "(messages) close",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc), Chord::ch('M'), Chord::ch('q')],
+        &[
+            (Chord::plain(KeyCode::Esc), Listing::Close),
+            (Chord::ch('M'), Listing::Close),
+            (Chord::ch('q'), Listing::Close),
+        ],
     )
     .hint("Esc", "close", 2),
 ];
@@ -44,13 +49,13 @@ pub const BINDINGS: &[Binding] = &[
 impl Messages {
     pub fn on_key(&mut self, key: KeyEvent, app: &App) -> Handled {
         let count = app.notice.log().len();
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('M') | KeyCode::Char('q') => return Handled::Close,
-            KeyCode::Up | KeyCode::Char('k') => {
+        match command(BINDINGS, &key) {
+            Some(Listing::Close) => return Handled::Close,
+            Some(Listing::Up) => {
                 self.from_end = (self.from_end + 1).min(count.saturating_sub(1));
             }
-            KeyCode::Down | KeyCode::Char('j') => self.from_end = self.from_end.saturating_sub(1),
-            _ => return Handled::Ignored,
+            Some(Listing::Down) => self.from_end = self.from_end.saturating_sub(1),
+            Some(Listing::Go) | None => return Handled::Ignored,
         }
         Handled::Consumed
     }

@@ -19,7 +19,25 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
 use crate::tui::app::App;
-use crate::tui::keymap::{Binding, Handled};
+use crate::tui::keymap::{Handled, Listed, listed};
+
+/// The commands of a window that lists things: move the selection, act on it, close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    Down,
+    Up,
+    Go,
+    Close,
+}
+
+/// The commands of a one-line field: keep what is typed, go back, type, erase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Keep,
+    Back,
+    Type,
+    Erase,
+}
 
 /// A window over the workbench; Esc closes it.
 pub enum Popup {
@@ -79,42 +97,40 @@ impl Popup {
 
     /// Every popup's key tables, in help order: beside [`Popup::bindings`], so a
     /// popup's keys reach the help window where they reach the hint bar.
-    pub const ALL_BINDINGS: [&'static [Binding]; 15] = [
-        composer::BINDINGS,
-        search::BINDINGS,
-        goto::BINDINGS,
-        diff::BINDINGS,
-        diff::SEARCH_BINDINGS,
-        history::BINDINGS,
-        history::COMPARE_BINDINGS,
-        problems::BINDINGS,
-        trace::BINDINGS,
-        confirm::READY_BINDINGS,
-        confirm::LAST_CYCLE_BINDINGS,
-        confirm::QUIT_BINDINGS,
-        confirm::CANCEL_BINDINGS,
-        error::BINDINGS,
-        messages::BINDINGS,
-    ];
+    pub fn all_bindings() -> [Vec<&'static dyn Listed>; 15] {
+        [
+            listed(composer::BINDINGS),
+            listed(search::BINDINGS),
+            listed(goto::BINDINGS),
+            listed(diff::BINDINGS),
+            listed(diff::SEARCH_BINDINGS),
+            listed(history::BINDINGS),
+            listed(history::COMPARE_BINDINGS),
+            listed(problems::BINDINGS),
+            listed(trace::BINDINGS),
+            listed(confirm::READY_BINDINGS),
+            listed(confirm::LAST_CYCLE_BINDINGS),
+            listed(confirm::QUIT_BINDINGS),
+            listed(confirm::CANCEL_BINDINGS),
+            listed(error::BINDINGS),
+            listed(messages::BINDINGS),
+        ]
+    }
 
     /// The keys of this popup (for the hint bar).
-    pub fn bindings(&self) -> &'static [Binding] {
+    pub fn bindings(&self) -> Vec<&'static dyn Listed> {
         match self {
-            Popup::Help(_) => help::BINDINGS,
-            Popup::Composer(_) => composer::BINDINGS,
-            Popup::Search(_) => search::BINDINGS,
-            Popup::Confirm(confirm::Confirm::Ready) => confirm::READY_BINDINGS,
-            Popup::Confirm(confirm::Confirm::LastCycle) => confirm::LAST_CYCLE_BINDINGS,
-            Popup::Confirm(confirm::Confirm::Quit { .. }) => confirm::QUIT_BINDINGS,
-            Popup::Confirm(confirm::Confirm::Cancel) => confirm::CANCEL_BINDINGS,
-            Popup::Diff(d) if d.typing() => diff::SEARCH_BINDINGS,
-            Popup::Diff(_) => diff::BINDINGS,
+            Popup::Help(_) => listed(help::BINDINGS),
+            Popup::Composer(_) => listed(composer::BINDINGS),
+            Popup::Search(_) => listed(search::BINDINGS),
+            Popup::Confirm(c) => c.bindings(),
+            Popup::Diff(d) => d.bindings(),
             Popup::History(h) => h.bindings(),
-            Popup::Error(_) => error::BINDINGS,
-            Popup::Problems(_) => problems::BINDINGS,
-            Popup::Trace(_) => trace::BINDINGS,
-            Popup::Messages(_) => messages::BINDINGS,
-            Popup::GoTo(_) => goto::BINDINGS,
+            Popup::Error(_) => listed(error::BINDINGS),
+            Popup::Problems(_) => listed(problems::BINDINGS),
+            Popup::Trace(_) => listed(trace::BINDINGS),
+            Popup::Messages(_) => listed(messages::BINDINGS),
+            Popup::GoTo(_) => listed(goto::BINDINGS),
         }
     }
 }

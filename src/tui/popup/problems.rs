@@ -10,7 +10,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::App;
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Listing;
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, list_top, popup_block};
 
@@ -19,16 +20,16 @@ pub struct ProblemList {
     pub selected: usize,
 }
 
-pub const BINDINGS: &[Binding] = &[
+pub const BINDINGS: &[Binding<Listing>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "(problems) select a problem",
         Group::Popups,
         &[
-            Chord::ch('j'),
-            Chord::ch('k'),
-            Chord::plain(KeyCode::Down),
-            Chord::plain(KeyCode::Up),
+            (Chord::ch('j'), Listing::Down),
+            (Chord::ch('k'), Listing::Up),
+            (Chord::plain(KeyCode::Down), Listing::Down),
+            (Chord::plain(KeyCode::Up), Listing::Up),
         ],
     )
     .hint("j k", "select", 2),
@@ -36,14 +37,18 @@ pub const BINDINGS: &[Binding] = &[
         "Enter",
         "(problems) show the problem's line in its tab",
         Group::Popups,
-        &[Chord::plain(KeyCode::Enter)],
+        &[(Chord::plain(KeyCode::Enter), Listing::Go)],
     )
     .hint("Enter", "go to line", 1),
     Binding::new(
         "Esc / p / q",
         "(problems) close",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc), Chord::ch('p'), Chord::ch('q')],
+        &[
+            (Chord::plain(KeyCode::Esc), Listing::Close),
+            (Chord::ch('p'), Listing::Close),
+            (Chord::ch('q'), Listing::Close),
+        ],
     )
     .hint("Esc", "close", 3),
 ];
@@ -51,13 +56,11 @@ pub const BINDINGS: &[Binding] = &[
 impl ProblemList {
     pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let count = app.problems.diagnostics.len();
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('p') | KeyCode::Char('q') => return Handled::Close,
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.selected = (self.selected + 1).min(count.saturating_sub(1))
-            }
-            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Enter => {
+        match command(BINDINGS, &key) {
+            Some(Listing::Close) => return Handled::Close,
+            Some(Listing::Down) => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
+            Some(Listing::Up) => self.selected = self.selected.saturating_sub(1),
+            Some(Listing::Go) => {
                 let Some(d) = app.problems.diagnostics.get(self.selected) else {
                     return Handled::Close;
                 };
@@ -67,7 +70,7 @@ impl ProblemList {
                 app.say(notice);
                 return Handled::Close;
             }
-            _ => return Handled::Ignored,
+            None => return Handled::Ignored,
         }
         Handled::Consumed
     }

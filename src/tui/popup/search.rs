@@ -9,7 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::{App, Follow};
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Field;
 use crate::tui::popup::Popup;
 
 #[derive(Debug, Clone, Default)]
@@ -17,33 +18,36 @@ pub struct Search {
     pub query: String,
 }
 
-pub const BINDINGS: &[Binding] = &[
+pub const BINDINGS: &[Binding<Field>] = &[
     Binding::new(
         "Enter",
         "(search) keep the match",
         Group::Popups,
-        &[Chord::plain(KeyCode::Enter)],
+        &[(Chord::plain(KeyCode::Enter), Field::Keep)],
     )
     .hint("Enter", "keep", 1),
     Binding::new(
         "Esc",
         "(search) back to where it started",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc)],
+        &[(Chord::plain(KeyCode::Esc), Field::Back)],
     )
     .hint("Esc", "back", 2),
     Binding::new(
         "text, Backspace",
         "(search) the query",
         Group::Popups,
-        &[Chord::AnyChar, Chord::plain(KeyCode::Backspace)],
+        &[
+            (Chord::AnyChar, Field::Type),
+            (Chord::plain(KeyCode::Backspace), Field::Erase),
+        ],
     ),
 ];
 
 impl Search {
     pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        match key.code {
-            KeyCode::Esc => {
+        match command(BINDINGS, &key) {
+            Some(Field::Back) => {
                 // Back to where the search started, and to the search before.
                 if let Some((cursor, previous)) = app.search_origin.take() {
                     app.views[app.tab.index()].cursor = cursor;
@@ -52,14 +56,14 @@ impl Search {
                 app.search_status = None;
                 Handled::Close
             }
-            KeyCode::Enter => {
+            Some(Field::Keep) => {
                 app.search_origin = None;
                 app.last_search = std::mem::take(&mut self.query);
                 Handled::Close
             }
-            KeyCode::Backspace | KeyCode::Char(_) => {
-                match key.code {
-                    KeyCode::Char(c) => self.query.push(c),
+            Some(edit @ (Field::Type | Field::Erase)) => {
+                match (edit, key.code) {
+                    (Field::Type, KeyCode::Char(c)) => self.query.push(c),
                     _ => {
                         self.query.pop();
                     }
@@ -67,7 +71,7 @@ impl Search {
                 app.search_as_typed(&self.query);
                 Handled::Consumed
             }
-            _ => Handled::Ignored,
+            None => Handled::Ignored,
         }
     }
 

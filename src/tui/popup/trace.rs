@@ -10,7 +10,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::App;
-use crate::tui::keymap::{Binding, Chord, Group, Handled};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Listing;
 use crate::tui::widgets::{centered, list_top, popup_block};
 
 #[derive(Debug, Clone, Default)]
@@ -18,16 +19,16 @@ pub struct TraceList {
     pub selected: usize,
 }
 
-pub const BINDINGS: &[Binding] = &[
+pub const BINDINGS: &[Binding<Listing>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "(trace) select a place",
         Group::Popups,
         &[
-            Chord::ch('j'),
-            Chord::ch('k'),
-            Chord::plain(KeyCode::Down),
-            Chord::plain(KeyCode::Up),
+            (Chord::ch('j'), Listing::Down),
+            (Chord::ch('k'), Listing::Up),
+            (Chord::plain(KeyCode::Down), Listing::Down),
+            (Chord::plain(KeyCode::Up), Listing::Up),
         ],
     )
     .hint("j k", "select", 2),
@@ -35,14 +36,17 @@ pub const BINDINGS: &[Binding] = &[
         "Enter",
         "(trace) show the place in its tab",
         Group::Popups,
-        &[Chord::plain(KeyCode::Enter)],
+        &[(Chord::plain(KeyCode::Enter), Listing::Go)],
     )
     .hint("Enter", "go", 1),
     Binding::new(
         "Esc / q",
         "(trace) close; n N then step through the places",
         Group::Popups,
-        &[Chord::plain(KeyCode::Esc), Chord::ch('q')],
+        &[
+            (Chord::plain(KeyCode::Esc), Listing::Close),
+            (Chord::ch('q'), Listing::Close),
+        ],
     )
     .hint("Esc", "close, then n N", 3),
 ];
@@ -50,17 +54,15 @@ pub const BINDINGS: &[Binding] = &[
 impl TraceList {
     pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let count = app.trace.as_ref().map_or(0, |t| t.trace.occurrences.len());
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('q') => return Handled::Close,
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.selected = (self.selected + 1).min(count.saturating_sub(1))
-            }
-            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Enter => {
+        match command(BINDINGS, &key) {
+            Some(Listing::Close) => return Handled::Close,
+            Some(Listing::Down) => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
+            Some(Listing::Up) => self.selected = self.selected.saturating_sub(1),
+            Some(Listing::Go) => {
                 app.trace_go(self.selected);
                 return Handled::Close;
             }
-            _ => return Handled::Ignored,
+            None => return Handled::Ignored,
         }
         Handled::Consumed
     }

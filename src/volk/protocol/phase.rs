@@ -3,10 +3,11 @@
 use serde::{Deserialize, Serialize};
 
 /// Where the loop stands. Persisted, so it names what the thread waits for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum Phase {
     /// Created, nothing done yet.
+    #[default]
     New,
     /// Finding existing code the design should reuse.
     GatheringContext,
