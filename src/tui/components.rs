@@ -7,7 +7,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use crate::tui::app::{App, Focus, Screen};
 use crate::tui::keymap::{Handled, Listed, listed};
 use crate::tui::pane::{diagram, finish, plan, review, summary, tabs, viewer, workbench};
-use crate::tui::popup::{Popup, help};
+use crate::tui::popup::Popup;
 
 /// Every component's bindings, in help order.
 pub fn all_bindings() -> Vec<&'static dyn Listed> {
@@ -24,7 +24,6 @@ pub fn all_bindings() -> Vec<&'static dyn Listed> {
     ]
     .into_iter()
     .chain(Popup::all_bindings())
-    .chain([listed(help::BINDINGS)])
     .flatten()
     .collect()
 }

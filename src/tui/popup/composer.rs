@@ -12,7 +12,8 @@ use ratatui_textarea::{TextArea, WrapMode};
 use crate::brief::Question;
 use crate::tui::app::{App, ComposerTarget, Verdict};
 use crate::tui::event::Action;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Window;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, popup_block};
 
@@ -75,7 +76,20 @@ pub const BINDINGS: &[Binding<Command>] = &[
 ];
 
 impl Composer {
-    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+    /// Pasted text goes in as typed (terminals send a pasted line break as CR).
+    pub fn paste(&mut self, text: &str, app: &mut App) {
+        self.editor
+            .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+        app.composer_changed(&self.target, &self.editor);
+    }
+}
+
+impl Window for Composer {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![listed(BINDINGS)]
+    }
+
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         let text = || self.editor.lines().join("\n");
         match command(BINDINGS, &key).unwrap_or(Command::Edit) {
@@ -110,14 +124,7 @@ impl Composer {
         Handled::Consumed
     }
 
-    /// Pasted text goes in as typed (terminals send a pasted line break as CR).
-    pub fn paste(&mut self, text: &str, app: &mut App) {
-        self.editor
-            .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
-        app.composer_changed(&self.target, &self.editor);
-    }
-
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         let (title, context) = match &self.target {
             ComposerTarget::NewQuestion { anchor: Some(a) } => (

@@ -13,6 +13,7 @@ use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 use crate::cxp::Feedback;
 use crate::tui::app::{App, Screen, Verdict};
 use crate::tui::event::{Action, Intent, Phase};
+use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, popup_block};
@@ -112,12 +113,23 @@ impl Confirm {
             Confirm::Cancel => CANCEL_BINDINGS,
         }
     }
+}
 
-    pub fn bindings(&self) -> Vec<&'static dyn Listed> {
+impl Window for Confirm {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![
+            listed(READY_BINDINGS),
+            listed(LAST_CYCLE_BINDINGS),
+            listed(QUIT_BINDINGS),
+            listed(CANCEL_BINDINGS),
+        ]
+    }
+
+    fn bindings(&self) -> Vec<&'static dyn Listed> {
         listed(self.table())
     }
 
-    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let answer = command(self.table(), &key);
         let yes = answer == Some(Answer::Yes);
         match self {
@@ -164,7 +176,7 @@ impl Confirm {
         }
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         match self {
             Confirm::Ready => {

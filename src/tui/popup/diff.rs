@@ -18,6 +18,7 @@ use crate::design::{Artifacts, Section};
 use crate::tui::app::App;
 use crate::tui::diff::{Columns, Diff, DiffKind, DiffLine, occurrences};
 use crate::tui::event::Intent;
+use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Field;
 use crate::tui::popup::Popup;
@@ -250,14 +251,6 @@ impl DiffView {
         }
     }
 
-    /// The keys at hand: the search's while one is typed, else the diff's.
-    pub fn bindings(&self) -> Vec<&'static dyn Listed> {
-        if self.search.typing {
-            listed(SEARCH_BINDINGS)
-        } else {
-            listed(BINDINGS)
-        }
-    }
 
     /// The layout on a terminal `width` columns wide.
     pub fn columns(&self, width: u16) -> Columns {
@@ -268,84 +261,6 @@ impl DiffView {
         }
     }
 
-    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        if self.search.typing {
-            return self.on_search_key(key, app);
-        }
-        let columns = self.columns(app.size.width);
-        let page = self.geometry(app.size, app).body.height.max(1) as isize;
-        let Some(command) = command(BINDINGS, &key) else {
-            return Handled::Ignored;
-        };
-        match command {
-            C::Close => return Handled::Close,
-            C::Down => self.scroll_by(1, app.size.width),
-            C::Up => self.scroll_by(-1, app.size.width),
-            C::PageDown => self.scroll_by(page, app.size.width),
-            C::PageUp => self.scroll_by(-page, app.size.width),
-            C::Top => {
-                self.top = 0;
-                self.cursor = 0;
-            }
-            C::Bottom => {
-                self.top = self.bottom_top(app);
-                self.cursor = self.diff.lines.len().saturating_sub(1);
-            }
-            C::NextHunk => {
-                let after = if self.is_visible(self.cursor, app) {
-                    Some(self.cursor)
-                } else {
-                    self.top.checked_sub(1)
-                };
-                match self.diff.next_hunk(after) {
-                    Some(line) => self.focus(line, app),
-                    None => app.say("]: no hunk below".into()),
-                }
-            }
-            C::PreviousHunk => {
-                let before = if self.is_visible(self.cursor, app) {
-                    self.cursor
-                } else {
-                    self.top
-                };
-                match self.diff.previous_hunk(before) {
-                    Some(line) => self.focus(line, app),
-                    None => app.say("[: no hunk above".into()),
-                }
-            }
-            C::Search => {
-                self.search = DiffSearch {
-                    typing: true,
-                    origin: (self.top, self.cursor),
-                    ..DiffSearch::default()
-                };
-            }
-            C::NextMatch => self.search_next(false, app),
-            C::PreviousMatch => self.search_next(true, app),
-            C::Columns => {
-                let next = match columns {
-                    Columns::Unified => Columns::SideBySide,
-                    Columns::SideBySide => Columns::Unified,
-                };
-                self.layout = Layout::Chosen(next);
-                app.say(match next {
-                    Columns::Unified => "diff: unified".into(),
-                    Columns::SideBySide => "diff: side by side".into(),
-                });
-            }
-            C::Compare => {
-                // The list of cycles takes the diff's place; Esc there brings it back.
-                let this = std::mem::replace(
-                    self,
-                    DiffView::new(self.section, Base::Previous, Diff::default(), self.layout),
-                );
-                app.popup = Some(Popup::History(History::comparing(this)));
-                app.intents
-                    .push(Intent::Ask(crate::volk::protocol::Query::History));
-            }
-        }
-        Handled::Consumed
-    }
 
     fn on_search_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         match command(SEARCH_BINDINGS, &key) {
@@ -552,95 +467,6 @@ impl DiffView {
         }
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
-        let g = self.geometry(area, app);
-        frame.render_widget(Clear, g.outer);
-        let base = match &self.base {
-            Base::Previous => "changes since the previous cycle".to_string(),
-            Base::Cycle { short_id, summary } => format!(
-                "changes since {short_id} ({})",
-                summary.split(':').next().unwrap_or(summary)
-            ),
-        };
-        let columns = self.columns(area.width);
-        let mut status: Vec<String> = Vec::new();
-        match self.diff.hunk_number(self.cursor) {
-            Some(n) => status.push(format!("hunk {n}/{}", self.diff.hunks().len())),
-            None => status.push(format!("{} hunks", self.diff.hunks().len())),
-        }
-        if let (false, Some(s)) = (self.search.typing, &self.search.status) {
-            status.push(format!("/{} {s}", self.search.query));
-        }
-        let status = format!(" {} ", status.join(" · "));
-        // The keys along the bottom, shorter when the status would run into them.
-        let room = (g.outer.width as usize).saturating_sub(status.chars().count() + 4);
-        let keys = [
-            " ]/[ hunk · / search · c compare · s side by side · Esc close ",
-            " ]/[ hunk · / search · Esc close ",
-            "",
-        ]
-        .into_iter()
-        .find(|k| k.chars().count() <= room)
-        .unwrap_or("");
-        let block = popup_block(
-            &p,
-            format!(
-                " {} · {base} (+{} −{}) ",
-                self.section.title(),
-                self.diff.added,
-                self.diff.removed
-            ),
-            p.accent,
-        )
-        .title_bottom(Line::styled(keys, Style::default().fg(p.muted)))
-        .title_bottom(Line::styled(status, Style::default().fg(p.accent)).right_aligned());
-        frame.render_widget(block, g.outer);
-        let notes: Vec<Line> = self
-            .notes(app)
-            .into_iter()
-            .map(|n| {
-                Line::styled(
-                    n,
-                    Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
-                )
-            })
-            .collect();
-        frame.render_widget(Paragraph::new(notes), g.notes);
-        if self.diff.is_empty() {
-            let what = match &self.base {
-                Base::Previous => "no change since the previous cycle".to_string(),
-                Base::Cycle { short_id, .. } => format!("no change since {short_id}"),
-            };
-            frame.render_widget(
-                Paragraph::new(Line::styled(what, Style::default().fg(p.muted))),
-                g.body,
-            );
-        } else {
-            match columns {
-                Columns::Unified => self.draw_unified(frame, g.body, &p),
-                Columns::SideBySide => self.draw_side_by_side(frame, g.body, &p),
-            }
-        }
-        if let Some(bar) = g.bar {
-            let mut spans = vec![
-                Span::styled("/", Style::default().fg(p.accent)),
-                Span::raw(self.search.query.clone()),
-                Span::styled("▍", Style::default().fg(p.accent)),
-            ];
-            if let Some(s) = &self.search.status {
-                spans.push(Span::styled(
-                    format!("  {s} · Enter keeps · Esc goes back"),
-                    Style::default().fg(p.muted),
-                ));
-            }
-            frame.render_widget(
-                Paragraph::new(Line::from(spans))
-                    .style(Style::default().bg(p.status_bg).fg(p.status_fg)),
-                bar,
-            );
-        }
-    }
 
     fn draw_unified(&self, frame: &mut Frame, body: Rect, p: &Palette) {
         let mut shown: Vec<Line> = Vec::new();
@@ -732,6 +558,190 @@ impl DiffView {
                 Line::from(spans)
             })
             .collect()
+    }
+}
+
+impl Window for DiffView {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![listed(BINDINGS), listed(SEARCH_BINDINGS)]
+    }
+
+    /// The keys at hand: the search's while one is typed, else the diff's.
+    fn bindings(&self) -> Vec<&'static dyn Listed> {
+        if self.search.typing {
+            listed(SEARCH_BINDINGS)
+        } else {
+            listed(BINDINGS)
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+        if self.search.typing {
+            return self.on_search_key(key, app);
+        }
+        let columns = self.columns(app.size.width);
+        let page = self.geometry(app.size, app).body.height.max(1) as isize;
+        let Some(command) = command(BINDINGS, &key) else {
+            return Handled::Ignored;
+        };
+        match command {
+            C::Close => return Handled::Close,
+            C::Down => self.scroll_by(1, app.size.width),
+            C::Up => self.scroll_by(-1, app.size.width),
+            C::PageDown => self.scroll_by(page, app.size.width),
+            C::PageUp => self.scroll_by(-page, app.size.width),
+            C::Top => {
+                self.top = 0;
+                self.cursor = 0;
+            }
+            C::Bottom => {
+                self.top = self.bottom_top(app);
+                self.cursor = self.diff.lines.len().saturating_sub(1);
+            }
+            C::NextHunk => {
+                let after = if self.is_visible(self.cursor, app) {
+                    Some(self.cursor)
+                } else {
+                    self.top.checked_sub(1)
+                };
+                match self.diff.next_hunk(after) {
+                    Some(line) => self.focus(line, app),
+                    None => app.say("]: no hunk below".into()),
+                }
+            }
+            C::PreviousHunk => {
+                let before = if self.is_visible(self.cursor, app) {
+                    self.cursor
+                } else {
+                    self.top
+                };
+                match self.diff.previous_hunk(before) {
+                    Some(line) => self.focus(line, app),
+                    None => app.say("[: no hunk above".into()),
+                }
+            }
+            C::Search => {
+                self.search = DiffSearch {
+                    typing: true,
+                    origin: (self.top, self.cursor),
+                    ..DiffSearch::default()
+                };
+            }
+            C::NextMatch => self.search_next(false, app),
+            C::PreviousMatch => self.search_next(true, app),
+            C::Columns => {
+                let next = match columns {
+                    Columns::Unified => Columns::SideBySide,
+                    Columns::SideBySide => Columns::Unified,
+                };
+                self.layout = Layout::Chosen(next);
+                app.say(match next {
+                    Columns::Unified => "diff: unified".into(),
+                    Columns::SideBySide => "diff: side by side".into(),
+                });
+            }
+            C::Compare => {
+                // The list of cycles takes the diff's place; Esc there brings it back.
+                let this = std::mem::replace(
+                    self,
+                    DiffView::new(self.section, Base::Previous, Diff::default(), self.layout),
+                );
+                app.popup = Some(Popup::History(History::comparing(this)));
+                app.intents
+                    .push(Intent::Ask(crate::volk::protocol::Query::History));
+            }
+        }
+        Handled::Consumed
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        let p = app.theme.palette;
+        let g = self.geometry(area, app);
+        frame.render_widget(Clear, g.outer);
+        let base = match &self.base {
+            Base::Previous => "changes since the previous cycle".to_string(),
+            Base::Cycle { short_id, summary } => format!(
+                "changes since {short_id} ({})",
+                summary.split(':').next().unwrap_or(summary)
+            ),
+        };
+        let columns = self.columns(area.width);
+        let mut status: Vec<String> = Vec::new();
+        match self.diff.hunk_number(self.cursor) {
+            Some(n) => status.push(format!("hunk {n}/{}", self.diff.hunks().len())),
+            None => status.push(format!("{} hunks", self.diff.hunks().len())),
+        }
+        if let (false, Some(s)) = (self.search.typing, &self.search.status) {
+            status.push(format!("/{} {s}", self.search.query));
+        }
+        let status = format!(" {} ", status.join(" · "));
+        // The keys along the bottom, shorter when the status would run into them.
+        let room = (g.outer.width as usize).saturating_sub(status.chars().count() + 4);
+        let keys = [
+            " ]/[ hunk · / search · c compare · s side by side · Esc close ",
+            " ]/[ hunk · / search · Esc close ",
+            "",
+        ]
+        .into_iter()
+        .find(|k| k.chars().count() <= room)
+        .unwrap_or("");
+        let block = popup_block(
+            &p,
+            format!(
+                " {} · {base} (+{} −{}) ",
+                self.section.title(),
+                self.diff.added,
+                self.diff.removed
+            ),
+            p.accent,
+        )
+        .title_bottom(Line::styled(keys, Style::default().fg(p.muted)))
+        .title_bottom(Line::styled(status, Style::default().fg(p.accent)).right_aligned());
+        frame.render_widget(block, g.outer);
+        let notes: Vec<Line> = self
+            .notes(app)
+            .into_iter()
+            .map(|n| {
+                Line::styled(
+                    n,
+                    Style::default().fg(p.warning).add_modifier(Modifier::BOLD),
+                )
+            })
+            .collect();
+        frame.render_widget(Paragraph::new(notes), g.notes);
+        if self.diff.is_empty() {
+            let what = match &self.base {
+                Base::Previous => "no change since the previous cycle".to_string(),
+                Base::Cycle { short_id, .. } => format!("no change since {short_id}"),
+            };
+            frame.render_widget(
+                Paragraph::new(Line::styled(what, Style::default().fg(p.muted))),
+                g.body,
+            );
+        } else {
+            match columns {
+                Columns::Unified => self.draw_unified(frame, g.body, &p),
+                Columns::SideBySide => self.draw_side_by_side(frame, g.body, &p),
+            }
+        }
+        if let Some(bar) = g.bar {
+            let mut spans = vec![
+                Span::styled("/", Style::default().fg(p.accent)),
+                Span::raw(self.search.query.clone()),
+                Span::styled("▍", Style::default().fg(p.accent)),
+            ];
+            if let Some(s) = &self.search.status {
+                spans.push(Span::styled(
+                    format!("  {s} · Enter keeps · Esc goes back"),
+                    Style::default().fg(p.muted),
+                ));
+            }
+            frame.render_widget(
+                Paragraph::new(Line::from(spans))
+                    .style(Style::default().bg(p.status_bg).fg(p.status_fg)),
+                bar,
+            );
+        }
     }
 }
 

@@ -9,7 +9,8 @@ use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 
 use crate::tui::app::App;
 use crate::tui::event::{Action, Phase};
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Window;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, popup_block};
 
@@ -170,8 +171,12 @@ pub const BINDINGS: &[Binding<Command>] = &[
     ),
 ];
 
-impl Failure {
-    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+impl Window for Failure {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![listed(BINDINGS)]
+    }
+
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         match command(BINDINGS, &key) {
             Some(Command::Retry) if self.retryable => {
                 app.act(Action::Retry);
@@ -195,7 +200,7 @@ impl Failure {
         }
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         let mut lines = vec![Line::raw(self.message.clone()), Line::raw("")];
         if let Some(fix) = &self.fix {

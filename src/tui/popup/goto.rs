@@ -9,7 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::{App, Follow};
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Window;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::popup::Field;
 
 #[derive(Debug, Clone, Default)]
@@ -43,8 +44,12 @@ pub const BINDINGS: &[Binding<Field>] = &[
     ),
 ];
 
-impl GoTo {
-    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+impl Window for GoTo {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![listed(BINDINGS)]
+    }
+
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let typed = match key.code {
             KeyCode::Char(c) => c,
             _ => ' ',
@@ -77,7 +82,7 @@ impl GoTo {
         }
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         let rect = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1);
         let len = app.current_doc().len();

@@ -9,7 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 
 use crate::tui::app::App;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command, help_groups};
+use crate::tui::popup::Window;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command, help_groups, Listed, listed};
 use crate::tui::popup::Listing;
 use crate::tui::theme::Palette;
 use crate::tui::widgets::{centered, popup_block, section_title};
@@ -60,8 +61,12 @@ fn lines(p: &Palette) -> Vec<Line<'static>> {
     lines
 }
 
-impl Help {
-    pub fn on_key(&mut self, key: KeyEvent) -> Handled {
+impl Window for Help {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![listed(BINDINGS)]
+    }
+
+    fn on_key(&mut self, key: KeyEvent, _app: &mut App) -> Handled {
         match command(BINDINGS, &key) {
             Some(Listing::Close) => return Handled::Close,
             Some(Listing::Down) => {
@@ -77,7 +82,7 @@ impl Help {
         Handled::Consumed
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         let rect = centered(area, 92, area.height.saturating_sub(2));
         let lines = lines(&p);

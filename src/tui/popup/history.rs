@@ -11,6 +11,7 @@ use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::App;
 use crate::tui::event::Intent;
+use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Listing;
 use crate::tui::popup::Popup;
@@ -119,12 +120,18 @@ impl History {
             Pick::Compare(_) => COMPARE_BINDINGS,
         }
     }
+}
 
-    pub fn bindings(&self) -> Vec<&'static dyn Listed> {
+impl Window for History {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![listed(BINDINGS), listed(COMPARE_BINDINGS)]
+    }
+
+    fn bindings(&self) -> Vec<&'static dyn Listed> {
         listed(self.table())
     }
 
-    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let count = self.commits.as_ref().map_or(0, Vec::len);
         match command(self.table(), &key) {
             Some(Listing::Close) => {
@@ -166,7 +173,7 @@ impl History {
         Handled::Consumed
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         let rect = centered(area, 72, area.height.saturating_sub(6).min(20));
         frame.render_widget(Clear, rect);

@@ -9,7 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::App;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Window;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::notice::Level;
 use crate::tui::popup::Listing;
 use crate::tui::widgets::{centered, popup_block};
@@ -46,8 +47,12 @@ pub const BINDINGS: &[Binding<Listing>] = &[
     .hint("Esc", "close", 2),
 ];
 
-impl Messages {
-    pub fn on_key(&mut self, key: KeyEvent, app: &App) -> Handled {
+impl Window for Messages {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![listed(BINDINGS)]
+    }
+
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let count = app.notice.log().len();
         match command(BINDINGS, &key) {
             Some(Listing::Close) => return Handled::Close,
@@ -60,7 +65,7 @@ impl Messages {
         Handled::Consumed
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         let log = app.notice.log();
         let rect = centered(area, 100, area.height.saturating_sub(4));

@@ -1,25 +1,18 @@
-//! Windows over the workbench. Each module is one popup: its state, its keys (a
-//! `BINDINGS` list and `on_key`) and its drawing. A popup takes every key while it is
-//! open (keys it does not bind do nothing); `Handled::Close` closes it.
-
-pub mod composer;
-pub mod confirm;
-pub mod diff;
-pub mod error;
-pub mod goto;
-pub mod help;
-pub mod history;
-pub mod messages;
-pub mod problems;
-pub mod search;
-pub mod trace;
+//! Windows over the workbench. Each module is one popup: its state, its key tables
+//! (`Binding<Command>`s) and its [`Window`] implementation (keys and drawing). A popup
+//! takes every key while it is open (keys it does not bind do nothing);
+//! `Handled::Close` closes it.
+//!
+//! A new popup is its module and one line in the `popups!` list below: the module
+//! declaration, the `Popup` variant, the key and draw dispatch and the help's tables
+//! all come from that line, so none can be forgotten.
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
 use crate::tui::app::App;
-use crate::tui::keymap::{Handled, Listed, listed};
+use crate::tui::keymap::{Handled, Listed};
 
 /// The commands of a window that lists things: move the selection, act on it, close.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,100 +32,106 @@ pub enum Field {
     Erase,
 }
 
-/// A window over the workbench; Esc closes it.
-pub enum Popup {
-    Help(help::Help),
-    Composer(composer::Composer),
-    Search(search::Search),
-    Confirm(confirm::Confirm),
-    Diff(Box<diff::DiffView>),
-    History(history::History),
-    Error(error::Failure),
-    Problems(problems::ProblemList),
-    Trace(trace::TraceList),
-    Messages(messages::Messages),
-    GoTo(goto::GoTo),
+/// What every popup does: take a key, draw itself, and name its keys.
+pub trait Window {
+    /// Every key table the popup has (all of them, in help order).
+    fn tables() -> Vec<Vec<&'static dyn Listed>>
+    where
+        Self: Sized;
+
+    /// The keys at hand, for the hint bar: by default its only table.
+    fn bindings(&self) -> Vec<&'static dyn Listed>
+    where
+        Self: Sized,
+    {
+        Self::tables().concat()
+    }
+
+    /// Acts on a key while the popup is taken out of the app (so it may change both).
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled;
+
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App);
 }
 
-impl Popup {
-    /// Acts on a key while the popup is taken out of the app (so it may change both).
-    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match self {
-            // Only the composer has Ctrl keys (Ctrl-C is handled before any popup).
-            Popup::Composer(_) => {}
-            _ if ctrl => return Handled::Ignored,
-            _ => {}
-        }
-        match self {
-            Popup::Help(p) => p.on_key(key),
-            Popup::Composer(p) => p.on_key(key, app),
-            Popup::Search(p) => p.on_key(key, app),
-            Popup::Confirm(p) => p.on_key(key, app),
-            Popup::Diff(p) => p.on_key(key, app),
-            Popup::History(p) => p.on_key(key, app),
-            Popup::Error(p) => p.on_key(key, app),
-            Popup::Problems(p) => p.on_key(key, app),
-            Popup::Trace(p) => p.on_key(key, app),
-            Popup::Messages(p) => p.on_key(key, app),
-            Popup::GoTo(p) => p.on_key(key, app),
-        }
+impl<T: Window> Window for Box<T> {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        T::tables()
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        match self {
-            Popup::Help(p) => p.draw(frame, area, app),
-            Popup::Composer(p) => p.draw(frame, area, app),
-            Popup::Search(p) => p.draw(frame, area, app),
-            Popup::Confirm(p) => p.draw(frame, area, app),
-            Popup::Diff(p) => p.draw(frame, area, app),
-            Popup::History(p) => p.draw(frame, area, app),
-            Popup::Error(p) => p.draw(frame, area, app),
-            Popup::Problems(p) => p.draw(frame, area, app),
-            Popup::Trace(p) => p.draw(frame, area, app),
-            Popup::Messages(p) => p.draw(frame, area, app),
-            Popup::GoTo(p) => p.draw(frame, area, app),
-        }
+    fn bindings(&self) -> Vec<&'static dyn Listed> {
+        (**self).bindings()
     }
 
-    /// Every popup's key tables, in help order: beside [`Popup::bindings`], so a
-    /// popup's keys reach the help window where they reach the hint bar.
-    pub fn all_bindings() -> [Vec<&'static dyn Listed>; 15] {
-        [
-            listed(composer::BINDINGS),
-            listed(search::BINDINGS),
-            listed(goto::BINDINGS),
-            listed(diff::BINDINGS),
-            listed(diff::SEARCH_BINDINGS),
-            listed(history::BINDINGS),
-            listed(history::COMPARE_BINDINGS),
-            listed(problems::BINDINGS),
-            listed(trace::BINDINGS),
-            listed(confirm::READY_BINDINGS),
-            listed(confirm::LAST_CYCLE_BINDINGS),
-            listed(confirm::QUIT_BINDINGS),
-            listed(confirm::CANCEL_BINDINGS),
-            listed(error::BINDINGS),
-            listed(messages::BINDINGS),
-        ]
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+        (**self).on_key(key, app)
     }
 
-    /// The keys of this popup (for the hint bar).
-    pub fn bindings(&self) -> Vec<&'static dyn Listed> {
-        match self {
-            Popup::Help(_) => listed(help::BINDINGS),
-            Popup::Composer(_) => listed(composer::BINDINGS),
-            Popup::Search(_) => listed(search::BINDINGS),
-            Popup::Confirm(c) => c.bindings(),
-            Popup::Diff(d) => d.bindings(),
-            Popup::History(h) => h.bindings(),
-            Popup::Error(_) => listed(error::BINDINGS),
-            Popup::Problems(_) => listed(problems::BINDINGS),
-            Popup::Trace(_) => listed(trace::BINDINGS),
-            Popup::Messages(_) => listed(messages::BINDINGS),
-            Popup::GoTo(_) => listed(goto::BINDINGS),
-        }
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+        (**self).draw(frame, area, app)
     }
+}
+
+/// Declares the popup modules and the `Popup` enum with its dispatch, from one list
+/// in help order.
+macro_rules! popups {
+    ($($module:ident: $variant:ident($ty:ty),)*) => {
+        $(pub mod $module;)*
+
+        /// A window over the workbench; Esc closes it.
+        pub enum Popup {
+            $($variant($ty),)*
+        }
+
+        impl Popup {
+            /// Acts on a key while the popup is taken out of the app (so it may change
+            /// both).
+            pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+                // Only the composer has Ctrl keys (Ctrl-C is handled before any popup).
+                if key.modifiers.contains(KeyModifiers::CONTROL)
+                    && !matches!(self, Popup::Composer(_))
+                {
+                    return Handled::Ignored;
+                }
+                match self {
+                    $(Popup::$variant(p) => p.on_key(key, app),)*
+                }
+            }
+
+            pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+                match self {
+                    $(Popup::$variant(p) => p.draw(frame, area, app),)*
+                }
+            }
+
+            /// The keys of this popup (for the hint bar).
+            pub fn bindings(&self) -> Vec<&'static dyn Listed> {
+                match self {
+                    $(Popup::$variant(p) => p.bindings(),)*
+                }
+            }
+
+            /// Every popup's key tables, in help order.
+            pub fn all_bindings() -> Vec<Vec<&'static dyn Listed>> {
+                let mut all = Vec::new();
+                $(all.extend(<$ty as Window>::tables());)*
+                all
+            }
+        }
+    };
+}
+
+popups! {
+    composer: Composer(composer::Composer),
+    search: Search(search::Search),
+    goto: GoTo(goto::GoTo),
+    diff: Diff(Box<diff::DiffView>),
+    history: History(history::History),
+    problems: Problems(problems::ProblemList),
+    trace: Trace(trace::TraceList),
+    confirm: Confirm(confirm::Confirm),
+    error: Error(error::Failure),
+    messages: Messages(messages::Messages),
+    help: Help(help::Help),
 }
 
 impl App {

@@ -10,7 +10,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::App;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Window;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::popup::Listing;
 use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, list_top, popup_block};
@@ -53,8 +54,12 @@ pub const BINDINGS: &[Binding<Listing>] = &[
     .hint("Esc", "close", 3),
 ];
 
-impl ProblemList {
-    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+impl Window for ProblemList {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![listed(BINDINGS)]
+    }
+
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let count = app.problems.diagnostics.len();
         match command(BINDINGS, &key) {
             Some(Listing::Close) => return Handled::Close,
@@ -75,7 +80,7 @@ impl ProblemList {
         Handled::Consumed
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         let problems = &app.problems;
         let width = area.width.saturating_sub(4).min(110);

@@ -9,7 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::{App, Follow};
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Window;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::popup::Field;
 use crate::tui::popup::Popup;
 
@@ -44,8 +45,12 @@ pub const BINDINGS: &[Binding<Field>] = &[
     ),
 ];
 
-impl Search {
-    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+impl Window for Search {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![listed(BINDINGS)]
+    }
+
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         match command(BINDINGS, &key) {
             Some(Field::Back) => {
                 // Back to where the search started, and to the search before.
@@ -75,7 +80,7 @@ impl Search {
         }
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         let rect = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1);
         frame.render_widget(Clear, rect);

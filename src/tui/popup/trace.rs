@@ -10,7 +10,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::app::App;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::Window;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::popup::Listing;
 use crate::tui::widgets::{centered, list_top, popup_block};
 
@@ -51,8 +52,12 @@ pub const BINDINGS: &[Binding<Listing>] = &[
     .hint("Esc", "close, then n N", 3),
 ];
 
-impl TraceList {
-    pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+impl Window for TraceList {
+    fn tables() -> Vec<Vec<&'static dyn Listed>> {
+        vec![listed(BINDINGS)]
+    }
+
+    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
         let count = app.trace.as_ref().map_or(0, |t| t.trace.occurrences.len());
         match command(BINDINGS, &key) {
             Some(Listing::Close) => return Handled::Close,
@@ -67,7 +72,7 @@ impl TraceList {
         Handled::Consumed
     }
 
-    pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
         let p = app.theme.palette;
         let Some(state) = &app.trace else {
             return;
