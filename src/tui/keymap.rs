@@ -79,6 +79,17 @@ impl Chord {
     }
 }
 
+/// A move up or down a list or a document, shared by the components that scroll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Motion {
+    Down,
+    Up,
+    PageDown,
+    PageUp,
+    Top,
+    Bottom,
+}
+
 /// The group a binding is listed under in the help window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {

@@ -13,7 +13,7 @@ use crate::design::Section;
 use crate::design::diagram::Refusal;
 use crate::tui::app::{App, Focus};
 use crate::tui::diagram::{DiagramMode, Drawing, Fault, Refreshed, Scroll};
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, Motion, command};
 use crate::tui::tab::Tab;
 use crate::tui::widgets::panel;
 
@@ -69,14 +69,9 @@ pub fn source_fault(app: &App) -> Option<Fault> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
     Toggle,
-    Up,
-    Down,
+    Move(Motion),
     Left,
     Right,
-    PageDown,
-    PageUp,
-    Home,
-    End,
 }
 
 pub const BINDINGS: &[Binding<Command>] = &[
@@ -93,19 +88,22 @@ pub const BINDINGS: &[Binding<Command>] = &[
         "scroll the class diagram drawing (j k, Space, g G, Home End too)",
         Group::Reading,
         &[
-            (Chord::plain(KeyCode::Up), Command::Up),
-            (Chord::plain(KeyCode::Down), Command::Down),
+            (Chord::plain(KeyCode::Up), Command::Move(Motion::Up)),
+            (Chord::plain(KeyCode::Down), Command::Move(Motion::Down)),
             (Chord::plain(KeyCode::Left), Command::Left),
             (Chord::plain(KeyCode::Right), Command::Right),
-            (Chord::ch('j'), Command::Down),
-            (Chord::ch('k'), Command::Up),
-            (Chord::plain(KeyCode::PageDown), Command::PageDown),
-            (Chord::plain(KeyCode::PageUp), Command::PageUp),
-            (Chord::ch(' '), Command::PageDown),
-            (Chord::ch('g'), Command::Home),
-            (Chord::ch('G'), Command::End),
-            (Chord::plain(KeyCode::Home), Command::Home),
-            (Chord::plain(KeyCode::End), Command::End),
+            (Chord::ch('j'), Command::Move(Motion::Down)),
+            (Chord::ch('k'), Command::Move(Motion::Up)),
+            (
+                Chord::plain(KeyCode::PageDown),
+                Command::Move(Motion::PageDown),
+            ),
+            (Chord::plain(KeyCode::PageUp), Command::Move(Motion::PageUp)),
+            (Chord::ch(' '), Command::Move(Motion::PageDown)),
+            (Chord::ch('g'), Command::Move(Motion::Top)),
+            (Chord::ch('G'), Command::Move(Motion::Bottom)),
+            (Chord::plain(KeyCode::Home), Command::Move(Motion::Top)),
+            (Chord::plain(KeyCode::End), Command::Move(Motion::Bottom)),
         ],
     )
     .when(drawing_shown),
@@ -186,14 +184,14 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     let view = window(app, &d);
     let page = view.1.saturating_sub(2).max(1);
     let step = match command {
-        Command::Up => Scroll::Up(1),
-        Command::Down => Scroll::Down(1),
+        Command::Move(Motion::Up) => Scroll::Up(1),
+        Command::Move(Motion::Down) => Scroll::Down(1),
         Command::Left => Scroll::Left(SIDE_STEP),
         Command::Right => Scroll::Right(SIDE_STEP),
-        Command::PageDown => Scroll::Down(page),
-        Command::PageUp => Scroll::Up(page),
-        Command::Home => Scroll::Home,
-        Command::End => Scroll::End,
+        Command::Move(Motion::PageDown) => Scroll::Down(page),
+        Command::Move(Motion::PageUp) => Scroll::Up(page),
+        Command::Move(Motion::Top) => Scroll::Home,
+        Command::Move(Motion::Bottom) => Scroll::End,
         Command::Toggle => return Handled::Consumed,
     };
     app.diagram.scroll(&d, view, step);

@@ -10,7 +10,7 @@ use ratatui::text::Line;
 
 use crate::tui::app::{App, ComposerTarget, Focus, Verdict};
 use crate::tui::event::{Action, Phase};
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, Motion, command};
 use crate::tui::pane::finish;
 use crate::tui::widgets::{panel, section_title, text_lines};
 
@@ -40,12 +40,7 @@ fn has_items(app: &App) -> bool {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
-    Down,
-    Up,
-    PageDown,
-    PageUp,
-    First,
-    Last,
+    Move(Motion),
     /// Edit a question, answer an open question, open a thread's diff.
     Open,
     FollowUp,
@@ -66,10 +61,10 @@ pub const BINDINGS: &[Binding<Command>] = &[
         "(review pane) select a question or thread",
         Group::Reviewing,
         &[
-            (Chord::ch('j'), Command::Down),
-            (Chord::ch('k'), Command::Up),
-            (Chord::plain(KeyCode::Down), Command::Down),
-            (Chord::plain(KeyCode::Up), Command::Up),
+            (Chord::ch('j'), Command::Move(Motion::Down)),
+            (Chord::ch('k'), Command::Move(Motion::Up)),
+            (Chord::plain(KeyCode::Down), Command::Move(Motion::Down)),
+            (Chord::plain(KeyCode::Up), Command::Move(Motion::Up)),
         ],
     ),
     Binding::new(
@@ -77,8 +72,11 @@ pub const BINDINGS: &[Binding<Command>] = &[
         "(review pane) a page of items down / up",
         Group::Reviewing,
         &[
-            (Chord::plain(KeyCode::PageDown), Command::PageDown),
-            (Chord::plain(KeyCode::PageUp), Command::PageUp),
+            (
+                Chord::plain(KeyCode::PageDown),
+                Command::Move(Motion::PageDown),
+            ),
+            (Chord::plain(KeyCode::PageUp), Command::Move(Motion::PageUp)),
         ],
     ),
     Binding::new(
@@ -86,10 +84,10 @@ pub const BINDINGS: &[Binding<Command>] = &[
         "(review pane) first / last item",
         Group::Reviewing,
         &[
-            (Chord::ch('g'), Command::First),
-            (Chord::ch('G'), Command::Last),
-            (Chord::plain(KeyCode::Home), Command::First),
-            (Chord::plain(KeyCode::End), Command::Last),
+            (Chord::ch('g'), Command::Move(Motion::Top)),
+            (Chord::ch('G'), Command::Move(Motion::Bottom)),
+            (Chord::plain(KeyCode::Home), Command::Move(Motion::Top)),
+            (Chord::plain(KeyCode::End), Command::Move(Motion::Bottom)),
         ],
     ),
     Binding::new(
@@ -150,16 +148,18 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     let count = app.review_items();
     match command {
         Command::FocusViewer => app.focus = Focus::Viewer,
-        Command::Down => {
+        Command::Move(Motion::Down) => {
             if count > 0 {
                 app.review_pane.selected = (app.review_pane.selected + 1).min(count - 1);
             }
         }
-        Command::Up => app.review_pane.selected = app.review_pane.selected.saturating_sub(1),
-        Command::PageDown => page(app, 1),
-        Command::PageUp => page(app, -1),
-        Command::First => app.review_pane.selected = 0,
-        Command::Last => app.review_pane.selected = count.saturating_sub(1),
+        Command::Move(Motion::Up) => {
+            app.review_pane.selected = app.review_pane.selected.saturating_sub(1)
+        }
+        Command::Move(Motion::PageDown) => page(app, 1),
+        Command::Move(Motion::PageUp) => page(app, -1),
+        Command::Move(Motion::Top) => app.review_pane.selected = 0,
+        Command::Move(Motion::Bottom) => app.review_pane.selected = count.saturating_sub(1),
         Command::Open | Command::FollowUp | Command::Delete if app.selected_thread().is_some() => {
             let Some(id) = app.selected_thread() else {
                 return Handled::Ignored;

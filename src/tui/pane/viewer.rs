@@ -12,7 +12,7 @@ use crate::design::Section;
 use crate::tui::app::{App, Focus, Follow, Wrap};
 use crate::tui::conflict::{Region, Take, region_at, resolve};
 use crate::tui::event::Intent;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, Motion, command};
 use crate::tui::layout::viewer_geometry;
 use crate::tui::widgets::panel;
 use crate::tui::wrap;
@@ -32,12 +32,7 @@ pub(crate) fn can_cancel(app: &App) -> bool {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
-    Down,
-    Up,
-    PageDown,
-    PageUp,
-    Top,
-    Bottom,
+    Move(Motion),
     Left,
     Right,
     Take(Take),
@@ -53,10 +48,10 @@ pub const BINDINGS: &[Binding<Command>] = &[
         "move the cursor line",
         Group::Reading,
         &[
-            (Chord::ch('j'), Command::Down),
-            (Chord::ch('k'), Command::Up),
-            (Chord::plain(KeyCode::Down), Command::Down),
-            (Chord::plain(KeyCode::Up), Command::Up),
+            (Chord::ch('j'), Command::Move(Motion::Down)),
+            (Chord::ch('k'), Command::Move(Motion::Up)),
+            (Chord::plain(KeyCode::Down), Command::Move(Motion::Down)),
+            (Chord::plain(KeyCode::Up), Command::Move(Motion::Up)),
         ],
     ),
     Binding::new(
@@ -64,9 +59,12 @@ pub const BINDINGS: &[Binding<Command>] = &[
         "page down / up",
         Group::Reading,
         &[
-            (Chord::plain(KeyCode::PageDown), Command::PageDown),
-            (Chord::plain(KeyCode::PageUp), Command::PageUp),
-            (Chord::ch(' '), Command::PageDown),
+            (
+                Chord::plain(KeyCode::PageDown),
+                Command::Move(Motion::PageDown),
+            ),
+            (Chord::plain(KeyCode::PageUp), Command::Move(Motion::PageUp)),
+            (Chord::ch(' '), Command::Move(Motion::PageDown)),
         ],
     ),
     Binding::new(
@@ -74,10 +72,10 @@ pub const BINDINGS: &[Binding<Command>] = &[
         "top / bottom (G follows a stream again)",
         Group::Reading,
         &[
-            (Chord::ch('g'), Command::Top),
-            (Chord::ch('G'), Command::Bottom),
-            (Chord::plain(KeyCode::Home), Command::Top),
-            (Chord::plain(KeyCode::End), Command::Bottom),
+            (Chord::ch('g'), Command::Move(Motion::Top)),
+            (Chord::ch('G'), Command::Move(Motion::Bottom)),
+            (Chord::plain(KeyCode::Home), Command::Move(Motion::Top)),
+            (Chord::plain(KeyCode::End), Command::Move(Motion::Bottom)),
         ],
     ),
     Binding::new("mouse wheel", "scroll", Group::Reading, &[]),
@@ -197,17 +195,17 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
             let view = &mut app.views[tab];
             view.left = (view.left + SIDE_STEP).min(widest.saturating_sub(1));
         }
-        Command::Down => app.move_cursor(1),
-        Command::Up => app.move_cursor(-1),
-        Command::PageDown => app.page(1, 1),
-        Command::PageUp => app.page(-1, 1),
-        Command::Top => {
+        Command::Move(Motion::Down) => app.move_cursor(1),
+        Command::Move(Motion::Up) => app.move_cursor(-1),
+        Command::Move(Motion::PageDown) => app.page(1, 1),
+        Command::Move(Motion::PageUp) => app.page(-1, 1),
+        Command::Move(Motion::Top) => {
             let view = &mut app.views[tab];
             view.cursor = 0;
             view.top = 0;
             view.follow = Follow::Manual;
         }
-        Command::Bottom => {
+        Command::Move(Motion::Bottom) => {
             let len = app.current_doc().len();
             let view = &mut app.views[tab];
             view.cursor = len.saturating_sub(1);

@@ -19,7 +19,7 @@ use crate::tui::app::App;
 use crate::tui::diff::{Columns, Diff, DiffKind, DiffLine, occurrences};
 use crate::tui::event::Intent;
 use crate::tui::popup::Window;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
+use crate::tui::keymap::{Motion, Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Field;
 use crate::tui::popup::Popup;
 use crate::tui::popup::history::History;
@@ -95,12 +95,7 @@ fn has_query(app: &App) -> bool {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
-    Down,
-    Up,
-    PageDown,
-    PageUp,
-    Top,
-    Bottom,
+    Move(Motion),
     NextHunk,
     PreviousHunk,
     Search,
@@ -119,10 +114,10 @@ pub const BINDINGS: &[Binding<Command>] = &[
         "(diff) scroll a line",
         Group::Popups,
         &[
-            (Chord::ch('j'), C::Down),
-            (Chord::ch('k'), C::Up),
-            (Chord::plain(KeyCode::Down), C::Down),
-            (Chord::plain(KeyCode::Up), C::Up),
+            (Chord::ch('j'), C::Move(Motion::Down)),
+            (Chord::ch('k'), C::Move(Motion::Up)),
+            (Chord::plain(KeyCode::Down), C::Move(Motion::Down)),
+            (Chord::plain(KeyCode::Up), C::Move(Motion::Up)),
         ],
     ),
     Binding::new(
@@ -130,9 +125,9 @@ pub const BINDINGS: &[Binding<Command>] = &[
         "(diff) scroll a page",
         Group::Popups,
         &[
-            (Chord::plain(KeyCode::PageDown), C::PageDown),
-            (Chord::plain(KeyCode::PageUp), C::PageUp),
-            (Chord::ch(' '), C::PageDown),
+            (Chord::plain(KeyCode::PageDown), C::Move(Motion::PageDown)),
+            (Chord::plain(KeyCode::PageUp), C::Move(Motion::PageUp)),
+            (Chord::ch(' '), C::Move(Motion::PageDown)),
         ],
     ),
     Binding::new(
@@ -140,10 +135,10 @@ pub const BINDINGS: &[Binding<Command>] = &[
         "(diff) top / bottom",
         Group::Popups,
         &[
-            (Chord::ch('g'), C::Top),
-            (Chord::ch('G'), C::Bottom),
-            (Chord::plain(KeyCode::Home), C::Top),
-            (Chord::plain(KeyCode::End), C::Bottom),
+            (Chord::ch('g'), C::Move(Motion::Top)),
+            (Chord::ch('G'), C::Move(Motion::Bottom)),
+            (Chord::plain(KeyCode::Home), C::Move(Motion::Top)),
+            (Chord::plain(KeyCode::End), C::Move(Motion::Bottom)),
         ],
     ),
     Binding::new(
@@ -586,15 +581,15 @@ impl Window for DiffView {
         };
         match command {
             C::Close => return Handled::Close,
-            C::Down => self.scroll_by(1, app.size.width),
-            C::Up => self.scroll_by(-1, app.size.width),
-            C::PageDown => self.scroll_by(page, app.size.width),
-            C::PageUp => self.scroll_by(-page, app.size.width),
-            C::Top => {
+            C::Move(Motion::Down) => self.scroll_by(1, app.size.width),
+            C::Move(Motion::Up) => self.scroll_by(-1, app.size.width),
+            C::Move(Motion::PageDown) => self.scroll_by(page, app.size.width),
+            C::Move(Motion::PageUp) => self.scroll_by(-page, app.size.width),
+            C::Move(Motion::Top) => {
                 self.top = 0;
                 self.cursor = 0;
             }
-            C::Bottom => {
+            C::Move(Motion::Bottom) => {
                 self.top = self.bottom_top(app);
                 self.cursor = self.diff.lines.len().saturating_sub(1);
             }
