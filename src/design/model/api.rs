@@ -740,6 +740,21 @@ struct Reader {
 }
 
 impl Reader {
+    /// A class named at `at` in prose or a table, with nothing declared of it.
+    fn mention(&mut self, at: usize, name: String, lang: Lang) {
+        let m = self.module(at);
+        self.spec.modules[m].classes.push(ApiClass {
+            span: at..at + name.len(),
+            name,
+            kind: ClassKind::Mentioned,
+            bases: Vec::new(),
+            generics: Vec::new(),
+            methods: Vec::new(),
+            header_types: Vec::new(),
+            lang,
+        });
+    }
+
     fn module(&mut self, at: usize) -> usize {
         if self.spec.modules.is_empty() {
             self.spec.modules.push(ApiModule {
@@ -957,17 +972,7 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
         let lang = r.lang(fence.as_ref());
         if !in_fence && let Some((name, at)) = bold_name(content) {
             let start = line.start + offset + at;
-            let m = r.module(start);
-            r.spec.modules[m].classes.push(ApiClass {
-                span: start..start + name.len(),
-                name,
-                kind: ClassKind::Mentioned,
-                bases: Vec::new(),
-                generics: Vec::new(),
-                methods: Vec::new(),
-                header_types: Vec::new(),
-                lang,
-            });
+            r.mention(start, name, lang);
             continue;
         }
         if !in_fence
@@ -975,17 +980,7 @@ pub fn parse_in(text: &str, default_lang: Lang) -> ApiSpec {
             && let Some(name) = shape_name(content)
         {
             let start = line.start + offset;
-            let m = r.module(start);
-            r.spec.modules[m].classes.push(ApiClass {
-                span: start..start + name.len(),
-                name: name.to_string(),
-                kind: ClassKind::Mentioned,
-                bases: Vec::new(),
-                generics: Vec::new(),
-                methods: Vec::new(),
-                header_types: Vec::new(),
-                lang,
-            });
+            r.mention(start, name.to_string(), lang);
             continue;
         }
         let header = class_header(content)
@@ -1477,17 +1472,7 @@ fn read_table_row(r: &mut Reader, table: &mut Option<Table>, text: &str, line_st
     let inner = cell.trim_start();
     let at = line_start + cell_at + lead + inner.find(name).unwrap_or(0);
     let lang = r.lang(None);
-    let m = r.module(at);
-    r.spec.modules[m].classes.push(ApiClass {
-        span: at..at + name.len(),
-        name: name.to_string(),
-        kind: ClassKind::Mentioned,
-        bases: Vec::new(),
-        generics: Vec::new(),
-        methods: Vec::new(),
-        header_types: Vec::new(),
-        lang,
-    });
+    r.mention(at, name.to_string(), lang);
 }
 
 /// `impl Store {`, `impl Display for Store {`, `impl<S: Storage> Journal<S>`: the
