@@ -607,7 +607,7 @@ fn an_update_streams_as_blocks_on_the_current_design() {
         spec.replacen("class RegisterBook:", "class RegisterBook(Handler):", 1),
         "the applied block is in place, the pending one is not"
     );
-    let marked: Vec<usize> = app.marks[Section::ApiSpec.index()]
+    let marked: Vec<usize> = app.marks[Section::ApiSpec]
         .iter()
         .enumerate()
         .filter_map(|(i, m)| m.then_some(i))

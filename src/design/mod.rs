@@ -89,6 +89,41 @@ impl Section {
     }
 }
 
+/// One value per section, indexed by [`Section`]: the per-section tallies, marks and
+/// cursors, instead of arrays indexed by a number that could be any number.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PerSection<T>([T; 5]);
+
+impl<T> PerSection<T> {
+    pub fn from_fn(f: impl FnMut(Section) -> T) -> PerSection<T> {
+        PerSection(Section::ALL.map(f))
+    }
+
+    /// Each section with its value, in [`Section::ALL`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (Section, &T)> {
+        Section::ALL.into_iter().zip(self.0.iter())
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (Section, &mut T)> {
+        Section::ALL.into_iter().zip(self.0.iter_mut())
+    }
+}
+
+impl<T> std::ops::Index<Section> for PerSection<T> {
+    type Output = T;
+
+    fn index(&self, section: Section) -> &T {
+        &self.0[section.index()]
+    }
+}
+
+impl<T> std::ops::IndexMut<Section> for PerSection<T> {
+    fn index_mut(&mut self, section: Section) -> &mut T {
+        &mut self.0[section.index()]
+    }
+}
+
 /// The five artifacts of one design cycle. An absent section is an empty string.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Artifacts {

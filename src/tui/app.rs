@@ -16,7 +16,7 @@ use ratatui::layout::{Position, Rect};
 
 use crate::brief::{Anchor, Answer, Question};
 use crate::cxp::Feedback;
-use crate::design::Section;
+use crate::design::{PerSection, Section};
 use crate::tui::document::{Document, Rendering};
 use crate::tui::draft::Draft;
 use crate::tui::event::{Action, Intent};
@@ -228,7 +228,7 @@ pub struct App {
     pub(crate) stream: StreamState,
     pub(crate) intents: Vec<Intent>,
     /// Per section, the lines an edit block of the running update wrote.
-    pub marks: [Vec<bool>; 5],
+    pub marks: PerSection<Vec<bool>>,
     /// The design compiler's findings on the text shown (see [`crate::tui::problems`]).
     pub problems: crate::tui::problems::Problems,
     /// The trace `*` started last, and whether `n`/`N` follow it or the search.

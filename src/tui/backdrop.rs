@@ -4,7 +4,7 @@
 //! committed text back with its change marks. The state changes happen where the
 //! stream is synced ([`crate::tui::stream`]); drawing only asks [`App::backdrop_of`].
 
-use crate::design::Section;
+use crate::design::{PerSection, Section};
 use crate::tui::app::App;
 use crate::tui::document::Document;
 use crate::tui::event::Phase;
@@ -16,10 +16,10 @@ pub struct Backdrop {
     committed_cycle: u32,
     /// Per section: the document holds the committed text, which the running call has
     /// not replaced yet.
-    stale: [bool; 5],
+    stale: PerSection<bool>,
     /// Per section: the running (or failed) call wrote into the document, so a
     /// failure must put the committed text back.
-    replaced: [bool; 5],
+    replaced: PerSection<bool>,
     /// The change marks of the committed cycle, shown again after a failure.
     changed: Vec<Section>,
     /// The last call failed or was cancelled: nothing is on its way until the next
@@ -107,12 +107,11 @@ impl Backdrop {
     /// The stream is about to write into `section`'s document `doc`: a committed text
     /// still there goes (when `clear`; an update's patch draws on it instead).
     pub(crate) fn replace(&mut self, section: Section, doc: &mut Document, clear: bool) {
-        let i = section.index();
-        if self.stale[i] && clear {
+        if self.stale[section] && clear {
             doc.clear();
         }
-        self.stale[i] = false;
-        self.replaced[i] = true;
+        self.stale[section] = false;
+        self.replaced[section] = true;
     }
 
     /// A call of a new cycle was asked for (the phase says designing).
@@ -123,7 +122,7 @@ impl Backdrop {
     /// Whether `section`'s document still shows the committed text (the stream's
     /// follow leaves such a view at its top).
     pub(crate) fn is_stale(&self, section: Section) -> bool {
-        self.stale[section.index()]
+        self.stale[section]
     }
 }
 
@@ -143,9 +142,8 @@ impl App {
         self.put_committed_back();
         self.backdrop.halted = false;
         self.backdrop.partial = None;
-        for section in Section::ALL {
-            let i = section.index();
-            self.backdrop.stale[i] = !self.docs[i].is_empty();
+        for (section, stale) in self.backdrop.stale.iter_mut() {
+            *stale = !self.docs[section.index()].is_empty();
         }
     }
 
@@ -161,7 +159,7 @@ impl App {
             let kept = Section::ALL
                 .iter()
                 .any(|s| !self.docs[s.index()].is_empty());
-            self.backdrop.stale = [false; 5];
+            self.backdrop.stale = PerSection::default();
             self.backdrop.halted = true;
             if kept && self.backdrop.partial.is_none() {
                 self.backdrop.partial = Some(Partial {
@@ -173,7 +171,7 @@ impl App {
             return;
         }
         let any = self.put_committed_back();
-        self.backdrop.stale = [false; 5];
+        self.backdrop.stale = PerSection::default();
         self.backdrop.halted = true;
         self.changed = self.backdrop.changed.clone();
         if any {
@@ -186,10 +184,9 @@ impl App {
     fn put_committed_back(&mut self) -> bool {
         let mut any = false;
         for section in Section::ALL {
-            let i = section.index();
-            if std::mem::take(&mut self.backdrop.replaced[i]) {
-                self.docs[i].set_text(self.model.artifacts().get(section));
-                self.marks[i].clear();
+            if std::mem::take(&mut self.backdrop.replaced[section]) {
+                self.docs[section.index()].set_text(self.model.artifacts().get(section));
+                self.marks[section].clear();
                 any = true;
             }
         }
@@ -199,8 +196,7 @@ impl App {
     /// Whether `section`'s tab shows the committed cycle while a newer one is written,
     /// and which cycles those are (for the banner and the dimmed text).
     pub fn backdrop_of(&self, section: Section) -> Option<Showing> {
-        let i = section.index();
-        if self.old_cycle.is_some() || self.raw.shown() || self.docs[i].is_empty() {
+        if self.old_cycle.is_some() || self.raw.shown() || self.docs[section.index()].is_empty() {
             return None;
         }
         if let Some(partial) = self.backdrop.partial {
@@ -210,11 +206,11 @@ impl App {
             return None;
         };
         let b = &self.backdrop;
-        if cycle <= b.committed_cycle || b.replaced[i] || b.halted {
+        if cycle <= b.committed_cycle || b.replaced[section] || b.halted {
             return None;
         }
         let streaming = self.is_streaming();
-        (b.stale[i] || !streaming).then_some(Showing::Committed {
+        (b.stale[section] || !streaming).then_some(Showing::Committed {
             writing: cycle,
             shown: b.committed_cycle,
             streaming,

@@ -7,7 +7,7 @@
 
 use crate::design::edit::stream::{LiveView, PatchStream};
 use crate::design::parser::SectionParser;
-use crate::design::{Artifacts, Section};
+use crate::design::{Artifacts, PerSection, Section};
 use crate::tui::document::Document;
 use crate::volk::patch_cycle::{Cost, CycleCost, short};
 
@@ -33,7 +33,7 @@ pub enum Synced {
 #[derive(Debug, Clone)]
 pub struct LivePatch {
     stream: PatchStream,
-    shown: [Shown; 5],
+    shown: PerSection<Shown>,
 }
 
 impl LivePatch {
@@ -41,7 +41,7 @@ impl LivePatch {
     pub fn new(current: Artifacts) -> LivePatch {
         LivePatch {
             stream: PatchStream::new(current),
-            shown: [Shown::Current; 5],
+            shown: PerSection::from_fn(|_| Shown::Current),
         }
     }
 
@@ -69,12 +69,11 @@ impl LivePatch {
         marks: &mut Vec<bool>,
         consumed: &mut usize,
     ) -> Synced {
-        let i = section.index();
         match self.stream.view(section) {
             LiveView::Untouched => Synced::Done,
             LiveView::Whole => {
-                if self.shown[i] != Shown::Whole {
-                    self.shown[i] = Shown::Whole;
+                if self.shown[section] != Shown::Whole {
+                    self.shown[section] = Shown::Whole;
                     doc.clear();
                     marks.clear();
                     *consumed = 0;
@@ -83,8 +82,8 @@ impl LivePatch {
             }
             LiveView::Blocks { patch, .. } => {
                 let blocks = self.stream.blocks(section);
-                if self.shown[i] != Shown::Blocks(blocks) {
-                    self.shown[i] = Shown::Blocks(blocks);
+                if self.shown[section] != Shown::Blocks(blocks) {
+                    self.shown[section] = Shown::Blocks(blocks);
                     if let Some(patch) = patch {
                         doc.set_text(&patch.text());
                         *marks = patch.lines().map(|(_, fresh)| fresh).collect();

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use crate::design::lint::{Code, Diagnostic, lint};
-use crate::design::{Artifacts, Section};
+use crate::design::{Artifacts, PerSection, Section};
 use crate::plan::Severity;
 use crate::tui::app::{App, Focus, Follow};
 use crate::tui::tab::Tab;
@@ -30,10 +30,10 @@ impl Counts {
 pub struct Problems {
     /// Errors first, then by artifact and position.
     pub diagnostics: Vec<Diagnostic>,
-    counts: [Counts; 5],
+    counts: PerSection<Counts>,
     /// The documents' revisions the findings were computed from, and whether a
     /// call was streaming then (`None`: never).
-    checked: Option<([u64; 5], bool)>,
+    checked: Option<(PerSection<u64>, bool)>,
     /// How many times the compiler ran (for tests and the benchmark).
     pub runs: u64,
     /// When the last compile started and how long it took: a large design is
@@ -52,14 +52,16 @@ const SPACING: u32 = 4;
 
 impl Problems {
     pub fn counts(&self, section: Section) -> Counts {
-        self.counts[section.index()]
+        self.counts[section]
     }
 
     pub fn total(&self) -> Counts {
-        self.counts.iter().fold(Counts::default(), |a, c| Counts {
-            errors: a.errors + c.errors,
-            warnings: a.warnings + c.warnings,
-        })
+        self.counts
+            .iter()
+            .fold(Counts::default(), |a, (_, c)| Counts {
+                errors: a.errors + c.errors,
+                warnings: a.warnings + c.warnings,
+            })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -75,9 +77,9 @@ impl Problems {
                 d.column,
             )
         });
-        self.counts = [Counts::default(); 5];
+        self.counts = PerSection::default();
         for d in &diagnostics {
-            let c = &mut self.counts[d.artifact.index()];
+            let c = &mut self.counts[d.artifact];
             match d.severity {
                 Severity::Error => c.errors += 1,
                 Severity::Warning => c.warnings += 1,
@@ -140,8 +142,8 @@ impl App {
         self.refresh_problems_now();
     }
 
-    fn problem_inputs(&self) -> ([u64; 5], bool) {
-        let revisions: [u64; 5] = std::array::from_fn(|i| self.docs[i].revision());
+    fn problem_inputs(&self) -> (PerSection<u64>, bool) {
+        let revisions = PerSection::from_fn(|s| self.docs[s.index()].revision());
         (revisions, self.is_streaming())
     }
 

@@ -7,8 +7,8 @@
 use std::time::Instant;
 
 use crate::brief::Purpose;
-use crate::design::Section;
 use crate::design::parser::SectionParser;
+use crate::design::{PerSection, Section};
 use crate::reasoner::StreamEvent;
 use crate::tui::app::{App, Follow, ViewState};
 use crate::tui::document::Document;
@@ -61,9 +61,9 @@ pub struct LiveCall {
     purpose: Purpose,
     parser: SectionParser,
     /// Bytes of each section already moved into its document.
-    consumed: [usize; 5],
+    consumed: PerSection<usize>,
     /// Sections fed since the documents were last synced.
-    touched: [bool; 5],
+    touched: PerSection<bool>,
     started: Instant,
     chars: usize,
     /// An update answer: edit blocks drawn on top of the current design.
@@ -149,14 +149,14 @@ impl App {
                 match live.purpose {
                     Purpose::Design | Purpose::Update => {
                         if let Some(s) = live.parser().growing() {
-                            live.touched[s.index()] = true;
+                            live.touched[s] = true;
                         }
                         let growing = match &mut live.patch {
                             Some(patch) => patch.feed(&text),
                             None => live.parser.feed(&text),
                         };
                         if let Some(s) = growing {
-                            live.touched[s.index()] = true;
+                            live.touched[s] = true;
                             self.raw.sectioned = true;
                         } else if !self.raw.sectioned && live.patch.is_none() {
                             // (An update drawn on the current design shows that instead.)
@@ -206,8 +206,8 @@ impl App {
         self.stream.live = Some(LiveCall {
             purpose,
             parser: SectionParser::new(),
-            consumed: [0; 5],
-            touched: [false; 5],
+            consumed: PerSection::default(),
+            touched: PerSection::default(),
             started: Instant::now(),
             chars: 0,
             patch,
@@ -223,19 +223,24 @@ impl App {
         let growing = live.parser().growing();
         for section in Section::ALL {
             let i = section.index();
-            if !live.touched[i] {
+            if !live.touched[section] {
                 continue;
             }
-            live.touched[i] = false;
+            live.touched[section] = false;
             if let Some(patch) = live.patch.as_mut() {
                 let doc = &mut self.docs[i];
-                let synced = patch.sync(section, doc, &mut self.marks[i], &mut live.consumed[i]);
+                let synced = patch.sync(
+                    section,
+                    doc,
+                    &mut self.marks[section],
+                    &mut live.consumed[section],
+                );
                 if synced == Synced::Done {
                     if patch.label(section).is_some() {
                         self.backdrop.replace(section, doc, false);
                     }
                     if Some(section) == growing {
-                        live.touched[i] = true; // the pending block keeps changing
+                        live.touched[section] = true; // the pending block keeps changing
                     }
                     continue;
                 }
@@ -247,8 +252,8 @@ impl App {
             let committed = parser.committed(section);
             let doc = &mut self.docs[i];
             self.backdrop.replace(section, doc, true);
-            if committed.len() > live.consumed[i] {
-                let mut fresh = &committed[live.consumed[i]..];
+            if committed.len() > live.consumed[section] {
+                let mut fresh = &committed[live.consumed[section]..];
                 if doc.lines().is_empty() {
                     // Leading blank lines are trimmed from the finished section too.
                     let blank =
@@ -257,11 +262,11 @@ impl App {
                     fresh = &fresh[cut..];
                 }
                 doc.append_lines(fresh);
-                live.consumed[i] = committed.len();
+                live.consumed[section] = committed.len();
             }
             if Some(section) == growing {
                 doc.set_tail(parser.tail());
-                live.touched[i] = true; // the tail keeps changing
+                live.touched[section] = true; // the tail keeps changing
             } else {
                 doc.set_tail("");
             }

@@ -14,7 +14,7 @@ use crate::brief::Brief;
 use crate::design::edit::repair::{FailedBlock, RepairKind, RepairRequest, SectionRepair};
 use crate::design::edit::stream::{PatchStream, SectionChange, Settled};
 use crate::design::edit::{EditBlock, Failure, SEARCH_MARKER};
-use crate::design::{Artifacts, Section};
+use crate::design::{Artifacts, PerSection, Section};
 use crate::volk::journal::JournalEvent;
 
 const REPAIR: &str = include_str!("../../assets/prompts/repair.md");
@@ -174,7 +174,7 @@ pub struct Progress {
     /// The design with every block applied so far.
     pub working: Artifacts,
     pub streamed_bytes: u64,
-    pub tally: [Tally; 5],
+    pub tally: PerSection<Tally>,
 }
 
 /// One answer as the architect wrote it, blocks and all.
@@ -330,7 +330,7 @@ pub fn read_answer(
             round: Round::Answer,
             working: design.clone(),
             streamed_bytes: 0,
-            tally: [Tally::default(); 5],
+            tally: PerSection::default(),
         },
     };
     let round = progress.round;
@@ -346,7 +346,7 @@ pub fn read_answer(
     let mut only_blocks = true;
     for section in Section::ALL {
         let change = outcome.get(section);
-        let tally = &mut progress.tally[section.index()];
+        let tally = &mut progress.tally[section];
         let unasked = asked.as_ref().is_some_and(|a| !a.contains(&section));
         if unasked && !matches!(change, SectionChange::Kept) {
             only_blocks &= matches!(change, SectionChange::Patched { .. });
@@ -531,10 +531,10 @@ pub fn changes_without(changes: &str, ignored: &[Section]) -> String {
         .join("\n")
 }
 
-fn section_tallies(tally: &[Tally; 5]) -> Value {
+fn section_tallies(tally: &PerSection<Tally>) -> Value {
     let mut out = serde_json::Map::new();
     for section in Section::ALL {
-        let t = tally[section.index()];
+        let t = tally[section];
         if t != Tally::default() {
             out.insert(section.key().into(), json!(t));
         }
@@ -551,10 +551,10 @@ fn plural(n: u32, one: &str) -> String {
 }
 
 /// `API spec: 2 blocks applied, 1 repaired; Architecture: rewritten whole`.
-pub fn status_line(tally: &[Tally; 5]) -> Option<String> {
+pub fn status_line(tally: &PerSection<Tally>) -> Option<String> {
     let mut parts = Vec::new();
     for section in Section::ALL {
-        let t = tally[section.index()];
+        let t = tally[section];
         let mut what = Vec::new();
         if t.whole {
             what.push("rewritten whole".to_string());
@@ -680,7 +680,7 @@ mod tests {
             let mut settled = Settled::default();
             let spec = &design.api_spec;
             let end = spec.find('\n').unwrap_or(spec.len());
-            settled[Section::ApiSpec.index()].push(0..end);
+            settled[Section::ApiSpec].push(0..end);
             settled
         };
         let text = format!(

@@ -13,7 +13,7 @@ use crate::cxp::ReviewMarks;
 use crate::design::changes::parse_changes;
 use crate::design::merge::{merge_edit, unified_diff};
 use crate::design::settled::{Mark, item_range, restore};
-use crate::design::{Artifacts, Section};
+use crate::design::{Artifacts, PerSection, Section};
 use crate::volk::journal::JournalEvent;
 use crate::volk::threads::{self, Change, Reconciled, StatusChange, Thread};
 
@@ -357,9 +357,9 @@ fn marks(state: &ReviewState) -> Vec<Mark> {
 pub fn settled_byte_ranges(
     state: &ReviewState,
     design: &Artifacts,
-) -> [Vec<std::ops::Range<usize>>; 5] {
+) -> crate::design::edit::stream::Settled {
     let marks = marks(state);
-    Section::ALL.map(|s| crate::design::settled::settled_ranges(s, design.get(s), &marks))
+    PerSection::from_fn(|s| crate::design::settled::settled_ranges(s, design.get(s), &marks))
 }
 
 /// What the update prompt carries for the review: the question lines (ids, anchors,

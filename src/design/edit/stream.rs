@@ -9,10 +9,10 @@ use crate::design::edit::apply::{Applied, PatchText};
 use crate::design::edit::block::{BlockReader, Body, Pending, Step, terminated};
 use crate::design::edit::{EditBlock, Failure, REPLACE_MARKER, SEARCH_MARKER};
 use crate::design::parser::SectionParser;
-use crate::design::{Artifacts, Section};
+use crate::design::{Artifacts, PerSection, Section};
 
 /// Byte ranges of each section (in [`Section::ALL`] order) that no block may change.
-pub type Settled = [Vec<Range<usize>>; 5];
+pub type Settled = PerSection<Vec<Range<usize>>>;
 
 /// One block and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,12 +49,12 @@ impl SectionChange {
 /// The whole answer, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PatchOutcome {
-    pub sections: [SectionChange; 5],
+    pub sections: PerSection<SectionChange>,
 }
 
 impl PatchOutcome {
     pub fn get(&self, section: Section) -> &SectionChange {
-        &self.sections[section.index()]
+        &self.sections[section]
     }
 
     /// The design after the answer: `base` with whole sections replaced and the blocks
@@ -74,7 +74,9 @@ impl PatchOutcome {
 
     /// True when every block of every section applied.
     pub fn clean(&self) -> bool {
-        self.sections.iter().all(|s| s.failures().next().is_none())
+        self.sections
+            .iter()
+            .all(|(_, s)| s.failures().next().is_none())
     }
 }
 
@@ -126,7 +128,7 @@ pub struct PatchStream {
     parser: SectionParser,
     base: Artifacts,
     settled: Settled,
-    live: [Live; 5],
+    live: PerSection<Live>,
     raw: Raw,
 }
 
@@ -233,7 +235,7 @@ impl PatchStream {
     }
 
     pub fn view(&self, section: Section) -> LiveView<'_> {
-        let live = &self.live[section.index()];
+        let live = &self.live[section];
         match live.reader.body() {
             Body::Empty => LiveView::Untouched,
             Body::Whole => LiveView::Whole,
@@ -248,12 +250,12 @@ impl PatchStream {
 
     /// How many blocks of `section` are complete so far.
     pub fn blocks(&self, section: Section) -> usize {
-        self.live[section.index()].blocks.len()
+        self.live[section].blocks.len()
     }
 
     /// The first line the last applied block of `section` wrote.
     pub fn last_applied(&self, section: Section) -> Option<usize> {
-        self.live[section.index()]
+        self.live[section]
             .blocks
             .iter()
             .rev()
@@ -263,8 +265,7 @@ impl PatchStream {
     /// Reads the complete lines `section` gained since the last call.
     fn pull(&mut self, section: Section) {
         let committed = self.parser.committed(section);
-        let i = section.index();
-        let from = self.live[i].consumed;
+        let from = self.live[section].consumed;
         if committed.len() <= from {
             return;
         }
@@ -273,13 +274,13 @@ impl PatchStream {
             return;
         };
         let complete = &fresh[..last_newline];
-        self.live[i].consumed = from + last_newline + 1;
+        self.live[section].consumed = from + last_newline + 1;
         for line in complete.split('\n') {
             step(
-                &mut self.live[i],
+                &mut self.live[section],
                 line,
                 self.base.get(section),
-                &self.settled[i],
+                &self.settled[section],
             );
         }
     }
@@ -292,15 +293,14 @@ impl PatchStream {
         }
         let parser = std::mem::take(&mut self.parser);
         let finished = parser.finish();
-        let sections = Section::ALL.map(|section| {
-            let i = section.index();
+        let sections = PerSection::from_fn(|section| {
             let text = finished.get(section);
-            let live = &mut self.live[i];
+            let live = &mut self.live[section];
             if let Some(rest) = text.get(live.consumed..)
                 && !rest.is_empty()
             {
                 for line in rest.split('\n') {
-                    step(live, line, self.base.get(section), &self.settled[i]);
+                    step(live, line, self.base.get(section), &self.settled[section]);
                 }
             }
             match live.reader.body() {

@@ -405,7 +405,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             buf.set_string(inner.x, y, number, style);
             // A line an edit block of the running update wrote, marked as in a diff.
             if app.old_cycle.is_none()
-                && app.marks.get(tab.index()).and_then(|m| m.get(index)) == Some(&true)
+                && tab.section().and_then(|s| app.marks[s].get(index)) == Some(&true)
             {
                 buf.set_string(
                     inner.x + gutter_width - 1,
