@@ -9,6 +9,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use volk::tui::event::LoopEvent;
+use volk::tui::scene::Scene;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
@@ -80,16 +81,10 @@ fn markdown_with_tables(lines: usize) -> String {
 }
 
 fn loaded_app(artifacts: Artifacts) -> App {
-    let mut app = App::new(info(), Theme::dark());
-    app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
-        cycle: 1,
-        artifacts,
-        changed: Section::ALL.to_vec(),
-    }));
-    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
-        cycle: 1,
-    })));
-    app
+    Scene::new(info())
+        .first_cycle(1, artifacts)
+        .awaiting_review(1)
+        .app()
 }
 
 fn rss_kib() -> Option<u64> {

@@ -14,11 +14,12 @@ use support::tmux::{Tmux, demo_command, tmux_available};
 
 use ratatui::crossterm::event::KeyCode;
 use volk::brief::{Brief, Purpose};
+use volk::design::Artifacts;
 use volk::design::parser::parse;
-use volk::design::{Artifacts, Section};
 use volk::reasoner::offline::draft;
 use volk::tui::app::App;
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
+use volk::tui::scene::Scene;
 use volk::tui::test_keys::{ch, key};
 use volk::tui::theme::Theme;
 
@@ -49,19 +50,11 @@ fn reviewing(diagram: Option<&str>) -> App {
     if let Some(d) = diagram {
         artifacts.class_diagram = d.to_string();
     }
-    let mut app = App::new(info(), Theme::dark());
-    for event in [
-        LoopEvent::Phase(Phase::Designing { cycle: 1 }),
-        LoopEvent::CycleReady {
-            cycle: 1,
-            artifacts,
-            changed: Section::ALL.to_vec(),
-        },
-        LoopEvent::Phase(Phase::AwaitingReview { cycle: 1 }),
-    ] {
-        app.on_app_event(AppEvent::Loop(event));
-    }
-    app
+    Scene::new(info())
+        .designing(1)
+        .first_cycle(1, artifacts)
+        .awaiting_review(1)
+        .app()
 }
 
 #[test]

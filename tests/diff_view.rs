@@ -14,34 +14,26 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyCode;
 use volk::design::{Artifacts, Section};
 use volk::tui::app::App;
-use volk::tui::event::{AppEvent, LoopEvent, Phase};
+use volk::tui::event::{AppEvent, LoopEvent};
+use volk::tui::scene::Scene;
 use volk::tui::test_keys::{ch, key, typed};
 use volk::tui::theme::Theme;
 
 /// An app whose architecture went through `cycles`, the last one under review.
 fn reviewing(cycles: &[String]) -> App {
-    let mut app = App::new(info(), Theme::dark());
+    let mut scene = Scene::new(info());
     for (i, text) in cycles.iter().enumerate() {
         let cycle = i as u32 + 1;
-        app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
-            cycle,
-            artifacts: Artifacts {
-                architecture: text.clone(),
-                api_spec: "run() -> None\n".into(),
-                ..Artifacts::default()
-            },
-            changed: vec![Section::Architecture],
-        }));
-        app.on_app_event(AppEvent::Loop(LoopEvent::Committed {
-            cycle,
-            short_id: format!("c{cycle}"),
-        }));
+        let artifacts = Artifacts {
+            architecture: text.clone(),
+            api_spec: "run() -> None\n".into(),
+            ..Artifacts::default()
+        };
+        scene = scene
+            .cycle(cycle, artifacts, &[Section::Architecture])
+            .committed(cycle, &format!("c{cycle}"));
     }
-    let last = cycles.len() as u32;
-    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
-        cycle: last,
-    })));
-    app
+    scene.awaiting_review(cycles.len() as u32).app()
 }
 
 use support::screen::frame as draw;

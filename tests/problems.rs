@@ -16,6 +16,7 @@ use volk::design::{Artifacts, Section};
 use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
+use volk::tui::scene::Scene;
 use volk::tui::tab::Tab;
 use volk::tui::test_keys::{key, typed};
 use volk::tui::theme::Theme;
@@ -56,16 +57,10 @@ fn broken() -> Artifacts {
 }
 
 fn reviewing(artifacts: Artifacts) -> App {
-    let mut app = App::new(info(), Theme::dark());
-    app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
-        cycle: 1,
-        artifacts,
-        changed: Section::ALL.to_vec(),
-    }));
-    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
-        cycle: 1,
-    })));
-    app
+    Scene::new(info())
+        .first_cycle(1, artifacts)
+        .awaiting_review(1)
+        .app()
 }
 
 /// Cycle 1 under review on the real runtime (`support::live`): `artifacts` answered

@@ -12,6 +12,7 @@ use volk::brief::Purpose;
 use volk::reasoner::StreamEvent;
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{AppEvent, LoopEvent, Phase};
+use volk::tui::scene::Scene;
 use volk::tui::test_keys::{ctrl, key, typed};
 use volk::tui::theme::Theme;
 use volk::tui::view;
@@ -92,7 +93,6 @@ const PROSE: &str = "The Store component owns persistence and every handler asks
 
 /// An app at review with `architecture` as cycle 1 and `previous` as cycle 0.
 fn reviewing(architecture: &str, previous: Option<&str>) -> App {
-    let mut app = App::new(info(), Theme::dark());
     let artifacts = volk::design::Artifacts {
         architecture: architecture.into(),
         ..volk::design::Artifacts::default()
@@ -102,16 +102,10 @@ fn reviewing(architecture: &str, previous: Option<&str>) -> App {
         ..volk::design::Artifacts::default()
     });
     // As `volk open` finds a session on disk.
-    app.open_session(volk::tui::model::Restored {
-        finalize: Default::default(),
-        cycle: Some((1, artifacts, previous)),
-        costs: Vec::new(),
-        reflection: None,
-    });
-    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
-        cycle: 1,
-    })));
-    app
+    Scene::new(info())
+        .opened(1, artifacts, previous)
+        .awaiting_review(1)
+        .app()
 }
 
 /// The rows of the viewer's box on a drawn screen, without the borders and gutter.

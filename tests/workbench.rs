@@ -12,6 +12,7 @@ use support::provider::Provider;
 use support::screen::info;
 use support::tmux::{Tmux, demo_command, tmux_available};
 use volk::tui::event::LoopEvent;
+use volk::tui::scene::Scene;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -76,18 +77,11 @@ fn reviewing() -> (App, Artifacts) {
     })));
     stream(&mut app, 1, Purpose::Design, &text);
     let artifacts = parse(&text);
-    app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
-        cycle: 1,
-        artifacts: artifacts.clone(),
-        changed: Section::ALL.to_vec(),
-    }));
-    app.on_app_event(AppEvent::Loop(LoopEvent::Committed {
-        cycle: 1,
-        short_id: "c0ffee1".into(),
-    }));
-    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
-        cycle: 1,
-    })));
+    let app = Scene::from(app)
+        .first_cycle(1, artifacts.clone())
+        .committed(1, "c0ffee1")
+        .awaiting_review(1)
+        .app();
     (app, artifacts)
 }
 

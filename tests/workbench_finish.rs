@@ -14,14 +14,14 @@ use support::tmux::{Tmux, demo_command, tmux_available};
 use ratatui::crossterm::event::KeyCode;
 use volk::brief::Question;
 use volk::cxp::Feedback;
-use volk::design::{Artifacts, Section};
+use volk::design::Artifacts;
 use volk::tui::app::{App, Popup, SessionInfo, Zoom};
 use volk::tui::event::{Action, AppEvent, Intent, LoopEvent, Phase};
 use volk::tui::keymap::hint_bar;
 use volk::tui::popup::confirm::Confirm;
+use volk::tui::scene::Scene;
 use volk::tui::tab::Tab;
 use volk::tui::test_keys::{ch, ctrl, key, typed};
-use volk::tui::theme::Theme;
 use volk::volk::protocol::Notice;
 
 fn info(max_cycles: u32) -> SessionInfo {
@@ -37,21 +37,15 @@ fn event(app: &mut App, e: LoopEvent) {
 
 /// Cycle `cycle` of `max` waits for the review.
 fn reviewing(cycle: u32, max: u32) -> App {
-    let mut app = App::new(info(max), Theme::dark());
-    event(
-        &mut app,
-        LoopEvent::CycleReady {
-            cycle,
-            artifacts: Artifacts {
-                architecture: "# Bookshelf\n\nOne SQLite file holds books and sessions.\n".into(),
-                requirements: "1. Register a book\n2. Record a session\n".into(),
-                ..Artifacts::default()
-            },
-            changed: Section::ALL.to_vec(),
-        },
-    );
-    event(&mut app, LoopEvent::Phase(Phase::AwaitingReview { cycle }));
-    app
+    let artifacts = Artifacts {
+        architecture: "# Bookshelf\n\nOne SQLite file holds books and sessions.\n".into(),
+        requirements: "1. Register a book\n2. Record a session\n".into(),
+        ..Artifacts::default()
+    };
+    Scene::new(info(max))
+        .first_cycle(cycle, artifacts)
+        .awaiting_review(cycle)
+        .app()
 }
 
 fn ask(app: &mut App, question: &str) {

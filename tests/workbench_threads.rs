@@ -10,8 +10,8 @@ use volk::design::changes::parse_changes;
 use volk::design::{Artifacts, Section};
 use volk::tui::app::{App, SessionInfo};
 use volk::tui::event::{Action, AppEvent, Intent, LoopEvent, Phase};
+use volk::tui::scene::Scene;
 use volk::tui::test_keys::key;
-use volk::tui::theme::Theme;
 use volk::volk::review::ReviewState;
 use volk::volk::threads::{Change, open, reconcile};
 
@@ -66,28 +66,15 @@ fn review_state() -> ReviewState {
 }
 
 fn reviewing() -> App {
-    let mut app = App::new(info(), Theme::dark());
     let mut first = design();
     first.api_spec = "add(name: str) -> int".into();
-    app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
-        cycle: 1,
-        artifacts: first,
-        changed: Section::ALL.to_vec(),
-    }));
-    app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
-        cycle: 2,
-        artifacts: design(),
-        changed: vec![Section::ApiSpec],
-    }));
-    app.on_app_event(AppEvent::Loop(LoopEvent::Committed {
-        cycle: 2,
-        short_id: "c0ffee2".into(),
-    }));
-    app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
-        cycle: 2,
-    })));
-    app.on_app_event(AppEvent::Loop(LoopEvent::Review(Box::new(review_state()))));
-    app
+    Scene::new(info())
+        .first_cycle(1, first)
+        .cycle(2, design(), &[Section::ApiSpec])
+        .committed(2, "c0ffee2")
+        .awaiting_review(2)
+        .review(review_state())
+        .app()
 }
 
 use crate::support::screen::screen;

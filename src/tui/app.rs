@@ -761,21 +761,15 @@ mod tests {
     }
 
     fn reviewing() -> App {
-        let mut app = App::new(SessionInfo::default(), Theme::dark());
         let artifacts = Artifacts {
             architecture: "Arch line\n\n## Open questions\n\n1. Which database?\n".into(),
             api_spec: "run() -> None".into(),
             ..Artifacts::default()
         };
-        app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
-            cycle: 1,
-            artifacts,
-            changed: Section::ALL.to_vec(),
-        }));
-        app.on_app_event(AppEvent::Loop(LoopEvent::Phase(Phase::AwaitingReview {
-            cycle: 1,
-        })));
-        app
+        crate::tui::scene::Scene::new(SessionInfo::default())
+            .first_cycle(1, artifacts)
+            .awaiting_review(1)
+            .app()
     }
 
     #[test]

@@ -152,7 +152,7 @@ mod tests {
     use crate::tui::app::SessionInfo;
     use crate::tui::event::{AppEvent, LoopEvent, Phase};
     use crate::tui::keymap::{Chord, hint_bar};
-    use crate::tui::test_keys::{ch, ctrl, key, typed};
+    use crate::tui::test_keys::{ch, ctrl, key};
     use crate::tui::theme::Theme;
     use crate::volk::runtime::CommitInfo;
 
@@ -176,23 +176,25 @@ mod tests {
     /// Cycle 2 under review: a previous cycle, two questions, an open question of the
     /// architect and a thread.
     fn reviewing() -> App {
-        let mut app = App::new(SessionInfo::default(), Theme::dark());
-        cycle(&mut app, 1, "Arch line\n");
-        cycle(
-            &mut app,
-            2,
-            "Arch line two\n\n## Open questions\n\n1. Which database?\n",
-        );
-        phase(&mut app, Phase::AwaitingReview { cycle: 2 });
+        let design = |architecture: &str| Artifacts {
+            architecture: architecture.into(),
+            api_spec: "run() -> None".into(),
+            ..Artifacts::default()
+        };
         let mut review = crate::volk::review::ReviewState::default();
         crate::volk::threads::open(&mut review.threads, 1, &["Why JSON?".into()]);
-        app.on_app_event(AppEvent::Loop(LoopEvent::Review(Box::new(review))));
+        let mut scene = crate::tui::scene::Scene::new(SessionInfo::default())
+            .first_cycle(1, design("Arch line\n"))
+            .first_cycle(
+                2,
+                design("Arch line two\n\n## Open questions\n\n1. Which database?\n"),
+            )
+            .awaiting_review(2)
+            .review(review);
         for q in ["one", "two"] {
-            app.on_key(ch('a'));
-            typed(&mut app, q);
-            app.on_key(key(KeyCode::Enter));
+            scene = scene.keys(&[ch('a')]).typed(q).keys(&[key(KeyCode::Enter)]);
         }
-        app
+        scene.app()
     }
 
     fn in_review_pane(selected: usize) -> App {

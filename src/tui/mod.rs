@@ -32,6 +32,7 @@ pub(crate) mod patch_view;
 pub mod popup;
 pub(crate) mod problems;
 pub mod runloop;
+pub mod scene;
 pub(crate) mod signals;
 pub(crate) mod stream;
 pub mod tab;
