@@ -770,12 +770,10 @@ async fn record_then_replay_gives_the_same_events() {
     assert!(offsets.windows(2).all(|w| w[0] <= w[1]), "{offsets:?}");
     assert!(*offsets.last().unwrap() >= 200, "{offsets:?}");
 
-    // Instant replay.
+    // Instant replay (its pace is checked on a paused clock, below).
     let replay = Replay::load(&path, 0.0).unwrap();
     assert_eq!(replay.model(), "test-model");
-    let started = Instant::now();
     let replayed: Vec<StreamEvent> = replay.stream(request()).map(|e| e.unwrap()).collect().await;
-    assert!(started.elapsed() < Duration::from_millis(100));
     assert_eq!(replayed, live);
     // The call has been played; a second one of the same purpose is an error.
     let again = collect(replay.stream(request())).await.unwrap_err().0;
@@ -783,17 +781,61 @@ async fn record_then_replay_gives_the_same_events() {
         again.to_string().contains("no unplayed `design` call"),
         "{again}"
     );
+}
 
-    // Recorded speed takes about as long as the recording.
-    let replay = Replay::load(&path, 1.0).unwrap();
-    let started = Instant::now();
-    let _ = collect(replay.stream(request())).await.unwrap();
-    assert!(started.elapsed() >= Duration::from_millis(*offsets.last().unwrap() - 20));
-    // Twice as fast takes about half.
-    let replay = Replay::load(&path, 4.0).unwrap();
-    let started = Instant::now();
-    let _ = collect(replay.stream(request())).await.unwrap();
-    assert!(started.elapsed() < Duration::from_millis(*offsets.last().unwrap()));
+/// The replay keeps the recorded pace, scaled by its speed. Recorded and replayed on
+/// tokio's paused clock, so the durations are exact and no test waits on the wall
+/// clock or fails on a loaded machine.
+#[tokio::test(start_paused = true)]
+async fn a_replay_keeps_the_recorded_pace_on_a_paused_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("paced.jsonl");
+    let drafter = volk::reasoner::offline::OfflineDrafter::paced(Duration::from_millis(40), 64);
+    let recorder = Recorder::create(Arc::new(drafter), &path, None).unwrap();
+    let started = tokio::time::Instant::now();
+    let live: Vec<StreamEvent> = recorder
+        .stream(request())
+        .map(|e| e.unwrap())
+        .collect()
+        .await;
+    let recorded = started.elapsed();
+    drop(recorder);
+    assert!(live.len() > 3, "{live:?}");
+    let last_ms = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()?["t_ms"].as_u64())
+        .max()
+        .unwrap();
+    assert!(
+        last_ms >= 40 && Duration::from_millis(last_ms) <= recorded,
+        "{last_ms} ms of {recorded:?}"
+    );
+
+    let played_in = |speed: f64| {
+        let path = path.clone();
+        async move {
+            let replay = Replay::load(&path, speed).unwrap();
+            let started = tokio::time::Instant::now();
+            let events: Vec<StreamEvent> =
+                replay.stream(request()).map(|e| e.unwrap()).collect().await;
+            (events, started.elapsed())
+        }
+    };
+    let (events, instant) = played_in(0.0).await;
+    assert_eq!(events, live);
+    assert_eq!(instant, Duration::ZERO);
+    let last = Duration::from_millis(last_ms);
+    let (_, recorded_speed) = played_in(1.0).await;
+    assert!(
+        recorded_speed >= last && recorded_speed < last + Duration::from_millis(2),
+        "{recorded_speed:?} for {last:?}"
+    );
+    let (_, four_times) = played_in(4.0).await;
+    assert!(
+        four_times >= last / 4 && four_times < last / 4 + Duration::from_millis(2),
+        "{four_times:?} for {last:?} / 4"
+    );
 }
 
 #[tokio::test]
