@@ -145,6 +145,23 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
     if command.on_item() && !listing(app) {
         return Handled::Ignored;
     }
+    // On a thread the item keys act on the thread.
+    if command.on_item()
+        && let Some(id) = app.selected_thread()
+    {
+        match command {
+            Command::FollowUp => app.open_composer(ComposerTarget::FollowUp(id)),
+            Command::Delete => {
+                app.say(format!("{id} closed"));
+                app.act(Action::Mark(crate::cxp::ReviewMarks {
+                    close: vec![id],
+                    ..Default::default()
+                }));
+            }
+            _ => app.open_thread(id),
+        }
+        return Handled::Consumed;
+    }
     let count = app.review_items();
     match command {
         Command::FocusViewer => app.focus = Focus::Viewer,
@@ -160,22 +177,6 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
         Command::Move(Motion::PageUp) => page(app, -1),
         Command::Move(Motion::Top) => app.review_pane.selected = 0,
         Command::Move(Motion::Bottom) => app.review_pane.selected = count.saturating_sub(1),
-        Command::Open | Command::FollowUp | Command::Delete if app.selected_thread().is_some() => {
-            let Some(id) = app.selected_thread() else {
-                return Handled::Ignored;
-            };
-            match command {
-                Command::FollowUp => app.open_composer(ComposerTarget::FollowUp(id)),
-                Command::Delete => {
-                    app.say(format!("{id} closed"));
-                    app.act(Action::Mark(crate::cxp::ReviewMarks {
-                        close: vec![id],
-                        ..Default::default()
-                    }));
-                }
-                _ => app.open_thread(id),
-            }
-        }
         Command::FollowUp => return Handled::Ignored,
         Command::Open => {
             let n = app.draft.questions.len();
