@@ -202,6 +202,33 @@ pub struct PatchLedger {
     pub raw: Vec<RawAnswer>,
     #[serde(default)]
     pub costs: Vec<CycleCost>,
+    /// The repairs the cycle in progress has asked for, with the text each showed:
+    /// the same repair is never paid for twice in one cycle.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked: Vec<AskedRepair>,
+}
+
+/// A repair request as it went out: what it asked and the sections' text it showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AskedRepair {
+    pub cycle: u32,
+    pub request: RepairRequest,
+    pub shown: Vec<String>,
+}
+
+impl AskedRepair {
+    fn of(cycle: u32, request: RepairRequest, design: &Artifacts) -> AskedRepair {
+        let shown = request
+            .sections
+            .iter()
+            .map(|s| design.get(s.section).to_string())
+            .collect();
+        AskedRepair {
+            cycle,
+            request,
+            shown,
+        }
+    }
 }
 
 impl PatchLedger {
@@ -467,6 +494,28 @@ pub fn read_answer(
         (Round::Answer, false) => Some(Round::Repair),
         (Round::Repair, false) => Some(Round::Full),
     };
+    // A repair the cycle already asked for, over the same text, would get the same
+    // answer: ask for the sections in full instead, and after that for nothing more.
+    ledger.asked.retain(|a| a.cycle == cycle);
+    let repeats = |kind: RepairKind| {
+        let request = RepairRequest {
+            kind,
+            sections: failing.clone(),
+        };
+        ledger
+            .asked
+            .contains(&AskedRepair::of(cycle, request, &progress.working))
+    };
+    let next_round = match next_round {
+        Some(Round::Repair) if repeats(RepairKind::Blocks) => {
+            reading.notices.push(format!(
+                "cycle {cycle}: this block repair was already asked for in this cycle"
+            ));
+            (!repeats(RepairKind::Full)).then_some(Round::Full)
+        }
+        Some(Round::Full) if repeats(RepairKind::Full) => None,
+        other => other,
+    };
     match next_round {
         Some(next) => {
             let kind = match next {
@@ -490,10 +539,14 @@ pub fn read_answer(
             ));
             let mut ask = brief.clone();
             ask.current = Some(progress.working.clone());
-            ask.repair = Some(RepairRequest {
+            let request = RepairRequest {
                 kind,
                 sections: failing,
-            });
+            };
+            ledger
+                .asked
+                .push(AskedRepair::of(cycle, request.clone(), &progress.working));
+            ask.repair = Some(request);
             progress.round = next;
             ledger.progress = Some(progress);
             reading.next = Next::Ask(Box::new(ask));
@@ -864,6 +917,58 @@ mod tests {
                 .any(|n| n == "API spec: 1 block applied, asked for in full")
         );
         assert_eq!(ledger.raw.len(), 3);
+    }
+
+    /// A later pass of the same cycle (the design compiler's) that fails the same
+    /// block over the same text gets no second identical repair: it is asked for the
+    /// section in full, and after that the cycle closes with what applied.
+    #[test]
+    fn a_repair_already_asked_in_the_cycle_is_not_asked_again() {
+        let mut ledger = PatchLedger::default();
+        let brief = Brief {
+            cycle: 2,
+            ..Brief::default()
+        };
+        let miss = format!("API_SPEC:\n{}", block("no such line", "x"));
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &miss, &no_settled);
+        let Next::Ask(ask) = r.next else { panic!() };
+        assert_eq!(ask.repair.as_ref().unwrap().kind, RepairKind::Blocks);
+        // The repair answers about nothing it was asked: the cycle closes.
+        let r = read_answer(
+            &mut ledger,
+            &design(),
+            2,
+            &ask,
+            "nothing to add",
+            &no_settled,
+        );
+        assert!(matches!(r.next, Next::Done { .. }));
+
+        // A new pass (the design compiler's) starts over and misses the same way.
+        ledger.progress = None;
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &miss, &no_settled);
+        let Next::Ask(full) = r.next else { panic!() };
+        assert_eq!(full.repair.as_ref().unwrap().kind, RepairKind::Full);
+        assert!(r.notices.iter().any(|n| n.contains("already asked for")));
+        let r = read_answer(&mut ledger, &design(), 2, &full, "", &no_settled);
+        assert!(matches!(r.next, Next::Done { .. }));
+
+        // And once more: nothing is left to ask that was not asked.
+        ledger.progress = None;
+        let r = read_answer(&mut ledger, &design(), 2, &brief, &miss, &no_settled);
+        let Next::Done { artifacts } = r.next else {
+            panic!("asked again: {:?}", r.next)
+        };
+        assert_eq!(artifacts.api_spec, design().api_spec);
+
+        // The next cycle asks afresh.
+        let next = Brief {
+            cycle: 3,
+            ..Brief::default()
+        };
+        let r = read_answer(&mut ledger, &design(), 3, &next, &miss, &no_settled);
+        assert!(matches!(r.next, Next::Ask(_)));
+        assert_eq!(ledger.asked.len(), 1);
     }
 
     #[test]
