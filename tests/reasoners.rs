@@ -359,6 +359,9 @@ async fn openai_error_object_in_the_stream_keeps_the_partial_text() {
     assert_eq!(server.seen().len(), 1);
 }
 
+/// The wait is measured on tokio's clock, paused once the first attempt has been
+/// answered: the second request goes out exactly when the announced wait ends, not a
+/// moment before, whatever the machine's load.
 #[tokio::test]
 async fn retries_429_honouring_retry_after_then_succeeds() {
     let ok = format!("{}{}", chunk("done"), finish_and_usage(1, 1));
@@ -371,24 +374,47 @@ async fn retries_429_honouring_retry_after_then_succeeds() {
         sse(pieces(&ok, 100)),
     ])
     .await;
-    let started = Instant::now();
     let mut stream = openai(&server).stream(request());
     // The wait is announced before it starts: the screen can count it down.
     let first = stream.next().await.unwrap().unwrap();
     let StreamEvent::Retrying(backoff) = first else {
         panic!("{first:?}");
     };
-    assert!(started.elapsed() < Duration::from_millis(900));
     assert_eq!((backoff.attempt, backoff.max_attempts), (2, 5));
     assert!(backoff.wait_ms >= 1000, "{backoff:?}");
     assert_eq!(backoff.reason, "HTTP 429");
-    let got = collect(stream).await.unwrap();
-    assert_eq!(got.text, "done");
+    assert_eq!(server.seen().len(), 1);
+
+    tokio::time::pause();
+    let rest = tokio::spawn(collect(stream));
+    // Lets any request that went out reach the server, without the paused clock
+    // moving: the task never idles, so tokio does not advance the time itself.
+    async fn settle() {
+        for _ in 0..40 {
+            std::thread::sleep(Duration::from_millis(2));
+            for _ in 0..70 {
+                tokio::task::yield_now().await;
+            }
+        }
+    }
+    settle().await;
+    let wait = Duration::from_millis(backoff.wait_ms);
+    tokio::time::advance(wait - Duration::from_millis(1)).await;
+    settle().await;
     assert!(
-        started.elapsed() >= Duration::from_millis(950),
-        "waited only {:?}",
-        started.elapsed()
+        !rest.is_finished(),
+        "the retry went out before its wait ended"
     );
+    assert_eq!(server.seen().len(), 1, "asked again before the wait ended");
+    tokio::time::advance(Duration::from_millis(1)).await;
+    // The second attempt talks to the server on the real clock.
+    tokio::time::resume();
+    let got = tokio::time::timeout(Duration::from_secs(20), rest)
+        .await
+        .expect("the retry finished")
+        .unwrap()
+        .unwrap();
+    assert_eq!(got.text, "done");
     assert_eq!(server.seen().len(), 2);
 }
 
