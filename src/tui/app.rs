@@ -7,8 +7,6 @@
 //! focused pane. Each of those modules owns its keys and its drawing; what is here
 //! is the state they share and the acts several of them use.
 
-use std::path::PathBuf;
-
 use ratatui::crossterm::event::{
     Event, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -29,17 +27,7 @@ use crate::tui::theme::Theme;
 
 pub use crate::tui::popup::Popup;
 
-/// Static facts shown in the header.
-#[derive(Debug, Clone, Default)]
-pub struct SessionInfo {
-    pub project_name: String,
-    pub project_dir: PathBuf,
-    pub thread_id: String,
-    pub max_cycles: u32,
-    pub reasoner: String,
-    /// Empty when `reasoner` is the whole label (`offline drafter (no model)`).
-    pub model: String,
-}
+pub use crate::tui::model::SessionInfo;
 
 /// Whether the viewer moves with the stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,20 +87,7 @@ pub enum ThinkingPane {
     Collapsed,
 }
 
-/// What the composer is writing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ComposerTarget {
-    NewQuestion {
-        anchor: Option<Anchor>,
-    },
-    EditQuestion(usize),
-    Answer {
-        question: String,
-    },
-    Steer,
-    /// A follow-up question that reopens the thread with this id.
-    FollowUp(String),
-}
+pub use crate::tui::popup::composer::ComposerTarget;
 
 /// An older cycle opened read-only from the history.
 pub struct OldCycle {
@@ -361,14 +336,7 @@ impl App {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
             Event::Mouse(mouse) => self.on_mouse(mouse),
             Event::Resize(width, height) => self.size = Rect::new(0, 0, width, height),
-            Event::Paste(text) => {
-                if matches!(self.popup, Some(Popup::Composer(_)))
-                    && let Some(Popup::Composer(mut composer)) = self.popup.take()
-                {
-                    composer.paste(&text, self);
-                    self.popup = Some(Popup::Composer(composer));
-                }
-            }
+            Event::Paste(text) => self.on_paste(&text),
             _ => {}
         }
     }

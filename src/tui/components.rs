@@ -65,6 +65,15 @@ impl Layer {
         }
     }
 
+    /// Whether `binding` of this layer acts now (the hint bar lists only those): an
+    /// open popup judges its own keys by its state.
+    pub fn acts(self, app: &App, binding: &dyn Listed) -> bool {
+        match (self, &app.popup) {
+            (Layer::Popup, Some(popup)) => popup.acts(binding) && binding.acts(app),
+            _ => binding.acts(app),
+        }
+    }
+
     /// Whether Ctrl keys reach this layer: the panes, tabs and finishing keys never
     /// see them.
     fn takes_ctrl(self) -> bool {
@@ -139,11 +148,11 @@ mod tests {
 
     use super::*;
 
-    /// The bindings of [`active_layers`], flattened.
-    fn active_bindings(app: &App) -> Vec<&'static dyn Listed> {
+    /// The bindings of the layers at hand that act now.
+    fn acting_bindings(app: &App) -> Vec<&'static dyn Listed> {
         active_layers(app)
             .into_iter()
-            .flat_map(|l| l.bindings(app))
+            .flat_map(|l| l.bindings(app).into_iter().filter(move |b| l.acts(app, *b)))
             .collect()
     }
     use crate::brief::Purpose;
@@ -423,7 +432,11 @@ mod tests {
         for (name, scene) in SCENES {
             let app = scene();
             for layer in active_layers(&app) {
-                for b in layer.bindings(&app).into_iter().filter(|b| b.acts(&app)) {
+                for b in layer
+                    .bindings(&app)
+                    .into_iter()
+                    .filter(|b| layer.acts(&app, *b))
+                {
                     for chord in b.chords() {
                         let mut fresh = scene();
                         let handled = layer.handle(&mut fresh, chord.event());
@@ -442,6 +455,55 @@ mod tests {
                 "no scene presses {b:?}: add one"
             );
         }
+    }
+
+    /// A popup judges its own keys: the failure hints `r` only when a retry can help
+    /// (yet `r` always answers), the diff hints `n N` once a search was typed.
+    #[test]
+    fn a_popup_hints_only_the_keys_its_state_lets_act() {
+        use crate::tui::popup::error::Failure;
+        let failure = |retryable: bool| {
+            Popup::Error(Failure {
+                message: "HTTP 401".into(),
+                retryable,
+                fix: (!retryable).then(|| "set the key".into()),
+                call: "sends the update again".into(),
+            })
+        };
+        let mut app = reviewing();
+        app.popup = Some(failure(true));
+        assert!(
+            hint_bar(&app, 120).contains("r retry"),
+            "{}",
+            hint_bar(&app, 120)
+        );
+        app.popup = Some(failure(false));
+        assert!(!hint_bar(&app, 120).contains("r retry"));
+        assert!(!Layer::Popup.handle(&mut app, ch('r')).is_ignored());
+
+        let app = with(reviewing(), &[ch('d')]);
+        assert!(matches!(app.popup, Some(Popup::Diff(_))));
+        assert!(
+            !hint_bar(&app, 120).contains("n N"),
+            "{}",
+            hint_bar(&app, 120)
+        );
+        let app = with(
+            app,
+            &[
+                ch('/'),
+                ch('A'),
+                ch('r'),
+                ch('c'),
+                ch('h'),
+                key(KeyCode::Enter),
+            ],
+        );
+        assert!(
+            hint_bar(&app, 120).contains("n N"),
+            "{}",
+            hint_bar(&app, 120)
+        );
     }
 
     #[test]
@@ -479,9 +541,8 @@ mod tests {
         }
         for (name, scene) in SCENES {
             let app = scene();
-            let mut hinted: Vec<&str> = active_bindings(&app)
+            let mut hinted: Vec<&str> = acting_bindings(&app)
                 .into_iter()
-                .filter(|b| b.acts(&app))
                 .filter_map(|b| b.hint().map(|h| h.key))
                 .collect();
             hinted.dedup();

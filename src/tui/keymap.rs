@@ -232,6 +232,12 @@ impl std::fmt::Debug for dyn Listed {
     }
 }
 
+/// Whether two listings are one binding (by their words: a `const` table may sit at
+/// more than one address).
+pub fn same(a: &dyn Listed, b: &dyn Listed) -> bool {
+    a.keys() == b.keys() && a.help() == b.help()
+}
+
 /// A component's table, listed.
 pub fn listed<C: 'static>(table: &'static [Binding<C>]) -> Vec<&'static dyn Listed> {
     table.iter().map(|b| b as &'static dyn Listed).collect()
@@ -280,9 +286,13 @@ pub fn hint_bar(app: &App, width: usize) -> String {
     let mut hints: Vec<Hint> = Vec::new();
     // The focused pane's keys first, so they win ties of rank.
     let layers = crate::tui::components::active_layers(app);
-    for b in layers.iter().rev().flat_map(|l| l.bindings(app)) {
+    for (layer, b) in layers
+        .iter()
+        .rev()
+        .flat_map(|l| l.bindings(app).into_iter().map(move |b| (*l, b)))
+    {
         if let Some(h) = b.hint()
-            && b.acts(app)
+            && layer.acts(app, b)
             && !hints.iter().any(|seen| seen.key == h.key)
         {
             hints.push(h);

@@ -90,7 +90,12 @@ impl App {
                 self.backdrop_restore(Halt::Failed, bytes);
                 self.verdict = Verdict::None;
                 self.error(message.clone());
-                self.popup = Some(Popup::Error(Failure::new(message, false, self)));
+                self.popup = Some(Popup::Error(Failure::new(
+                    message,
+                    false,
+                    &self.info,
+                    &self.model,
+                )));
             }
             LoopEvent::Journal(entry) => {
                 if self.journal.is_empty() {
@@ -212,7 +217,8 @@ impl App {
                 self.popup = Some(Popup::Error(Failure::new(
                     message.clone(),
                     *retryable,
-                    self,
+                    &self.info,
+                    &self.model,
                 )));
             }
             _ => {}

@@ -1,7 +1,8 @@
 //! The workbench: a full-screen terminal UI over the design loop.
 //!
 //! `app` holds the state and turns input into intents; each pane (`pane/`) and popup
-//! (`popup/`) owns its keys, its bindings and its drawing; `keymap` writes the help
+//! (`popup/`) owns its keys, its bindings and its drawing (a popup through a narrow
+//! context; `popup_host` opens popups and does what they ask); `keymap` writes the help
 //! and the hint bar from those bindings; `stream` and `layout` get the state ready for
 //! a frame, `view` draws it from `&App`; `runloop` wires terminal input, design-loop
 //! events and background jobs together; `cli` starts it all for `volk demo`,
@@ -30,6 +31,7 @@ pub(crate) mod notice;
 pub(crate) mod pane;
 pub(crate) mod patch_view;
 pub mod popup;
+pub(crate) mod popup_host;
 pub(crate) mod problems;
 pub mod runloop;
 pub mod scene;

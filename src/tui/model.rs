@@ -18,6 +18,18 @@ use crate::volk::plan_step::PlanCheck;
 use crate::volk::protocol::{FinalizeReason, Notice, Offers};
 use crate::volk::review::ReviewState;
 
+/// Static facts shown in the header.
+#[derive(Debug, Clone, Default)]
+pub struct SessionInfo {
+    pub project_name: String,
+    pub project_dir: PathBuf,
+    pub thread_id: String,
+    pub max_cycles: u32,
+    pub reasoner: String,
+    /// Empty when `reasoner` is the whole label (`offline drafter (no model)`).
+    pub model: String,
+}
+
 /// The reflection before finalizing: the questions asked and the architect's answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReflectionView {

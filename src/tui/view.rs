@@ -50,7 +50,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         draw_status(frame, r.status, app);
     }
     if let Some(popup) = &app.popup {
-        popup.draw(frame, area, app);
+        popup.draw(frame, area, &app.popup_view());
     }
 }
 

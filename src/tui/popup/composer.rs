@@ -9,13 +9,27 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 use ratatui_textarea::{TextArea, WrapMode};
 
-use crate::brief::Question;
-use crate::tui::app::{App, ComposerTarget, Verdict};
-use crate::tui::event::Action;
+use crate::brief::Anchor;
+use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Window;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
-use crate::tui::popup::Popup;
+use crate::tui::popup::ctx::{Ctx, Do, View};
+use crate::tui::theme::Palette;
 use crate::tui::widgets::{centered, popup_block};
+
+/// What the composer is writing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ComposerTarget {
+    NewQuestion {
+        anchor: Option<Anchor>,
+    },
+    EditQuestion(usize),
+    Answer {
+        question: String,
+    },
+    Steer,
+    /// A follow-up question that reopens the thread with this id.
+    FollowUp(String),
+}
 
 pub struct Composer {
     pub target: ComposerTarget,
@@ -76,11 +90,34 @@ pub const BINDINGS: &[Binding<Command>] = &[
 ];
 
 impl Composer {
+    /// A composer for `target` holding `initial`, the cursor at its end.
+    pub fn new(target: ComposerTarget, initial: &str, p: &Palette) -> Composer {
+        let mut editor = TextArea::new(initial.split('\n').map(str::to_string).collect());
+        editor.set_wrap_mode(WrapMode::Word);
+        editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
+        editor.move_cursor(ratatui_textarea::CursorMove::End);
+        editor.set_style(Style::default().fg(p.foreground).bg(p.background));
+        editor.set_cursor_line_style(Style::default());
+        Composer {
+            target,
+            editor: Box::new(editor),
+        }
+    }
+
+    fn text(&self) -> String {
+        self.editor.lines().join("\n")
+    }
+
+    /// Writes what the composer holds through to the draft.
+    fn changed(&self, cx: &mut Ctx) {
+        cx.ask(Do::Compose(self.target.clone(), self.text()));
+    }
+
     /// Pasted text goes in as typed (terminals send a pasted line break as CR).
-    pub fn paste(&mut self, text: &str, app: &mut App) {
+    pub fn paste(&mut self, text: &str, cx: &mut Ctx) {
         self.editor
             .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
-        app.composer_changed(&self.target, &self.editor);
+        self.changed(cx);
     }
 }
 
@@ -89,20 +126,19 @@ impl Window for Composer {
         vec![listed(BINDINGS)]
     }
 
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-        let text = || self.editor.lines().join("\n");
         match command(BINDINGS, &key).unwrap_or(Command::Edit) {
             // Closing keeps the words: a new question stays in the composer draft,
             // edits and answers were saved as they were typed.
             Command::Close => return Handled::Close,
             Command::Save if !shift => {
-                app.submit_composer(self.target.clone(), text());
+                cx.ask(Do::Submit(self.target.clone(), self.text()));
                 return Handled::Close;
             }
             Command::Send => {
-                app.submit_composer(self.target.clone(), text());
-                app.send_questions();
+                cx.ask(Do::Submit(self.target.clone(), self.text()));
+                cx.ask(Do::SendQuestions);
                 return Handled::Close;
             }
             Command::NewLine => self.editor.insert_newline(),
@@ -110,7 +146,7 @@ impl Window for Composer {
                 // Clears the composer; the text goes to the yank buffer (Ctrl-Y).
                 self.editor.select_all();
                 self.editor.cut();
-                app.say("composer cleared · Ctrl-Y brings it back".into());
+                cx.say("composer cleared · Ctrl-Y brings it back".into());
             }
             // Shift-Enter and Alt-Enter: a new line.
             Command::Save | Command::Edit if key.code == KeyCode::Enter => {
@@ -120,12 +156,12 @@ impl Window for Composer {
                 self.editor.input(key);
             }
         }
-        app.composer_changed(&self.target, &self.editor);
+        self.changed(cx);
         Handled::Consumed
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        let p = view.theme.palette;
         let (title, context) = match &self.target {
             ComposerTarget::NewQuestion { anchor: Some(a) } => (
                 " Question about this line ".to_string(),
@@ -179,95 +215,5 @@ impl Window for Composer {
             editor_area = rest;
         }
         frame.render_widget(&*self.editor, editor_area);
-    }
-}
-
-impl App {
-    /// Writes what the composer holds through to the draft, on every keystroke.
-    fn composer_changed(&mut self, target: &ComposerTarget, editor: &TextArea<'static>) {
-        let text = editor.lines().join("\n");
-        match target {
-            ComposerTarget::NewQuestion { .. } => self.draft.composer = text,
-            ComposerTarget::EditQuestion(i) => {
-                if let Some(q) = self.draft.questions.get_mut(*i) {
-                    q.text = text;
-                }
-            }
-            ComposerTarget::Answer { question } => self.draft.set_answer(question, text),
-            ComposerTarget::Steer | ComposerTarget::FollowUp(_) => return,
-        }
-        self.draft_changed = true;
-    }
-
-    fn submit_composer(&mut self, target: ComposerTarget, text: String) {
-        let text = text.trim().to_string();
-        match target {
-            ComposerTarget::NewQuestion { anchor } => {
-                if !text.is_empty() {
-                    self.draft.questions.push(Question {
-                        text,
-                        anchor,
-                        ..Question::default()
-                    });
-                }
-                self.draft.composer.clear();
-            }
-            ComposerTarget::EditQuestion(i) => {
-                if text.is_empty() && i < self.draft.questions.len() {
-                    self.draft.questions.remove(i);
-                } else if let Some(q) = self.draft.questions.get_mut(i) {
-                    q.text = text;
-                }
-            }
-            ComposerTarget::Answer { question } => self.draft.set_answer(&question, text),
-            ComposerTarget::Steer => {
-                if !text.is_empty() {
-                    self.act(Action::SteerPlan(text));
-                    self.verdict = Verdict::Sent;
-                }
-            }
-            ComposerTarget::FollowUp(id) => {
-                if !text.is_empty() {
-                    self.draft.questions.push(Question {
-                        follows: Some(id),
-                        ..Question::new(text)
-                    });
-                }
-            }
-        }
-        self.draft_changed = true;
-        self.popup = None;
-    }
-
-    pub(crate) fn open_composer(&mut self, target: ComposerTarget) {
-        if self.refuse_read_only("write") {
-            return;
-        }
-        let initial = match &target {
-            ComposerTarget::NewQuestion { .. } => self.draft.composer.clone(),
-            ComposerTarget::EditQuestion(i) => self
-                .draft
-                .questions
-                .get(*i)
-                .map(|q| q.text.clone())
-                .unwrap_or_default(),
-            ComposerTarget::Answer { question } => self
-                .draft
-                .answer_for(question)
-                .unwrap_or_default()
-                .to_string(),
-            ComposerTarget::Steer | ComposerTarget::FollowUp(_) => String::new(),
-        };
-        let mut editor = TextArea::new(initial.split('\n').map(str::to_string).collect());
-        editor.set_wrap_mode(WrapMode::Word);
-        editor.move_cursor(ratatui_textarea::CursorMove::Bottom);
-        editor.move_cursor(ratatui_textarea::CursorMove::End);
-        let p = self.theme.palette;
-        editor.set_style(Style::default().fg(p.foreground).bg(p.background));
-        editor.set_cursor_line_style(Style::default());
-        self.popup = Some(Popup::Composer(Composer {
-            target,
-            editor: Box::new(editor),
-        }));
     }
 }

@@ -11,11 +11,10 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 
 use crate::cxp::Feedback;
-use crate::tui::app::{App, Screen, Verdict};
-use crate::tui::event::{Action, Intent, Phase};
-use crate::tui::popup::Window;
+use crate::tui::event::{Action, Phase};
 use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
-use crate::tui::popup::Popup;
+use crate::tui::popup::Window;
+use crate::tui::popup::ctx::{Ctx, Do, View};
 use crate::tui::widgets::{centered, popup_block};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,7 +128,7 @@ impl Window for Confirm {
         listed(self.table())
     }
 
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
         let answer = command(self.table(), &key);
         let yes = answer == Some(Answer::Yes);
         match self {
@@ -137,25 +136,25 @@ impl Window for Confirm {
                 if yes {
                     // Confirmed with the open items in view: a conflict left is the
                     // person's choice now, so READY is forced past it.
-                    let force = !app.open_items().conflicts.is_empty();
-                    app.act(Action::Review(Feedback {
+                    let force = !cx.open_items().conflicts.is_empty();
+                    let ready = Feedback {
                         force,
-                        ..Feedback::ready(app.model.cycle())
-                    }));
-                    app.verdict = Verdict::Sent;
+                        ..Feedback::ready(cx.model.cycle())
+                    };
+                    cx.ask(Do::Verdict(Action::Review(ready)));
                 }
                 Handled::Close
             }
             Confirm::LastCycle => {
-                if yes && let Some(cycle) = app.model.phase().reviewed_cycle() {
-                    app.send_now(cycle);
+                if yes && let Some(cycle) = cx.model.phase().reviewed_cycle() {
+                    cx.ask(Do::SendNow(cycle));
                 } else {
-                    app.say("nothing sent: your questions are kept".into());
+                    cx.say("nothing sent: your questions are kept".into());
                 }
                 Handled::Close
             }
             Confirm::Quit { .. } if yes => {
-                app.quit();
+                cx.ask(Do::Quit);
                 Handled::Close
             }
             Confirm::Quit { .. } => match answer {
@@ -164,8 +163,8 @@ impl Window for Confirm {
             },
             Confirm::Cancel if yes => {
                 // The call may have ended while the question was open.
-                if crate::tui::pane::viewer::can_cancel(app) {
-                    app.cancel_call();
+                if cx.can_cancel {
+                    cx.ask(Do::CancelCall);
                 }
                 Handled::Close
             }
@@ -176,11 +175,11 @@ impl Window for Confirm {
         }
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        let p = view.theme.palette;
         match self {
             Confirm::Ready => {
-                let open = app.open_items();
+                let open = view.open_items();
                 let mut lines = vec![
                     Line::raw("Answer READY: the design is good to finalize."),
                     Line::raw("The architect reflects once, then writes the final design"),
@@ -230,10 +229,10 @@ impl Window for Confirm {
                 );
             }
             Confirm::LastCycle => {
-                let n = app.draft.questions.len();
+                let n = view.draft.questions.len();
                 let lines = vec![
                     Line::styled(
-                        format!("Cycle {} is the last one allowed.", app.model.cycle()),
+                        format!("Cycle {} is the last one allowed.", view.model.cycle()),
                         Style::default().fg(p.warning),
                     ),
                     Line::raw(format!(
@@ -276,7 +275,7 @@ impl Window for Confirm {
                 );
             }
             Confirm::Cancel => {
-                let after = match app.model.phase() {
+                let after = match view.model.phase() {
                     Phase::Designing { cycle } if *cycle > 1 => {
                         "Your questions come back to the review pane, to amend and send again."
                     }
@@ -301,93 +300,5 @@ impl Window for Confirm {
                 );
             }
         }
-    }
-}
-
-impl App {
-    /// `x` or Esc in the viewer: stops the running call, asking first once text has
-    /// arrived (a call still waiting for its first token has cost nothing yet).
-    pub(crate) fn ask_cancel(&mut self) {
-        if self.is_streaming() {
-            self.popup = Some(Popup::Confirm(Confirm::Cancel));
-        } else {
-            self.cancel_call();
-        }
-    }
-
-    /// What READY would leave open: the compiler's errors and conflicts on the text
-    /// shown, the threads still waiting, the unsent draft questions.
-    pub(crate) fn open_items(&self) -> crate::volk::ready::OpenItems {
-        crate::volk::ready::OpenItems::of(
-            &self.problems.diagnostics,
-            &self.model.review().threads,
-            self.draft.questions.len(),
-        )
-    }
-
-    /// Ctrl-R: asks before answering READY.
-    pub(crate) fn ask_ready(&mut self) {
-        if self.refuse_read_only("answer READY") {
-            return;
-        }
-        if !matches!(self.model.phase(), Phase::AwaitingReview { .. })
-            || self.verdict == Verdict::Sent
-        {
-            self.say(self.no_review_now("Ctrl-R"));
-            return;
-        }
-        self.popup = Some(Popup::Confirm(Confirm::Ready));
-    }
-
-    /// `q`: quits, asking first when a draft is unsent or a call runs.
-    pub(crate) fn request_quit(&mut self) {
-        fn sent_and_unanswered(phase: &Phase) -> bool {
-            matches!(phase, Phase::Failed { resume, .. } | Phase::Cancelled { resume }
-                if matches!(**resume, Phase::Designing { cycle } if cycle > 1))
-        }
-        // A draft that can never be sent (the design is final) is not worth a question.
-        let unsent = self.draft.is_unsent() && !self.offers().closed;
-        let reason = if unsent && self.screen == Screen::Workbench {
-            Some("Your draft is not sent (it stays saved for `volk open`).")
-        } else if self.model.phase().is_busy() && self.is_streaming() {
-            Some("The architect is still working; quitting stops the call.")
-        } else if sent_and_unanswered(self.model.phase()) {
-            Some(
-                "Your sent questions have no answer yet (the call failed); `volk open` keeps them and r sends them again.",
-            )
-        } else {
-            None
-        };
-        match reason {
-            Some(reason) => {
-                self.popup = Some(Popup::Confirm(Confirm::Quit {
-                    reason: reason.to_string(),
-                }))
-            }
-            None => self.quit_now(),
-        }
-    }
-
-    /// Ctrl-C: asks like `q`; a second Ctrl-C while it asks quits.
-    pub(crate) fn interrupt(&mut self) {
-        if matches!(self.popup, Some(Popup::Confirm(Confirm::Quit { .. }))) {
-            self.popup = None;
-            self.quit();
-        } else {
-            self.request_quit();
-        }
-    }
-
-    /// Quits, stopping the running call first.
-    fn quit(&mut self) {
-        if self.model.phase().is_busy() {
-            self.act(Action::Cancel);
-        }
-        self.quit_now();
-    }
-
-    /// Quits without another word.
-    pub(crate) fn quit_now(&mut self) {
-        self.intents.push(Intent::Quit);
     }
 }

@@ -14,10 +14,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::design::{Artifacts, Section};
-use crate::tui::app::App;
+use crate::design::Section;
+use crate::tui::popup::ctx::{Ctx, Do, View};
 use crate::tui::diff::{Columns, Diff, DiffKind, DiffLine, occurrences};
-use crate::tui::event::Intent;
 use crate::tui::popup::Window;
 use crate::tui::keymap::{Motion, Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Field;
@@ -87,10 +86,6 @@ pub struct DiffView {
     /// The hand edit the last cycle took in this artifact: the lines the reviewer
     /// wrote or deleted are marked `reviewer`, apart from the architect's changes.
     pub reviewer: Option<crate::volk::review::ReviewerLines>,
-}
-
-fn has_query(app: &App) -> bool {
-    matches!(&app.popup, Some(Popup::Diff(d)) if !d.search.query.is_empty())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,8 +162,7 @@ pub const BINDINGS: &[Binding<Command>] = &[
             (Chord::ch('N'), C::PreviousMatch),
         ],
     )
-    .hint("n N", "match", 3)
-    .when(has_query),
+    .hint("n N", "match", 3),
     Binding::new(
         "c",
         "(diff) compare with a cycle picked from the history",
@@ -257,7 +251,7 @@ impl DiffView {
     }
 
 
-    fn on_search_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+    fn on_search_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
         match command(SEARCH_BINDINGS, &key) {
             Some(Field::Keep) => self.search.typing = false,
             Some(Field::Back) => {
@@ -276,7 +270,7 @@ impl DiffView {
                     (self.top, self.cursor) = (top, cursor);
                     self.search.status = None;
                 } else {
-                    self.find(cursor, Direction::AtOrAfter, app);
+                    self.find(cursor, Direction::AtOrAfter, cx);
                 }
             }
             None => return Handled::Ignored,
@@ -284,9 +278,9 @@ impl DiffView {
         Handled::Consumed
     }
 
-    fn search_next(&mut self, backwards: bool, app: &mut App) {
+    fn search_next(&mut self, backwards: bool, cx: &mut Ctx) {
         if self.search.query.is_empty() {
-            app.say("/: type a search first".into());
+            cx.say("/: type a search first".into());
             return;
         }
         let direction = if backwards {
@@ -294,12 +288,12 @@ impl DiffView {
         } else {
             Direction::After
         };
-        self.find(self.cursor, direction, app);
+        self.find(self.cursor, direction, cx);
     }
 
     /// Moves the focus to the match nearest `from` in `direction`, going round the
     /// end, and says which of how many it is.
-    fn find(&mut self, from: usize, direction: Direction, app: &App) {
+    fn find(&mut self, from: usize, direction: Direction, view: &View) {
         let matches = self.diff.find(&self.search.query);
         let found = match direction {
             Direction::AtOrAfter => matches.iter().position(|&m| m >= from),
@@ -323,17 +317,17 @@ impl DiffView {
             });
         }
         self.search.status = Some(status);
-        self.focus(matches[nth], app);
+        self.focus(matches[nth], view);
     }
 
     /// Puts the focus on `line`, scrolling only when it is out of sight (then with
     /// two entries of context above it, and never past the end's last screen).
-    fn focus(&mut self, line: usize, app: &App) {
+    fn focus(&mut self, line: usize, view: &View) {
         self.cursor = line;
-        if !self.is_visible(line, app) {
-            let columns = self.columns(app.size.width);
+        if !self.is_visible(line, view) {
+            let columns = self.columns(view.size.width);
             let entry = self.diff.entry_of(columns, line).saturating_sub(2);
-            let bottom = self.diff.entry_of(columns, self.bottom_top(app));
+            let bottom = self.diff.entry_of(columns, self.bottom_top(view));
             self.top = self.diff.line_of(columns, entry.min(bottom));
         }
     }
@@ -352,9 +346,9 @@ impl DiffView {
     }
 
     /// The top at which the diff's last entry reaches the bottom of the body.
-    fn bottom_top(&self, app: &App) -> usize {
-        let g = self.geometry(app.size, app);
-        let columns = self.columns(app.size.width);
+    fn bottom_top(&self, view: &View) -> usize {
+        let g = self.geometry(view.size, view);
+        let columns = self.columns(view.size.width);
         let mut used = 0;
         let mut entry = self.diff.entries(columns);
         while entry > 0 {
@@ -370,9 +364,9 @@ impl DiffView {
     }
 
     /// Whether line `line` is drawn whole in the body now.
-    fn is_visible(&self, line: usize, app: &App) -> bool {
-        let g = self.geometry(app.size, app);
-        let columns = self.columns(app.size.width);
+    fn is_visible(&self, line: usize, view: &View) -> bool {
+        let g = self.geometry(view.size, view);
+        let columns = self.columns(view.size.width);
         let first = self.diff.entry_of(columns, self.top);
         let target = self.diff.entry_of(columns, line);
         if target < first {
@@ -390,8 +384,8 @@ impl DiffView {
 
     /// Before a frame: marks the changed words of the hunks about to be drawn (each
     /// hunk once), so opening a large diff costs only its line diff.
-    pub fn prepare(&mut self, area: Rect, app: &App) {
-        let g = self.geometry(area, app);
+    pub fn prepare(&mut self, area: Rect, view: &View) {
+        let g = self.geometry(area, view);
         let columns = self.columns(area.width);
         let mut used = 0;
         let mut last = self.top;
@@ -430,11 +424,11 @@ impl DiffView {
 
     /// The unrequested changes of the last cycle in this artifact, shown above a diff
     /// against the previous cycle.
-    fn notes(&self, app: &App) -> Vec<String> {
+    fn notes(&self, view: &View) -> Vec<String> {
         if self.base != Base::Previous {
             return Vec::new();
         }
-        app.model
+        view.model
             .review()
             .last
             .unrequested
@@ -444,14 +438,14 @@ impl DiffView {
             .collect()
     }
 
-    fn geometry(&self, area: Rect, app: &App) -> Geometry {
+    fn geometry(&self, area: Rect, view: &View) -> Geometry {
         let outer = centered(
             area,
             area.width.saturating_sub(4),
             area.height.saturating_sub(2),
         );
         let inner = outer.inner(Margin::new(1, 1));
-        let notes = (self.notes(app).len() as u16).min(inner.height / 2);
+        let notes = (self.notes(view).len() as u16).min(inner.height / 2);
         let bar = u16::from(self.search.typing).min(inner.height.saturating_sub(notes));
         let body_height = inner.height.saturating_sub(notes + bar);
         Geometry {
@@ -570,49 +564,57 @@ impl Window for DiffView {
         }
     }
 
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+    /// `n N` act once there is a search to repeat.
+    fn acts(&self, binding: &dyn Listed) -> bool {
+        let repeat = BINDINGS
+            .iter()
+            .find(|b| b.chords.iter().any(|(_, c)| *c == C::NextMatch));
+        !self.search.query.is_empty() || !repeat.is_some_and(|r| crate::tui::keymap::same(binding, r))
+    }
+
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
         if self.search.typing {
-            return self.on_search_key(key, app);
+            return self.on_search_key(key, cx);
         }
-        let columns = self.columns(app.size.width);
-        let page = self.geometry(app.size, app).body.height.max(1) as isize;
+        let columns = self.columns(cx.size.width);
+        let page = self.geometry(cx.size, cx).body.height.max(1) as isize;
         let Some(command) = command(BINDINGS, &key) else {
             return Handled::Ignored;
         };
         match command {
             C::Close => return Handled::Close,
-            C::Move(Motion::Down) => self.scroll_by(1, app.size.width),
-            C::Move(Motion::Up) => self.scroll_by(-1, app.size.width),
-            C::Move(Motion::PageDown) => self.scroll_by(page, app.size.width),
-            C::Move(Motion::PageUp) => self.scroll_by(-page, app.size.width),
+            C::Move(Motion::Down) => self.scroll_by(1, cx.size.width),
+            C::Move(Motion::Up) => self.scroll_by(-1, cx.size.width),
+            C::Move(Motion::PageDown) => self.scroll_by(page, cx.size.width),
+            C::Move(Motion::PageUp) => self.scroll_by(-page, cx.size.width),
             C::Move(Motion::Top) => {
                 self.top = 0;
                 self.cursor = 0;
             }
             C::Move(Motion::Bottom) => {
-                self.top = self.bottom_top(app);
+                self.top = self.bottom_top(cx);
                 self.cursor = self.diff.lines.len().saturating_sub(1);
             }
             C::NextHunk => {
-                let after = if self.is_visible(self.cursor, app) {
+                let after = if self.is_visible(self.cursor, cx) {
                     Some(self.cursor)
                 } else {
                     self.top.checked_sub(1)
                 };
                 match self.diff.next_hunk(after) {
-                    Some(line) => self.focus(line, app),
-                    None => app.say("]: no hunk below".into()),
+                    Some(line) => self.focus(line, cx),
+                    None => cx.say("]: no hunk below".into()),
                 }
             }
             C::PreviousHunk => {
-                let before = if self.is_visible(self.cursor, app) {
+                let before = if self.is_visible(self.cursor, cx) {
                     self.cursor
                 } else {
                     self.top
                 };
                 match self.diff.previous_hunk(before) {
-                    Some(line) => self.focus(line, app),
-                    None => app.say("[: no hunk above".into()),
+                    Some(line) => self.focus(line, cx),
+                    None => cx.say("[: no hunk above".into()),
                 }
             }
             C::Search => {
@@ -622,15 +624,15 @@ impl Window for DiffView {
                     ..DiffSearch::default()
                 };
             }
-            C::NextMatch => self.search_next(false, app),
-            C::PreviousMatch => self.search_next(true, app),
+            C::NextMatch => self.search_next(false, cx),
+            C::PreviousMatch => self.search_next(true, cx),
             C::Columns => {
                 let next = match columns {
                     Columns::Unified => Columns::SideBySide,
                     Columns::SideBySide => Columns::Unified,
                 };
                 self.layout = Layout::Chosen(next);
-                app.say(match next {
+                cx.say(match next {
                     Columns::Unified => "diff: unified".into(),
                     Columns::SideBySide => "diff: side by side".into(),
                 });
@@ -641,17 +643,16 @@ impl Window for DiffView {
                     self,
                     DiffView::new(self.section, Base::Previous, Diff::default(), self.layout),
                 );
-                app.popup = Some(Popup::History(History::comparing(this)));
-                app.intents
-                    .push(Intent::Ask(crate::volk::protocol::Query::History));
+                cx.ask(Do::Open(Popup::History(History::comparing(this))));
+                cx.ask(Do::Ask(crate::volk::protocol::Query::History));
             }
         }
         Handled::Consumed
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
-        let g = self.geometry(area, app);
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        let p = view.theme.palette;
+        let g = self.geometry(area, view);
         frame.render_widget(Clear, g.outer);
         let base = match &self.base {
             Base::Previous => "changes since the previous cycle".to_string(),
@@ -694,7 +695,7 @@ impl Window for DiffView {
         .title_bottom(Line::styled(status, Style::default().fg(p.accent)).right_aligned());
         frame.render_widget(block, g.outer);
         let notes: Vec<Line> = self
-            .notes(app)
+            .notes(view)
             .into_iter()
             .map(|n| {
                 Line::styled(
@@ -812,61 +813,4 @@ fn styled(line: &DiffLine, p: &Palette, query: &str, focused: bool) -> Line<'sta
         })
         .collect();
     Line::from(spans)
-}
-
-impl App {
-    /// `d`: the diff of the current tab's artifact.
-    pub(crate) fn open_diff(&mut self) {
-        let Some(section) = self.tab.section() else {
-            self.say("d: the journal has no diff".into());
-            return;
-        };
-        self.open_diff_for(section, false);
-    }
-
-    /// The diff of `section` against the previous cycle; `at_change` scrolls to the
-    /// first changed hunk (a thread's answer). When the last cycle took a hand edit
-    /// of `section`, the previous cycle is the text the reviewer read before editing
-    /// (the workbench's previous text may already hold the edit), so the reviewer's
-    /// lines show, marked, beside the architect's.
-    pub(crate) fn open_diff_for(&mut self, section: Section, at_change: bool) {
-        let edit = self.model.review().last.reviewer_edit(section).cloned();
-        let base = match (&edit, self.model.previous()) {
-            (Some(edit), _) => edit.before.as_str(),
-            (None, Some(previous)) => previous.get(section),
-            (None, None) => {
-                self.say("d: no earlier cycle to compare with yet".into());
-                return;
-            }
-        };
-        let diff = Diff::new(base, self.model.artifacts().get(section));
-        let mut view = DiffView::new(section, Base::Previous, diff, Layout::ByWidth);
-        view.reviewer = edit;
-        if at_change {
-            view.top = view.cursor.saturating_sub(2);
-        }
-        self.popup = Some(Popup::Diff(Box::new(view)));
-    }
-
-    /// An older cycle the runtime read: when the compare list asked for it, its diff
-    /// against the newest text opens and `true` is returned.
-    pub(crate) fn compared_cycle(
-        &mut self,
-        short_id: &str,
-        summary: &str,
-        artifacts: &Artifacts,
-    ) -> bool {
-        let Some(wanted) = self.compare_wanted.take_if(|w| w.short_id == short_id) else {
-            return false;
-        };
-        let section = wanted.section;
-        let diff = Diff::new(artifacts.get(section), self.model.artifacts().get(section));
-        let base = Base::Cycle {
-            short_id: short_id.to_string(),
-            summary: summary.to_string(),
-        };
-        let view = DiffView::new(section, base, diff, wanted.layout);
-        self.popup = Some(Popup::Diff(Box::new(view)));
-        true
-    }
 }

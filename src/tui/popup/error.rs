@@ -7,11 +7,11 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 
-use crate::tui::app::App;
 use crate::tui::event::{Action, Phase};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
+use crate::tui::model::{Model, SessionInfo};
 use crate::tui::popup::Window;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
-use crate::tui::popup::Popup;
+use crate::tui::popup::ctx::{Ctx, Do, View};
 use crate::tui::widgets::{centered, popup_block};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,11 +29,11 @@ pub struct Failure {
 
 impl Failure {
     /// The failure `message` of the last call (`call` says which).
-    pub fn new(message: String, retryable: bool, app: &App) -> Failure {
-        let fix = fix_for(&message, app);
+    pub fn new(message: String, retryable: bool, info: &SessionInfo, model: &Model) -> Failure {
+        let fix = fix_for(&message, info);
         let (message, call) = match named_retry(&message) {
             Some((message, call)) => (message, call),
-            None => (message, format!("sends {} again", retried_call(app))),
+            None => (message, format!("sends {} again", retried_call(model))),
         };
         Failure {
             call,
@@ -61,23 +61,22 @@ fn named_retry(message: &str) -> Option<(String, String)> {
 }
 
 /// The way out of a failure that a retry would only repeat.
-fn fix_for(message: &str, app: &App) -> Option<String> {
+fn fix_for(message: &str, info: &SessionInfo) -> Option<String> {
     // The header's words: `openai/gpt-4.1` (provider, then model).
-    let (provider, model) = app
-        .info
+    let (provider, model) = info
         .reasoner
         .split_once('/')
-        .unwrap_or((app.info.reasoner.as_str(), app.info.model.as_str()));
-    let model = if app.info.model.is_empty() {
+        .unwrap_or((info.reasoner.as_str(), info.model.as_str()));
+    let model = if info.model.is_empty() {
         model
     } else {
-        app.info.model.as_str()
+        info.model.as_str()
     };
     let variable = crate::reasoner::select::PRESETS
         .iter()
         .find(|p| p.name == provider)
         .map_or("the provider's API key variable", |p| p.key_variable);
-    let reopen = format!("volk open {}", app.info.project_dir.display());
+    let reopen = format!("volk open {}", info.project_dir.display());
     let lower = message.to_ascii_lowercase();
     if lower.starts_with("no api key") {
         return Some(format!("set {variable}, then {reopen}"));
@@ -103,31 +102,22 @@ fn fix_for(message: &str, app: &App) -> Option<String> {
 /// What the core sends again on a retry: the call that failed, with the same
 /// request (a repair pass stays a repair pass), or, when the call was the reflection
 /// or the plan, that step.
-fn retried_call(app: &App) -> String {
+fn retried_call(model: &Model) -> String {
     use crate::brief::Purpose;
-    let cycle = app
-        .model
+    let cycle = model
         .phase()
         .resume()
-        .map_or(app.model.cycle(), |r| match r {
+        .map_or(model.cycle(), |r| match r {
             Phase::Designing { cycle } => *cycle,
-            _ => app.model.cycle(),
+            _ => model.cycle(),
         });
-    match app.model.last_call() {
+    match model.last_call() {
         Some(Purpose::Design) => format!("the same design request for cycle {cycle}"),
         Some(Purpose::Update) => format!("the same update request for cycle {cycle}"),
         Some(Purpose::Reflect) => "the reflection".to_string(),
         Some(Purpose::Plan) => "the execution plan request".to_string(),
         None => format!("the request for cycle {cycle}"),
     }
-}
-
-fn retryable(app: &App) -> bool {
-    matches!(&app.popup, Some(Popup::Error(f)) if f.retryable)
-}
-
-fn not_retryable(app: &App) -> bool {
-    matches!(&app.popup, Some(Popup::Error(f)) if !f.retryable)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,15 +134,13 @@ pub const BINDINGS: &[Binding<Command>] = &[
         Group::Popups,
         &[(Chord::ch('r'), Command::Retry)],
     )
-    .hint("r", "retry", 1)
-    .when(retryable),
+    .hint("r", "retry", 1),
     Binding::new(
         "r",
         "(failure, no retry) says why a retry cannot help and what to do",
         Group::Popups,
         &[(Chord::ch('r'), Command::Retry)],
-    )
-    .when(not_retryable),
+    ),
     Binding::new(
         "Esc / Enter",
         "(failure) close",
@@ -176,32 +164,39 @@ impl Window for Failure {
         vec![listed(BINDINGS)]
     }
 
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+    /// One of the two `r`s acts: the retry when it can help, else the one saying
+    /// why not.
+    fn acts(&self, binding: &dyn Listed) -> bool {
+        let idle = if self.retryable { 1 } else { 0 };
+        !crate::tui::keymap::same(binding, &BINDINGS[idle])
+    }
+
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
         match command(BINDINGS, &key) {
             Some(Command::Retry) if self.retryable => {
-                app.act(Action::Retry);
-                app.notice.clear();
-                app.say(format!("r {}", self.call));
+                cx.ask(Do::Act(Action::Retry));
+                cx.ask(Do::ClearNotices);
+                cx.say(format!("r {}", self.call));
                 Handled::Close
             }
             Some(Command::Retry) => {
-                app.warn(match &self.fix {
+                cx.ask(Do::Warn(match &self.fix {
                     Some(fix) => format!("r: a retry would fail the same way; {fix}"),
                     None => "r: this failure cannot be retried".to_string(),
-                });
+                }));
                 Handled::Consumed
             }
             Some(Command::Close) => Handled::Close,
             Some(Command::Quit) => {
-                app.request_quit();
+                cx.ask(Do::RequestQuit);
                 Handled::Close
             }
             None => Handled::Ignored,
         }
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        let p = view.theme.palette;
         let mut lines = vec![Line::raw(self.message.clone()), Line::raw("")];
         if let Some(fix) = &self.fix {
             lines.push(Line::styled(

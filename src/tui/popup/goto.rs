@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::tui::app::{App, Follow};
+use crate::tui::popup::ctx::{Ctx, Do, View};
 use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::popup::Field;
@@ -49,7 +49,7 @@ impl Window for GoTo {
         vec![listed(BINDINGS)]
     }
 
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
         let typed = match key.code {
             KeyCode::Char(c) => c,
             _ => ' ',
@@ -58,8 +58,8 @@ impl Window for GoTo {
             Some(Field::Back) => Handled::Close,
             Some(Field::Keep) => {
                 match self.digits.parse::<usize>() {
-                    Ok(line) if line > 0 => app.go_to_line(line),
-                    _ => app.say(":: type a line number, then Enter".into()),
+                    Ok(line) if line > 0 => cx.ask(Do::GoToLine(line)),
+                    _ => cx.say(":: type a line number, then Enter".into()),
                 }
                 Handled::Close
             }
@@ -72,7 +72,7 @@ impl Window for GoTo {
                 Handled::Consumed
             }
             Some(Field::Type) => {
-                app.say(format!(
+                cx.say(format!(
                     ":{}{typed}: a line number takes digits only",
                     self.digits
                 ));
@@ -82,10 +82,10 @@ impl Window for GoTo {
         }
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        let p = view.theme.palette;
         let rect = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1);
-        let len = app.current_doc().len();
+        let len = view.doc_lines;
         frame.render_widget(Clear, rect);
         frame.render_widget(
             Paragraph::new(Line::from(vec![
@@ -100,26 +100,5 @@ impl Window for GoTo {
             .style(Style::default().bg(p.status_bg).fg(p.status_fg)),
             rect,
         );
-    }
-}
-
-impl App {
-    /// Puts the cursor on `line` (1-based, clamped to the document) of the current
-    /// tab, scrolled into view by the next frame.
-    pub(crate) fn go_to_line(&mut self, line: usize) {
-        let len = self.current_doc().len();
-        if len == 0 {
-            self.say(":: this tab has no lines yet".into());
-            return;
-        }
-        let target = line.min(len);
-        let view = &mut self.views[self.tab.index()];
-        view.cursor = target - 1;
-        view.follow = Follow::Manual;
-        if target < line {
-            self.say(format!(
-                ":{line}: the document has {len} lines; at the last"
-            ));
-        }
     }
 }

@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 
-use crate::tui::app::App;
+use crate::tui::popup::ctx::{Ctx, View};
 use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, command, help_groups, Listed, listed};
 use crate::tui::popup::Listing;
@@ -66,7 +66,7 @@ impl Window for Help {
         vec![listed(BINDINGS)]
     }
 
-    fn on_key(&mut self, key: KeyEvent, _app: &mut App) -> Handled {
+    fn on_key(&mut self, key: KeyEvent, _cx: &mut Ctx) -> Handled {
         match command(BINDINGS, &key) {
             Some(Listing::Close) => return Handled::Close,
             Some(Listing::Down) => {
@@ -82,8 +82,8 @@ impl Window for Help {
         Handled::Consumed
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        let p = view.theme.palette;
         let rect = centered(area, 92, area.height.saturating_sub(2));
         let lines = lines(&p);
         let scroll = self.scroll.min(lines.len().saturating_sub(1));

@@ -9,12 +9,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::tui::app::App;
-use crate::tui::event::Intent;
-use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
-use crate::tui::popup::Listing;
-use crate::tui::popup::Popup;
+use crate::tui::popup::ctx::{Ctx, Do, View, Wanted};
+use crate::tui::popup::{Listing, Popup, Window};
 use crate::tui::popup::diff::{CompareWanted, DiffView};
 use crate::tui::widgets::{centered, popup_block};
 use crate::volk::protocol::Query;
@@ -131,14 +128,13 @@ impl Window for History {
         listed(self.table())
     }
 
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
         let count = self.commits.as_ref().map_or(0, Vec::len);
         match command(self.table(), &key) {
             Some(Listing::Close) => {
-                app.wanted_commit = None;
-                app.compare_wanted = None;
+                cx.ask(Do::Want(Wanted::Nothing));
                 if let Pick::Compare(diff) = std::mem::take(&mut self.pick) {
-                    app.popup = Some(Popup::Diff(diff));
+                    cx.ask(Do::Open(Popup::Diff(diff)));
                 }
                 return Handled::Close;
             }
@@ -147,21 +143,17 @@ impl Window for History {
             Some(Listing::Go) => {
                 if let Some(c) = self.commits.as_ref().and_then(|c| c.get(self.selected)) {
                     match &self.pick {
-                        Pick::Open => {
-                            app.wanted_commit = Some(c.short_id.clone());
-                            app.compare_wanted = None;
-                        }
+                        Pick::Open => cx.ask(Do::Want(Wanted::Commit(c.short_id.clone()))),
                         Pick::Compare(diff) => {
-                            app.wanted_commit = None;
-                            app.compare_wanted = Some(CompareWanted {
+                            cx.ask(Do::Want(Wanted::Compare(CompareWanted {
                                 short_id: c.short_id.clone(),
                                 section: diff.section,
                                 layout: diff.layout,
-                            });
-                            app.say(format!("reading {}…", c.short_id));
+                            })));
+                            cx.say(format!("reading {}…", c.short_id));
                         }
                     }
-                    app.intents.push(Intent::Ask(Query::Commit {
+                    cx.ask(Do::Ask(Query::Commit {
                         id: c.id.clone(),
                         short_id: c.short_id.clone(),
                         summary: c.summary.clone(),
@@ -173,8 +165,8 @@ impl Window for History {
         Handled::Consumed
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        let p = view.theme.palette;
         let rect = centered(area, 72, area.height.saturating_sub(6).min(20));
         frame.render_widget(Clear, rect);
         let lines: Vec<Line> = match &self.commits {
@@ -218,13 +210,5 @@ impl Window for History {
             ),
             rect,
         );
-    }
-}
-
-impl App {
-    /// `h`: opens the list and asks the runtime for it.
-    pub(crate) fn open_history(&mut self) {
-        self.popup = Some(Popup::History(History::default()));
-        self.intents.push(Intent::Ask(Query::History));
     }
 }

@@ -8,7 +8,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::tui::app::App;
+use crate::tui::popup::ctx::{Ctx, View};
 use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::notice::Level;
@@ -52,8 +52,8 @@ impl Window for Messages {
         vec![listed(BINDINGS)]
     }
 
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        let count = app.notice.log().len();
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
+        let count = cx.notices.log().len();
         match command(BINDINGS, &key) {
             Some(Listing::Close) => return Handled::Close,
             Some(Listing::Up) => {
@@ -65,9 +65,9 @@ impl Window for Messages {
         Handled::Consumed
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
-        let log = app.notice.log();
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        let p = view.theme.palette;
+        let log = view.notices.log();
         let rect = centered(area, 100, area.height.saturating_sub(4));
         let rows = rect.height.saturating_sub(2) as usize;
         let end = log.len().saturating_sub(self.from_end);

@@ -6,13 +6,19 @@
 //! A new popup is its module and one line in the `popups!` list below: the module
 //! declaration, the `Popup` variant, the key and draw dispatch and the help's tables
 //! all come from that line, so none can be forgotten.
+//!
+//! A popup sees the workbench through a narrow context ([`ctx`]): it reads a `View`
+//! and asks for what it wants done; `crate::tui::popup_host` opens popups and
+//! carries out what they ask.
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
-use crate::tui::app::App;
+pub mod ctx;
+
 use crate::tui::keymap::{Handled, Listed};
+use ctx::{Ctx, View};
 
 /// The commands of a window that lists things: move the selection, act on it, close.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,10 +53,16 @@ pub trait Window {
         Self::tables().concat()
     }
 
-    /// Acts on a key while the popup is taken out of the app (so it may change both).
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled;
+    /// Whether one of its bindings acts now, by the popup's state (the hint bar
+    /// lists only those); by default every one does.
+    fn acts(&self, _binding: &dyn Listed) -> bool {
+        true
+    }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App);
+    /// Acts on a key: changes the popup, and asks the workbench for the rest.
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled;
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View);
 }
 
 impl<T: Window> Window for Box<T> {
@@ -62,12 +74,16 @@ impl<T: Window> Window for Box<T> {
         (**self).bindings()
     }
 
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        (**self).on_key(key, app)
+    fn acts(&self, binding: &dyn Listed) -> bool {
+        (**self).acts(binding)
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        (**self).draw(frame, area, app)
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
+        (**self).on_key(key, cx)
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        (**self).draw(frame, area, view)
     }
 }
 
@@ -83,9 +99,8 @@ macro_rules! popups {
         }
 
         impl Popup {
-            /// Acts on a key while the popup is taken out of the app (so it may change
-            /// both).
-            pub fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
+            /// Acts on a key: changes the popup, and asks the workbench for the rest.
+            pub fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
                 // Only the composer has Ctrl keys (Ctrl-C is handled before any popup).
                 if key.modifiers.contains(KeyModifiers::CONTROL)
                     && !matches!(self, Popup::Composer(_))
@@ -93,13 +108,20 @@ macro_rules! popups {
                     return Handled::Ignored;
                 }
                 match self {
-                    $(Popup::$variant(p) => p.on_key(key, app),)*
+                    $(Popup::$variant(p) => p.on_key(key, cx),)*
                 }
             }
 
-            pub fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
+            pub fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
                 match self {
-                    $(Popup::$variant(p) => p.draw(frame, area, app),)*
+                    $(Popup::$variant(p) => p.draw(frame, area, view),)*
+                }
+            }
+
+            /// Whether one of its bindings acts now.
+            pub fn acts(&self, binding: &dyn Listed) -> bool {
+                match self {
+                    $(Popup::$variant(p) => p.acts(binding),)*
                 }
             }
 
@@ -132,19 +154,4 @@ popups! {
     error: Error(error::Failure),
     messages: Messages(messages::Messages),
     help: Help(help::Help),
-}
-
-impl App {
-    /// Gives a key to the open popup. It stays open unless it closes or opened
-    /// another in its place.
-    pub(crate) fn on_popup_key(&mut self, key: KeyEvent) -> Handled {
-        let Some(mut popup) = self.popup.take() else {
-            return Handled::Ignored;
-        };
-        let handled = popup.on_key(key, self);
-        if handled != Handled::Close && self.popup.is_none() {
-            self.popup = Some(popup);
-        }
-        handled
-    }
 }

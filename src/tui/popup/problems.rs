@@ -9,11 +9,10 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::tui::app::App;
+use crate::tui::popup::ctx::{Ctx, Do, View};
 use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::popup::Listing;
-use crate::tui::popup::Popup;
 use crate::tui::widgets::{centered, list_top, popup_block};
 
 #[derive(Debug, Clone, Default)]
@@ -59,20 +58,20 @@ impl Window for ProblemList {
         vec![listed(BINDINGS)]
     }
 
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        let count = app.problems.diagnostics.len();
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
+        let count = cx.problems.diagnostics.len();
         match command(BINDINGS, &key) {
             Some(Listing::Close) => return Handled::Close,
             Some(Listing::Down) => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
             Some(Listing::Up) => self.selected = self.selected.saturating_sub(1),
             Some(Listing::Go) => {
-                let Some(d) = app.problems.diagnostics.get(self.selected) else {
+                let Some(d) = cx.problems.diagnostics.get(self.selected) else {
                     return Handled::Close;
                 };
                 let (section, line) = (d.artifact, d.line);
                 let notice = format!("{} {}", d.code, d.message);
-                app.jump_to(section, line);
-                app.say(notice);
+                cx.ask(Do::JumpTo(section, line));
+                cx.say(notice);
                 return Handled::Close;
             }
             None => return Handled::Ignored,
@@ -80,11 +79,11 @@ impl Window for ProblemList {
         Handled::Consumed
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
-        let problems = &app.problems;
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        let p = view.theme.palette;
+        let problems = view.problems;
         let width = area.width.saturating_sub(4).min(110);
-        let height = (app.problems.diagnostics.len() as u16 + 2)
+        let height = (view.problems.diagnostics.len() as u16 + 2)
             .max(3)
             .min(area.height.saturating_sub(4));
         let rect = centered(area, width, height);
@@ -148,12 +147,5 @@ impl Window for ProblemList {
             )),
             rect,
         );
-    }
-}
-
-impl App {
-    /// `p`: opens the list on its first problem.
-    pub(crate) fn open_problems(&mut self) {
-        self.popup = Some(Popup::Problems(ProblemList::default()));
     }
 }

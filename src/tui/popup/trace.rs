@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::tui::app::App;
+use crate::tui::popup::ctx::{Ctx, Do, View};
 use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::popup::Listing;
@@ -57,14 +57,14 @@ impl Window for TraceList {
         vec![listed(BINDINGS)]
     }
 
-    fn on_key(&mut self, key: KeyEvent, app: &mut App) -> Handled {
-        let count = app.trace.as_ref().map_or(0, |t| t.trace.occurrences.len());
+    fn on_key(&mut self, key: KeyEvent, cx: &mut Ctx) -> Handled {
+        let count = cx.trace.map_or(0, |t| t.trace.occurrences.len());
         match command(BINDINGS, &key) {
             Some(Listing::Close) => return Handled::Close,
             Some(Listing::Down) => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
             Some(Listing::Up) => self.selected = self.selected.saturating_sub(1),
             Some(Listing::Go) => {
-                app.trace_go(self.selected);
+                cx.ask(Do::TraceGo(self.selected));
                 return Handled::Close;
             }
             None => return Handled::Ignored,
@@ -72,9 +72,9 @@ impl Window for TraceList {
         Handled::Consumed
     }
 
-    fn draw(&self, frame: &mut Frame, area: Rect, app: &App) {
-        let p = app.theme.palette;
-        let Some(state) = &app.trace else {
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
+        let p = view.theme.palette;
+        let Some(state) = view.trace else {
             return;
         };
         let places = &state.trace.occurrences;
