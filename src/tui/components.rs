@@ -1,11 +1,11 @@
 //! The workbench's components in one place: which bindings exist (for the help
-//! window), which layers take a key now and in what order (for dispatch and the hint
-//! bar). Adding a pane or popup means adding its module and a line or two here.
+//! window, the hint bar and `docs/workbench.md`), which layers take a key now and in
+//! what order (for dispatch and the hint bar). Adding a pane or popup means adding its module and a line or two here.
 
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 
 use crate::tui::app::{App, Focus, Screen};
-use crate::tui::keymap::{Handled, Listed, listed};
+use crate::tui::keymap::{Group, Handled, Hint, Listed, listed};
 use crate::tui::pane::{diagram, finish, plan, review, summary, tabs, viewer, workbench};
 use crate::tui::popup::Popup;
 
@@ -142,8 +142,98 @@ pub fn dispatch(app: &mut App, key: KeyEvent) {
     }
 }
 
+/// The help window's lines: `(group title, [(keys, help)])`, every component's
+/// bindings under their group, each listed once.
+pub fn help_groups() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    let all = all_bindings();
+    Group::ALL
+        .iter()
+        .map(|group| {
+            let mut keys: Vec<(&'static str, &'static str)> = Vec::new();
+            for b in all.iter().filter(|b| b.group() == *group) {
+                if !keys.contains(&(b.keys(), b.help())) {
+                    keys.push((b.keys(), b.help()));
+                }
+            }
+            (group.title(), keys)
+        })
+        .filter(|(_, keys)| !keys.is_empty())
+        .collect()
+}
+
+/// The hint bar's text in at most `width` columns: the valid keys of the focus at
+/// hand, most useful first, always ending with help and quit.
+pub fn hint_bar(app: &App, width: usize) -> String {
+    let tail = "? help · q quit ";
+    let mut hints: Vec<Hint> = Vec::new();
+    // The focused pane's keys first, so they win ties of rank.
+    let layers = active_layers(app);
+    for (layer, b) in layers
+        .iter()
+        .rev()
+        .flat_map(|l| l.bindings(app).into_iter().map(move |b| (*l, b)))
+    {
+        if let Some(h) = b.hint()
+            && layer.acts(app, b)
+            && !hints.iter().any(|seen| seen.key == h.key)
+        {
+            hints.push(h);
+        }
+    }
+    hints.sort_by_key(|h| h.rank);
+    let mut out = String::new();
+    // At most six; one that does not fit leaves room for a shorter one after it.
+    let mut shown = 0;
+    for h in &hints {
+        let piece = format!("{} {} · ", h.key, h.what);
+        if shown == 6 || out.chars().count() + piece.chars().count() + tail.len() > width {
+            continue;
+        }
+        out.push_str(&piece);
+        shown += 1;
+    }
+    out.push_str(tail);
+    out
+}
+
+/// The key list as Markdown, for the README and `docs/workbench.md`.
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for (group, keys) in help_groups() {
+        out.push_str(&format!("**{group}**\n\n"));
+        for (key, what) in keys {
+            out.push_str(&format!("- `{key}`: {what}\n"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    /// `docs/workbench.md` carries the key list between two markers; it must be what
+    /// the bindings say. `VOLK_WRITE_KEYS=1 cargo test --lib components` rewrites it.
+    #[test]
+    fn the_documented_key_list_is_written_from_the_bindings() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/workbench.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let (start, end) = ("<!-- keys:start -->\n", "<!-- keys:end -->");
+        let from = doc.find(start).expect("keys:start marker") + start.len();
+        let to = doc.find(end).expect("keys:end marker");
+        let expected = format!("\n{}", super::markdown());
+        if doc[from..to] != expected {
+            if std::env::var_os("VOLK_WRITE_KEYS").is_some() {
+                let written = format!("{}{expected}{}", &doc[..from], &doc[to..]);
+                std::fs::write(path, written).unwrap();
+            } else {
+                panic!(
+                    "docs/workbench.md's key list differs from the bindings; \
+                     run VOLK_WRITE_KEYS=1 cargo test --lib components"
+                );
+            }
+        }
+    }
+
     use ratatui::crossterm::event::KeyCode;
 
     use super::*;
@@ -160,7 +250,7 @@ mod tests {
     use crate::reasoner::StreamEvent;
     use crate::tui::app::SessionInfo;
     use crate::tui::event::{AppEvent, LoopEvent, Phase};
-    use crate::tui::keymap::{Chord, hint_bar};
+    use crate::tui::keymap::Chord;
     use crate::tui::test_keys::{ch, ctrl, key};
     use crate::tui::theme::Theme;
     use crate::volk::runtime::CommitInfo;
@@ -531,7 +621,7 @@ mod tests {
 
     #[test]
     fn the_help_lists_every_binding_and_the_hint_bar_fits() {
-        let help = crate::tui::keymap::help_groups();
+        let help = help_groups();
         for b in all_bindings() {
             assert!(
                 help.iter()

@@ -5,9 +5,9 @@
 //! and a test presses every declared key (and every undeclared one) against its
 //! handler, so the three cannot drift from what the keys do.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::any::Any;
 
-use crate::tui::app::App;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What a component did with a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,7 +135,10 @@ pub struct Hint {
 /// One key (or a few keys doing one thing) of one component. Each key press carries
 /// the command it runs, so the table is the dispatch: a component's `on_key` looks the
 /// key up ([`command`]) and matches on the command, and no key is written twice.
-pub struct Binding<C: 'static> {
+///
+/// `S` is the state a binding's condition reads (a pane's: the workbench); a popup's
+/// bindings read none (`()`), as a popup judges its keys by its own state.
+pub struct Binding<C: 'static, S: 'static = ()> {
     /// The keys as the help window names them (`j k / ↑ ↓`).
     pub keys: &'static str,
     pub help: &'static str,
@@ -145,38 +148,38 @@ pub struct Binding<C: 'static> {
     /// The key presses this binding stands for, each with its command.
     pub chords: &'static [(Chord, C)],
     /// Whether the key acts now; the hint bar lists only keys that do.
-    pub when: fn(&App) -> bool,
+    pub when: fn(&S) -> bool,
 }
 
 /// For bindings that always act.
-pub fn always(_: &App) -> bool {
+pub fn always<S>(_: &S) -> bool {
     true
 }
 
-impl<C: 'static> Binding<C> {
+impl<C: 'static, S: 'static> Binding<C, S> {
     /// A binding that always acts and has no hint.
     pub const fn new(
         keys: &'static str,
         help: &'static str,
         group: Group,
         chords: &'static [(Chord, C)],
-    ) -> Binding<C> {
+    ) -> Binding<C, S> {
         Binding {
             keys,
             help,
             group,
             hint: None,
             chords,
-            when: always,
+            when: always::<S>,
         }
     }
 
-    pub const fn hint(mut self, key: &'static str, what: &'static str, rank: u8) -> Binding<C> {
+    pub const fn hint(mut self, key: &'static str, what: &'static str, rank: u8) -> Binding<C, S> {
         self.hint = Some(Hint { key, what, rank });
         self
     }
 
-    pub const fn when(mut self, when: fn(&App) -> bool) -> Binding<C> {
+    pub const fn when(mut self, when: fn(&S) -> bool) -> Binding<C, S> {
         self.when = when;
         self
     }
@@ -190,8 +193,9 @@ pub trait Listed {
     fn help(&self) -> &'static str;
     fn group(&self) -> Group;
     fn hint(&self) -> Option<Hint>;
-    /// Whether the key acts now.
-    fn acts(&self, app: &App) -> bool;
+    /// Whether the key acts now in `state` (a binding whose condition reads another
+    /// kind of state than this one acts).
+    fn acts(&self, state: &dyn Any) -> bool;
     /// The key presses, in declaration order.
     fn chords(&self) -> Vec<Chord>;
 
@@ -200,7 +204,7 @@ pub trait Listed {
     }
 }
 
-impl<C: 'static> Listed for Binding<C> {
+impl<C: 'static, S: 'static> Listed for Binding<C, S> {
     fn keys(&self) -> &'static str {
         self.keys
     }
@@ -217,8 +221,8 @@ impl<C: 'static> Listed for Binding<C> {
         self.hint
     }
 
-    fn acts(&self, app: &App) -> bool {
-        (self.when)(app)
+    fn acts(&self, state: &dyn Any) -> bool {
+        state.downcast_ref::<S>().is_none_or(|s| (self.when)(s))
     }
 
     fn chords(&self) -> Vec<Chord> {
@@ -239,13 +243,16 @@ pub fn same(a: &dyn Listed, b: &dyn Listed) -> bool {
 }
 
 /// A component's table, listed.
-pub fn listed<C: 'static>(table: &'static [Binding<C>]) -> Vec<&'static dyn Listed> {
+pub fn listed<C: 'static, S: 'static>(table: &'static [Binding<C, S>]) -> Vec<&'static dyn Listed> {
     table.iter().map(|b| b as &'static dyn Listed).collect()
 }
 
 /// The command `key` runs in `table`: a key named outright wins over "any printed
 /// character", which wins over "any other key", whatever the order of the table.
-pub fn command<C: Copy + 'static>(table: &[Binding<C>], key: &KeyEvent) -> Option<C> {
+pub fn command<C: Copy + 'static, S: 'static>(
+    table: &[Binding<C, S>],
+    key: &KeyEvent,
+) -> Option<C> {
     let specificity = |chord: &Chord| match chord {
         Chord::Key(..) => 0,
         Chord::AnyChar => 1,
@@ -258,97 +265,4 @@ pub fn command<C: Copy + 'static>(table: &[Binding<C>], key: &KeyEvent) -> Optio
             .find(|(chord, _)| specificity(chord) == rank && chord.matches(key))
             .map(|(_, command)| *command)
     })
-}
-
-/// The help window's lines: `(group title, [(keys, help)])`, every component's
-/// bindings under their group, each listed once.
-pub fn help_groups() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
-    let all = crate::tui::components::all_bindings();
-    Group::ALL
-        .iter()
-        .map(|group| {
-            let mut keys: Vec<(&'static str, &'static str)> = Vec::new();
-            for b in all.iter().filter(|b| b.group() == *group) {
-                if !keys.contains(&(b.keys(), b.help())) {
-                    keys.push((b.keys(), b.help()));
-                }
-            }
-            (group.title(), keys)
-        })
-        .filter(|(_, keys)| !keys.is_empty())
-        .collect()
-}
-
-/// The hint bar's text in at most `width` columns: the valid keys of the focus at
-/// hand, most useful first, always ending with help and quit.
-pub fn hint_bar(app: &App, width: usize) -> String {
-    let tail = "? help · q quit ";
-    let mut hints: Vec<Hint> = Vec::new();
-    // The focused pane's keys first, so they win ties of rank.
-    let layers = crate::tui::components::active_layers(app);
-    for (layer, b) in layers
-        .iter()
-        .rev()
-        .flat_map(|l| l.bindings(app).into_iter().map(move |b| (*l, b)))
-    {
-        if let Some(h) = b.hint()
-            && layer.acts(app, b)
-            && !hints.iter().any(|seen| seen.key == h.key)
-        {
-            hints.push(h);
-        }
-    }
-    hints.sort_by_key(|h| h.rank);
-    let mut out = String::new();
-    // At most six; one that does not fit leaves room for a shorter one after it.
-    let mut shown = 0;
-    for h in &hints {
-        let piece = format!("{} {} · ", h.key, h.what);
-        if shown == 6 || out.chars().count() + piece.chars().count() + tail.len() > width {
-            continue;
-        }
-        out.push_str(&piece);
-        shown += 1;
-    }
-    out.push_str(tail);
-    out
-}
-
-/// The key list as Markdown, for the README and `docs/workbench.md`.
-pub fn markdown() -> String {
-    let mut out = String::new();
-    for (group, keys) in help_groups() {
-        out.push_str(&format!("**{group}**\n\n"));
-        for (key, what) in keys {
-            out.push_str(&format!("- `{key}`: {what}\n"));
-        }
-        out.push('\n');
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    /// `docs/workbench.md` carries the key list between two markers; it must be what
-    /// the bindings say. `VOLK_WRITE_KEYS=1 cargo test --lib keymap` rewrites it.
-    #[test]
-    fn the_documented_key_list_is_written_from_the_bindings() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/workbench.md");
-        let doc = std::fs::read_to_string(path).unwrap();
-        let (start, end) = ("<!-- keys:start -->\n", "<!-- keys:end -->");
-        let from = doc.find(start).expect("keys:start marker") + start.len();
-        let to = doc.find(end).expect("keys:end marker");
-        let expected = format!("\n{}", super::markdown());
-        if doc[from..to] != expected {
-            if std::env::var_os("VOLK_WRITE_KEYS").is_some() {
-                let written = format!("{}{expected}{}", &doc[..from], &doc[to..]);
-                std::fs::write(path, written).unwrap();
-            } else {
-                panic!(
-                    "docs/workbench.md's key list differs from the bindings; \
-                     run VOLK_WRITE_KEYS=1 cargo test --lib keymap"
-                );
-            }
-        }
-    }
 }

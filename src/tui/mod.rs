@@ -2,7 +2,7 @@
 //!
 //! `app` holds the state and turns input into intents; each pane (`pane/`) and popup
 //! (`popup/`) owns its keys, its bindings and its drawing (a popup through a narrow
-//! context; `popup_host` opens popups and does what they ask); `keymap` writes the help
+//! context; `app/popups.rs` opens popups and does what they ask); `keymap` writes the help
 //! and the hint bar from those bindings; `stream` and `layout` get the state ready for
 //! a frame, `view` draws it from `&App`; `runloop` wires terminal input, design-loop
 //! events and background jobs together; `cli` starts it all for `volk demo`,
@@ -12,7 +12,7 @@ pub(crate) mod activity;
 pub mod app;
 pub(crate) mod backdrop;
 pub mod cli;
-pub(crate) mod components;
+pub mod components;
 pub(crate) mod conflict;
 pub mod diagram;
 pub mod diff;
@@ -31,7 +31,6 @@ pub(crate) mod notice;
 pub(crate) mod pane;
 pub(crate) mod patch_view;
 pub mod popup;
-pub(crate) mod popup_host;
 pub(crate) mod problems;
 pub mod runloop;
 pub mod scene;

@@ -6,11 +6,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::design::lint::{Code, Diagnostic, lint};
-use crate::design::{Artifacts, PerSection, Section};
+use crate::design::lint::{Code, Diagnostic};
+use crate::design::{PerSection, Section};
 use crate::plan::Severity;
-use crate::tui::app::{App, Focus, Follow};
-use crate::tui::tab::Tab;
 
 /// Errors and warnings of one artifact.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -33,22 +31,22 @@ pub struct Problems {
     counts: PerSection<Counts>,
     /// The documents' revisions the findings were computed from, and whether a
     /// call was streaming then (`None`: never).
-    checked: Option<(PerSection<u64>, bool)>,
+    pub(crate) checked: Option<(PerSection<u64>, bool)>,
     /// How many times the compiler ran (for tests and the benchmark).
     pub runs: u64,
     /// When the last compile started and how long it took: a large design is
     /// compiled less often than every frame (see [`App::refresh_problems`]).
-    last: Option<(Instant, Duration)>,
+    pub(crate) last: Option<(Instant, Duration)>,
 }
 
 /// A design of at most this many lines (a compile of about 3 ms) is compiled on
 /// every frame that brings new text. The gate is the size, not the time measured, so
 /// what a small design shows never depends on the machine's load.
-const LARGE: usize = 8_000;
+pub(crate) const LARGE: usize = 8_000;
 
 /// A larger design waits until this many times its last compile's cost has passed,
 /// so the compiler takes at most a fifth of the UI task however large the design.
-const SPACING: u32 = 4;
+pub(crate) const SPACING: u32 = 4;
 
 impl Problems {
     pub fn counts(&self, section: Section) -> Counts {
@@ -68,7 +66,7 @@ impl Problems {
         self.diagnostics.is_empty()
     }
 
-    fn set(&mut self, mut diagnostics: Vec<Diagnostic>) {
+    pub(crate) fn set(&mut self, mut diagnostics: Vec<Diagnostic>) {
         diagnostics.sort_by_key(|d| {
             (
                 d.severity != Severity::Error,
@@ -91,14 +89,14 @@ impl Problems {
 
 /// Where a rule looks a name up: a finding of it means nothing until that section
 /// has been written.
-enum LooksUp {
+pub(crate) enum LooksUp {
     Nothing,
     Section(Section),
     /// Every other artifact (a requirement cited nowhere else, so far).
     Others,
 }
 
-fn looks_up(code: Code) -> LooksUp {
+pub(crate) fn looks_up(code: Code) -> LooksUp {
     match code {
         Code::UnknownRequirement => LooksUp::Section(Section::Requirements),
         Code::UnknownDecision => LooksUp::Section(Section::Architecture),
@@ -109,169 +107,5 @@ fn looks_up(code: Code) -> LooksUp {
         Code::ClassNotInDiagram => LooksUp::Section(Section::ClassDiagram),
         Code::UntracedRequirement => LooksUp::Others,
         _ => LooksUp::Nothing,
-    }
-}
-
-impl App {
-    /// The five artifacts as the tabs show them: complete lines only (the streamed
-    /// tail is not text yet), so finding lines are the viewer's line numbers.
-    pub fn shown_artifacts(&self) -> Artifacts {
-        let mut artifacts = Artifacts::default();
-        for section in Section::ALL {
-            artifacts.set(section, self.docs[section.index()].text());
-        }
-        artifacts
-    }
-
-    /// Compiles the design again when an artifact's lines changed since the last
-    /// run. Called once per frame, so a fast stream costs at most one compile per
-    /// frame; a design of more than [`LARGE`] lines is compiled again only after
-    /// [`SPACING`] times the last compile's cost, and a frame is asked for then.
-    pub fn refresh_problems(&mut self) {
-        let (revisions, streaming) = self.problem_inputs();
-        if self.problems.checked == Some((revisions, streaming)) {
-            return;
-        }
-        if let Some((at, cost)) = self.problems.last
-            && at.elapsed() < cost * SPACING
-            && self.docs.iter().map(|d| d.len()).sum::<usize>() > LARGE
-        {
-            self.redraw_soon = true;
-            return;
-        }
-        self.refresh_problems_now();
-    }
-
-    fn problem_inputs(&self) -> (PerSection<u64>, bool) {
-        let revisions = PerSection::from_fn(|s| self.docs[s.index()].revision());
-        (revisions, self.is_streaming())
-    }
-
-    /// Compiles the design on screen now, whatever changed (the benchmark measures
-    /// this: the cost of a frame that compiles).
-    pub fn refresh_problems_now(&mut self) {
-        let started = Instant::now();
-        let (revisions, streaming) = self.problem_inputs();
-        self.problems.checked = Some((revisions, streaming));
-        self.problems.runs += 1;
-        self.compile_shown(streaming);
-        self.problems.last = Some((started, started.elapsed()));
-    }
-
-    fn compile_shown(&mut self, streaming: bool) {
-        if self.docs.iter().all(|d| d.is_empty()) {
-            // Nothing written yet (or an answer without sections): nothing to check.
-            self.problems.set(Vec::new());
-            return;
-        }
-        let mut diagnostics = lint(&self.shown_artifacts()).diagnostics;
-        if streaming {
-            // A section the stream has not reached is not written yet, not empty; and
-            // a finding that looks a name up in such a section (a cited id, a class,
-            // a module's file) is not a finding yet.
-            let growing = self.streaming_section();
-            let written = |s: Section| !self.docs[s.index()].is_empty() && growing != Some(s);
-            diagnostics.retain(|d| {
-                if d.code == Code::EmptyArtifact {
-                    return !self.docs[d.artifact.index()].is_empty();
-                }
-                match looks_up(d.code) {
-                    LooksUp::Nothing => true,
-                    LooksUp::Section(target) => written(target),
-                    LooksUp::Others => Section::ALL
-                        .iter()
-                        .filter(|s| **s != d.artifact)
-                        .all(|s| written(*s)),
-                }
-            });
-        }
-        self.problems.set(diagnostics);
-    }
-
-    /// Shows `line` (1-based) of `section` with the cursor on it, leaving an older
-    /// cycle opened read-only: findings and traces are about the current design.
-    pub(crate) fn jump_to(&mut self, section: Section, line: usize) {
-        if self.old_cycle.take().is_some() {
-            self.clamp_views();
-        }
-        self.pick_tab(Tab::Artifact(section));
-        self.focus = Focus::Viewer;
-        let len = self.docs[section.index()].len();
-        let view = &mut self.views[section.index()];
-        view.cursor = line.saturating_sub(1).min(len.saturating_sub(1));
-        view.follow = Follow::Manual;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tui::app::SessionInfo;
-    use crate::tui::event::{AppEvent, LoopEvent};
-    use crate::tui::theme::Theme;
-
-    fn app_with(artifacts: Artifacts) -> App {
-        let mut app = App::new(SessionInfo::default(), Theme::dark());
-        app.on_app_event(AppEvent::Loop(LoopEvent::CycleReady {
-            cycle: 1,
-            artifacts,
-            changed: Section::ALL.to_vec(),
-        }));
-        app
-    }
-
-    #[test]
-    fn errors_come_first_and_the_compiler_runs_only_on_new_text() {
-        let mut app = app_with(Artifacts {
-            architecture: "## Components\n\n- **Cli**: serves FR-09.\n".into(),
-            requirements: "1. FR-01: Add tasks.\n".into(),
-            ..Artifacts::default()
-        });
-        app.refresh_problems();
-        let d = &app.problems.diagnostics;
-        assert!(d[0].is_error(), "{d:?}");
-        let first_warning = d.iter().position(|d| !d.is_error()).unwrap_or(d.len());
-        assert!(d[first_warning..].iter().all(|d| !d.is_error()));
-        assert!(d.iter().any(|d| d.code == Code::UnknownRequirement));
-        let counts = app.problems.counts(Section::Architecture);
-        assert!(counts.errors >= 1, "{counts:?}");
-        let runs = app.problems.runs;
-        app.refresh_problems();
-        assert_eq!(app.problems.runs, runs, "same text, no second compile");
-        // However slow the last compile, a small design is compiled at once.
-        app.problems.last = Some((Instant::now(), Duration::from_secs(1)));
-        app.on_app_event(AppEvent::Loop(LoopEvent::Artifact {
-            section: Section::Requirements,
-            read: Ok("1. FR-09: Add tasks.\n".into()),
-        }));
-        app.refresh_problems();
-        assert_eq!(app.problems.runs, runs + 1);
-    }
-
-    #[test]
-    fn a_large_design_is_compiled_less_often_and_asks_for_a_frame() {
-        let mut app = app_with(Artifacts {
-            requirements: "1. FR-01: Add tasks.\n".into(),
-            architecture: "Plain line.\n".repeat(LARGE),
-            ..Artifacts::default()
-        });
-        app.refresh_problems();
-        let runs = app.problems.runs;
-        // As if the last compile had just taken a second.
-        app.problems.last = Some((Instant::now(), Duration::from_secs(1)));
-        app.on_app_event(AppEvent::Loop(LoopEvent::Artifact {
-            section: Section::Requirements,
-            read: Ok("1. FR-02: Add tasks.\n".into()),
-        }));
-        app.redraw_soon = false;
-        app.refresh_problems();
-        assert_eq!(app.problems.runs, runs, "spaced out");
-        assert!(app.redraw_soon, "a later frame compiles it");
-        app.problems.last = Some((
-            Instant::now() - Duration::from_secs(5),
-            Duration::from_secs(1),
-        ));
-        app.refresh_problems();
-        assert_eq!(app.problems.runs, runs + 1);
     }
 }

@@ -226,7 +226,7 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     // Four keys at 80 columns; narrower, the activity line comes first.
     let least = if width >= 80 { width * 11 / 20 } else { 17 };
     let hint_room = width.saturating_sub(wanted_left).max(least);
-    let hints = crate::tui::keymap::hint_bar(app, hint_room);
+    let hints = crate::tui::components::hint_bar(app, hint_room);
     let hints = match activity {
         // Narrow, the activity line needs the row more than the keys `?` lists.
         Some(_) if width < 80 => "? help ".to_string(),

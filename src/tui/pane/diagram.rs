@@ -74,7 +74,7 @@ pub enum Command {
     Right,
 }
 
-pub const BINDINGS: &[Binding<Command>] = &[
+pub const BINDINGS: &[Binding<Command, App>] = &[
     Binding::new(
         "v",
         "class diagram: the drawing / its Mermaid source",

@@ -34,7 +34,7 @@ pub enum Command {
     Steer,
 }
 
-pub const BINDINGS: &[Binding<Command>] = &[
+pub const BINDINGS: &[Binding<Command, App>] = &[
     Binding::new(
         "Enter",
         "after the reflection: finalize",

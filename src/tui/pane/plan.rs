@@ -23,7 +23,7 @@ fn has_plan(app: &App) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TogglePrompts;
 
-pub const BINDINGS: &[Binding<TogglePrompts>] = &[Binding::new(
+pub const BINDINGS: &[Binding<TogglePrompts, App>] = &[Binding::new(
     "p",
     "(plan tab) each stage's prompt in full / cut to a line",
     Group::Finishing,

@@ -55,7 +55,7 @@ impl Command {
     }
 }
 
-pub const BINDINGS: &[Binding<Command>] = &[
+pub const BINDINGS: &[Binding<Command, App>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "(review pane) select a question or thread",

@@ -42,7 +42,7 @@ pub enum Command {
     Cancel,
 }
 
-pub const BINDINGS: &[Binding<Command>] = &[
+pub const BINDINGS: &[Binding<Command, App>] = &[
     Binding::new(
         "j k / ↑ ↓",
         "move the cursor line",

@@ -63,14 +63,14 @@ fn can_undo(app: &App) -> bool {
 /// `?`, shared with the summary screen: the words are declared here once.
 pub const HELP_KEY: Chord = Chord::ch('?');
 
-pub const fn help<C>(chords: &'static [(Chord, C)]) -> Binding<C> {
+pub const fn help<C, S>(chords: &'static [(Chord, C)]) -> Binding<C, S> {
     Binding::new("?", "this help", Group::Always, chords)
 }
 
 /// `q` alone, shared with the summary screen (which quits without asking).
 pub const QUIT_KEY: Chord = Chord::ch('q');
 
-pub const fn quit<C>(chords: &'static [(Chord, C)]) -> Binding<C> {
+pub const fn quit<C, S>(chords: &'static [(Chord, C)]) -> Binding<C, S> {
     Binding::new(
         "q",
         "quit (asks when a draft is unsent or a call runs)",
@@ -134,7 +134,7 @@ pub enum Command {
 
 use Command as C;
 
-pub const BINDINGS: &[Binding<Command>] = &[
+pub const BINDINGS: &[Binding<Command, App>] = &[
     Binding::new(
         "Ctrl-D Ctrl-U",
         "half a page down / up",

@@ -10,14 +10,25 @@ use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 
 use crate::tui::popup::ctx::{Ctx, View};
 use crate::tui::popup::Window;
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command, help_groups, Listed, listed};
+use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Listing;
 use crate::tui::theme::Palette;
 use crate::tui::widgets::{centered, popup_block, section_title};
 
-#[derive(Debug, Clone, Default)]
+/// The help's lines: `(group title, [(keys, help)])`.
+pub type Groups = Vec<(&'static str, Vec<(&'static str, &'static str)>)>;
+
+#[derive(Debug, Clone)]
 pub struct Help {
     pub scroll: usize,
+    /// Every component's keys, as the workbench lists them.
+    pub groups: Groups,
+}
+
+impl Help {
+    pub fn new(groups: Groups) -> Help {
+        Help { scroll: 0, groups }
+    }
 }
 
 pub const BINDINGS: &[Binding<Listing>] = &[
@@ -46,11 +57,11 @@ pub const BINDINGS: &[Binding<Listing>] = &[
     .hint("Esc", "close", 2),
 ];
 
-fn lines(p: &Palette) -> Vec<Line<'static>> {
+fn lines(groups: &Groups, p: &Palette) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    for (group, keys) in help_groups() {
+    for (group, keys) in groups {
         lines.push(section_title(p, group));
-        for (key, what) in keys {
+        for &(key, what) in keys {
             lines.push(Line::from(vec![
                 Span::styled(format!("  {key:<16}"), Style::default().fg(p.accent)),
                 Span::raw(what),
@@ -70,7 +81,8 @@ impl Window for Help {
         match command(BINDINGS, &key) {
             Some(Listing::Close) => return Handled::Close,
             Some(Listing::Down) => {
-                let count = help_groups()
+                let count = self
+                    .groups
                     .iter()
                     .map(|(_, k)| k.len() + 2)
                     .sum::<usize>();
@@ -85,7 +97,7 @@ impl Window for Help {
     fn draw(&self, frame: &mut Frame, area: Rect, view: &View) {
         let p = view.theme.palette;
         let rect = centered(area, 92, area.height.saturating_sub(2));
-        let lines = lines(&p);
+        let lines = lines(&self.groups, &p);
         let scroll = self.scroll.min(lines.len().saturating_sub(1));
         frame.render_widget(Clear, rect);
         frame.render_widget(

@@ -8,7 +8,7 @@
 //! all come from that line, so none can be forgotten.
 //!
 //! A popup sees the workbench through a narrow context ([`ctx`]): it reads a `View`
-//! and asks for what it wants done; `crate::tui::popup_host` opens popups and
+//! and asks for what it wants done; the workbench (`tui/app/popups.rs`) opens popups and
 //! carries out what they ask.
 
 use ratatui::Frame;

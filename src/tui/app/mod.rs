@@ -27,6 +27,10 @@ use crate::tui::theme::Theme;
 
 pub use crate::tui::popup::Popup;
 
+mod popups;
+mod problems;
+mod trace;
+
 pub use crate::tui::model::SessionInfo;
 
 /// Whether the viewer moves with the stream.
@@ -349,7 +353,9 @@ impl App {
     }
 
     pub(crate) fn open_help(&mut self) {
-        self.popup = Some(Popup::Help(Help::default()));
+        self.popup = Some(Popup::Help(
+            Help::new(crate::tui::components::help_groups()),
+        ));
     }
 
     /// `x`: stops the running call.
