@@ -70,6 +70,8 @@ impl Layer {
     pub fn acts(self, app: &App, binding: &dyn Listed) -> bool {
         match (self, &app.popup) {
             (Layer::Popup, Some(popup)) => popup.acts(binding) && binding.acts(app),
+            // The finishing keys' conditions read what the core offers.
+            (Layer::Finish, _) => binding.acts(&app.offers()),
             _ => binding.acts(app),
         }
     }
@@ -90,8 +92,8 @@ impl Layer {
         match self {
             Layer::Interrupt => workbench::on_interrupt(app, key),
             Layer::Popup => app.on_popup_key(key),
-            Layer::Summary => summary::on_key(app, key),
-            Layer::Finish => finish::on_key(app, key),
+            Layer::Summary => app.with_ctx(|cx| summary::on_key(cx, key)),
+            Layer::Finish => app.with_ctx(|cx| finish::on_key(cx, key)),
             Layer::Tabs => tabs::on_key(app, key),
             Layer::Plan => plan::on_key(app, key),
             Layer::Workbench => workbench::on_key(app, key),

@@ -236,6 +236,25 @@ impl std::fmt::Debug for dyn Listed {
     }
 }
 
+/// `?`, in the workbench and on the summary screen: the words are declared once.
+pub const HELP_KEY: Chord = Chord::ch('?');
+
+pub const fn help<C, S>(chords: &'static [(Chord, C)]) -> Binding<C, S> {
+    Binding::new("?", "this help", Group::Always, chords)
+}
+
+/// `q` alone, in the workbench and on the summary screen (which quits without asking).
+pub const QUIT_KEY: Chord = Chord::ch('q');
+
+pub const fn quit<C, S>(chords: &'static [(Chord, C)]) -> Binding<C, S> {
+    Binding::new(
+        "q",
+        "quit (asks when a draft is unsent or a call runs)",
+        Group::Always,
+        chords,
+    )
+}
+
 /// Whether two listings are one binding (by their words: a `const` table may sit at
 /// more than one address).
 pub fn same(a: &dyn Listed, b: &dyn Listed) -> bool {

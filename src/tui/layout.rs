@@ -133,7 +133,7 @@ impl App {
         pane::diagram::refresh(self);
         let diff = self.popup.take_if(|p| matches!(p, Popup::Diff(_)));
         if let Some(Popup::Diff(mut diff)) = diff {
-            diff.prepare(area, &self.popup_view());
+            diff.prepare(area, &self.view());
             self.popup = Some(Popup::Diff(diff));
         }
         self.refresh_problems();

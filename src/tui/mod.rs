@@ -14,6 +14,7 @@ pub(crate) mod backdrop;
 pub mod cli;
 pub mod components;
 pub(crate) mod conflict;
+pub mod ctx;
 pub mod diagram;
 pub mod diff;
 pub mod document;

@@ -28,7 +28,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         return;
     }
     if app.screen == Screen::Summary {
-        summary::draw(frame, area, app);
+        summary::draw(frame, area, &app.view());
     } else {
         let r = regions(area, app);
         draw_header(frame, r.header, app);
@@ -45,12 +45,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
             review::draw(frame, r.review, app);
         }
         if let Some(area) = r.thinking {
-            thinking::draw(frame, area, app);
+            thinking::draw(frame, area, &app.view());
         }
         draw_status(frame, r.status, app);
     }
     if let Some(popup) = &app.popup {
-        popup.draw(frame, area, &app.popup_view());
+        popup.draw(frame, area, &app.view());
     }
 }
 

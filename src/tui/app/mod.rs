@@ -27,6 +27,7 @@ use crate::tui::theme::Theme;
 
 pub use crate::tui::popup::Popup;
 
+mod asked;
 mod popups;
 mod problems;
 mod trace;

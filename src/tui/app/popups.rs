@@ -2,18 +2,14 @@
 //! narrow context, and carrying out what it asks ([`Do`]). The popups themselves
 //! (`crate::tui::popup`) never see the workbench's state.
 
-use ratatui::crossterm::event::KeyEvent;
-
 use crate::brief::Question;
 use crate::design::{Artifacts, Section};
 use crate::tui::app::{App, Follow, Screen, Verdict};
 use crate::tui::diff::Diff;
 use crate::tui::event::{Action, Intent, Phase};
-use crate::tui::keymap::Handled;
 use crate::tui::popup::Popup;
 use crate::tui::popup::composer::{Composer, ComposerTarget};
 use crate::tui::popup::confirm::Confirm;
-use crate::tui::popup::ctx::{Ctx, Do, SearchStep, View, Wanted};
 use crate::tui::popup::diff::{Base, DiffView, Layout};
 use crate::tui::popup::history::History;
 use crate::tui::popup::problems::ProblemList;
@@ -21,104 +17,8 @@ use crate::tui::popup::search::Search;
 use crate::volk::protocol::Query;
 
 impl App {
-    /// What popups read of the workbench, for one key or one frame.
-    pub(crate) fn popup_view(&self) -> View<'_> {
-        View {
-            model: &self.model,
-            info: &self.info,
-            theme: &self.theme,
-            size: self.size,
-            notices: &self.notice,
-            problems: &self.problems,
-            draft: &self.draft,
-            trace: self.trace.as_ref(),
-            doc_lines: self.current_doc().len(),
-            search_status: self.search_status.as_deref(),
-            can_cancel: crate::tui::pane::viewer::can_cancel(self),
-        }
-    }
-
-    /// Gives a key to the open popup, then does what it asked. It stays open unless
-    /// it closes or opened another in its place.
-    pub(crate) fn on_popup_key(&mut self, key: KeyEvent) -> Handled {
-        self.with_popup(|popup, cx| popup.on_key(key, cx))
-    }
-
-    /// Pasted text, for the composer.
-    pub(crate) fn on_paste(&mut self, text: &str) {
-        if matches!(self.popup, Some(Popup::Composer(_))) {
-            self.with_popup(|popup, cx| {
-                if let Popup::Composer(composer) = popup {
-                    composer.paste(text, cx);
-                }
-                Handled::Consumed
-            });
-        }
-    }
-
-    fn with_popup(&mut self, act: impl FnOnce(&mut Popup, &mut Ctx) -> Handled) -> Handled {
-        let Some(mut popup) = self.popup.take() else {
-            return Handled::Ignored;
-        };
-        let mut cx = Ctx::new(self.popup_view());
-        let handled = act(&mut popup, &mut cx);
-        let asked = cx.asked();
-        for what in asked {
-            self.carry_out(what);
-        }
-        if handled != Handled::Close && self.popup.is_none() {
-            self.popup = Some(popup);
-        }
-        handled
-    }
-
-    /// Does what a popup asked.
-    fn carry_out(&mut self, what: Do) {
-        match what {
-            Do::Say(text) => self.say(text),
-            Do::Warn(text) => self.warn(text),
-            Do::ClearNotices => self.notice.clear(),
-            Do::Act(action) => self.act(action),
-            Do::Verdict(action) => {
-                self.act(action);
-                self.verdict = Verdict::Sent;
-            }
-            Do::Ask(query) => self.intents.push(Intent::Ask(query)),
-            Do::Open(popup) => self.popup = Some(popup),
-            Do::Quit => self.quit(),
-            Do::RequestQuit => self.request_quit(),
-            Do::CancelCall => self.cancel_call(),
-            Do::SendNow(cycle) => self.send_now(cycle),
-            Do::SendQuestions => self.send_questions(),
-            Do::Compose(target, text) => self.composer_changed(&target, text),
-            Do::Submit(target, text) => self.submit_composer(target, text),
-            Do::GoToLine(line) => self.go_to_line(line),
-            Do::JumpTo(section, line) => self.jump_to(section, line),
-            Do::TraceGo(index) => self.trace_go(index),
-            Do::Want(wanted) => {
-                (self.wanted_commit, self.compare_wanted) = match wanted {
-                    Wanted::Nothing => (None, None),
-                    Wanted::Commit(short_id) => (Some(short_id), None),
-                    Wanted::Compare(compare) => (None, Some(compare)),
-                }
-            }
-            Do::Search(SearchStep::Back) => {
-                if let Some((cursor, previous)) = self.search_origin.take() {
-                    self.views[self.tab.index()].cursor = cursor;
-                    self.last_search = previous;
-                }
-                self.search_status = None;
-            }
-            Do::Search(SearchStep::Keep(query)) => {
-                self.search_origin = None;
-                self.last_search = query;
-            }
-            Do::Search(SearchStep::Typed(query)) => self.search_as_typed(&query),
-        }
-    }
-
     /// Writes what the composer holds through to the draft, on every keystroke.
-    fn composer_changed(&mut self, target: &ComposerTarget, text: String) {
+    pub(super) fn composer_changed(&mut self, target: &ComposerTarget, text: String) {
         match target {
             ComposerTarget::NewQuestion { .. } => self.draft.composer = text,
             ComposerTarget::EditQuestion(i) => {
@@ -132,7 +32,7 @@ impl App {
         self.draft_changed = true;
     }
 
-    fn submit_composer(&mut self, target: ComposerTarget, text: String) {
+    pub(super) fn submit_composer(&mut self, target: ComposerTarget, text: String) {
         let text = text.trim().to_string();
         match target {
             ComposerTarget::NewQuestion { anchor } => {
@@ -205,11 +105,6 @@ impl App {
         }
     }
 
-    /// What READY would leave open (see [`View::open_items`]).
-    pub(crate) fn open_items(&self) -> crate::volk::ready::OpenItems {
-        self.popup_view().open_items()
-    }
-
     /// Ctrl-R: asks before answering READY.
     pub(crate) fn ask_ready(&mut self) {
         if self.refuse_read_only("answer READY") {
@@ -264,7 +159,7 @@ impl App {
     }
 
     /// Quits, stopping the running call first.
-    fn quit(&mut self) {
+    pub(super) fn quit(&mut self) {
         if self.model.phase().is_busy() {
             self.act(Action::Cancel);
         }
@@ -383,7 +278,7 @@ impl App {
     }
 
     /// Moves to the first match at or after where `/` was pressed, as the query grows.
-    fn search_as_typed(&mut self, query: &str) {
+    pub(super) fn search_as_typed(&mut self, query: &str) {
         let origin = self.search_origin.as_ref().map_or(0, |(c, _)| *c);
         self.last_search = query.to_string();
         if query.is_empty() {

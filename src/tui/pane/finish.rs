@@ -1,6 +1,6 @@
 //! Finishing a design: the reflection before finalizing and the execution plan to
 //! approve or steer, drawn in the review pane's place while the loop is there (and in
-//! full in the plan tab, see [`crate::tui::pane::plan`]); and what the screen may
+//! full in the plan tab, `pane/plan.rs`); and what the screen may
 //! still offer once the design is on its way to final.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
@@ -9,21 +9,23 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Text};
 use ratatui::widgets::{Paragraph, Wrap as TextWrap};
 
-use crate::tui::app::{App, ComposerTarget, Verdict};
+use crate::tui::ctx::{Ctx, Do, View};
 use crate::tui::event::{Action, Phase};
 use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::popup::composer::ComposerTarget;
 use crate::tui::widgets::section_title;
+use crate::volk::protocol::Offers;
 
-fn finalizing(app: &App) -> bool {
-    app.offers().finalize
+fn finalizing(offers: &Offers) -> bool {
+    offers.finalize
 }
 
-fn approving(app: &App) -> bool {
-    app.offers().plan
+fn approving(offers: &Offers) -> bool {
+    offers.plan
 }
 
-fn reopenable(app: &App) -> bool {
-    app.offers().reopen
+fn reopenable(offers: &Offers) -> bool {
+    offers.reopen
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +36,8 @@ pub enum Command {
     Steer,
 }
 
-pub const BINDINGS: &[Binding<Command, App>] = &[
+/// The keys act while the core offers them: their conditions read the offers.
+pub const BINDINGS: &[Binding<Command, Offers>] = &[
     Binding::new(
         "Enter",
         "after the reflection: finalize",
@@ -71,22 +74,22 @@ pub const BINDINGS: &[Binding<Command, App>] = &[
 
 /// The finishing keys act only while the core offers them; otherwise the key goes on
 /// to the panes (Enter edits a question, `s` means nothing).
-pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
+pub fn on_key(cx: &mut Ctx, key: KeyEvent) -> Handled {
+    let offers = cx.offers;
     match command(BINDINGS, &key) {
-        Some(Command::Finalize) if finalizing(app) => {
-            app.act(Action::Finalize);
-            app.verdict = Verdict::Sent;
+        Some(Command::Finalize) if finalizing(&offers) => {
+            cx.ask(Do::Verdict(Action::Finalize));
         }
-        Some(Command::Reopen) if reopenable(app) => {
-            app.act(Action::Reopen);
-            app.verdict = Verdict::Sent;
-            app.say("READY withdrawn: the cycle is under review again".into());
+        Some(Command::Reopen) if reopenable(&offers) => {
+            cx.ask(Do::Verdict(Action::Reopen));
+            cx.say("READY withdrawn: the cycle is under review again".into());
         }
-        Some(Command::Approve) if approving(app) => {
-            app.act(Action::ApprovePlan);
-            app.verdict = Verdict::Sent;
+        Some(Command::Approve) if approving(&offers) => {
+            cx.ask(Do::Verdict(Action::ApprovePlan));
         }
-        Some(Command::Steer) if approving(app) => app.open_composer(ComposerTarget::Steer),
+        Some(Command::Steer) if approving(&offers) => {
+            cx.ask(Do::OpenComposer(ComposerTarget::Steer))
+        }
         _ => return Handled::Ignored,
     }
     Handled::Consumed
@@ -94,18 +97,18 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
 
 /// The review pane's body while the loop reflects, plans or waits for a decision on
 /// either; `None` in the other phases.
-pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
-    let p = app.theme.palette;
+pub fn body(view: &View, inner: Rect) -> Option<Paragraph<'static>> {
+    let p = view.theme.palette;
     let mut lines: Vec<Line<'static>> = Vec::new();
-    match app.model.phase() {
+    match view.model.phase() {
         Phase::Reflecting | Phase::Planning { .. } => {
-            let what = if *app.model.phase() == Phase::Reflecting {
+            let what = if *view.model.phase() == Phase::Reflecting {
                 "The architect reflects on the design…"
             } else {
                 "The architect compiles an execution plan…"
             };
             lines.push(section_title(&p, what));
-            let tail: Vec<&str> = app.side_stream.lines().collect();
+            let tail: Vec<&str> = view.side_stream.lines().collect();
             let from = tail
                 .len()
                 .saturating_sub(inner.height.saturating_sub(1) as usize);
@@ -121,7 +124,7 @@ pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
                 "Enter: finalize the design",
                 Style::default().fg(p.accent),
             ));
-            lines.push(if app.model.finalize().is_forced() {
+            lines.push(if view.model.finalize().is_forced() {
                 Line::styled(
                     "the cycle limit forced this finalize: no way back to the review",
                     Style::default().fg(p.warning),
@@ -136,7 +139,7 @@ pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
                 "7 Plan: the reflection in full · + zooms",
                 Style::default().fg(p.muted),
             ));
-            if let Some(r) = app.model.reflection() {
+            if let Some(r) = view.model.reflection() {
                 for q in &r.questions {
                     lines.push(Line::raw(format!("• {q}")));
                 }
@@ -152,7 +155,7 @@ pub fn body(app: &App, inner: Rect) -> Option<Paragraph<'static>> {
                 "y: approve · s: steer the next attempt",
                 Style::default().fg(p.accent),
             ));
-            if let Some(plan) = app.model.plan() {
+            if let Some(plan) = view.model.plan() {
                 let (mark, style) = if plan.ok {
                     ("compiles", p.added)
                 } else {

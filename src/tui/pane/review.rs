@@ -213,7 +213,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Style::default().fg(p.title).add_modifier(Modifier::BOLD),
     );
     let inner = block.inner(area);
-    if let Some(paragraph) = finish::body(app, inner) {
+    if let Some(paragraph) = finish::body(&app.view(), inner) {
         frame.render_widget(block, area);
         frame.render_widget(paragraph, inner);
         return;
@@ -283,7 +283,7 @@ impl ReviewScroll {
 /// Before a frame: lays the body out at the pane's width and scrolls so that the
 /// selected item is on screen (wholly, when it fits).
 pub fn settle(app: &mut App, inner: Rect) {
-    if finish::body(app, inner).is_some() {
+    if finish::body(&app.view(), inner).is_some() {
         app.review_pane.scroll = ReviewScroll::default();
         return;
     }

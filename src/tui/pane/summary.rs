@@ -8,9 +8,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap as TextWrap};
 
-use crate::tui::app::{App, Screen};
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
-use crate::tui::pane::workbench;
+use crate::tui::ctx::{Ctx, Do, View};
+use crate::tui::keymap::{Binding, Chord, Group, HELP_KEY, Handled, QUIT_KEY, command, help, quit};
 use crate::tui::widgets::{panel, section_title};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,23 +30,23 @@ pub const BINDINGS: &[Binding<Command>] = &[
         ],
     )
     .hint("Enter", "workbench", 0),
-    workbench::help(&[(workbench::HELP_KEY, Command::Help)]),
-    workbench::quit(&[(workbench::QUIT_KEY, Command::Quit)]),
+    help(&[(HELP_KEY, Command::Help)]),
+    quit(&[(QUIT_KEY, Command::Quit)]),
 ];
 
-pub fn on_key(app: &mut App, key: KeyEvent) -> Handled {
+pub fn on_key(cx: &mut Ctx, key: KeyEvent) -> Handled {
     match command(BINDINGS, &key) {
         // The design is final: nothing is unsent and no call runs, so q quits at once.
-        Some(Command::Quit) => app.quit_now(),
-        Some(Command::Back) => app.screen = Screen::Workbench,
-        Some(Command::Help) => app.open_help(),
+        Some(Command::Quit) => cx.ask(Do::QuitNow),
+        Some(Command::Back) => cx.ask(Do::BackToWorkbench),
+        Some(Command::Help) => cx.ask(Do::OpenHelp),
         None => return Handled::Ignored,
     }
     Handled::Consumed
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let p = app.theme.palette;
+pub fn draw(frame: &mut Frame, area: Rect, view: &View) {
+    let p = view.theme.palette;
     let block = panel(
         " Design finalized ",
         p.accent,
@@ -60,24 +59,24 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Line::raw(""),
         Line::from(vec![
             Span::styled("  project   ", label),
-            Span::raw(app.info.project_dir.display().to_string()),
+            Span::raw(view.info.project_dir.display().to_string()),
         ]),
         Line::from(vec![
             Span::styled("  thread    ", label),
-            Span::raw(app.info.thread_id.clone()),
+            Span::raw(view.info.thread_id.clone()),
         ]),
         Line::from(vec![
             Span::styled("  cycles    ", label),
-            Span::raw(app.model.cycle().to_string()),
+            Span::raw(view.model.cycle().to_string()),
         ]),
     ];
-    if let Some(commit) = app.model.last_commit() {
+    if let Some(commit) = view.model.last_commit() {
         lines.push(Line::from(vec![
             Span::styled("  commit    ", label),
             Span::raw(commit.to_string()),
         ]));
     }
-    if let Some(outcome) = app.model.outcome() {
+    if let Some(outcome) = view.model.outcome() {
         lines.push(Line::from(vec![
             Span::styled("  packet    ", label),
             Span::styled(
@@ -90,20 +89,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             Span::raw(format!("{} → U:Cd", outcome.subject)),
         ]));
     }
-    if let Some(saved) = app.model.cost().summary() {
+    if let Some(saved) = view.model.cost().summary() {
         lines.push(Line::from(vec![
             Span::styled("  saved     ", label),
             Span::raw(saved),
         ]));
     }
-    let open = app.open_items();
+    let open = view.open_items();
     if !open.is_empty() {
         lines.push(Line::from(vec![
             Span::styled("  open      ", label),
             Span::styled(open.summary(), Style::default().fg(p.warning)),
         ]));
     }
-    if let Some(warning) = app.model.warning() {
+    if let Some(warning) = view.model.warning() {
         lines.push(Line::raw(""));
         lines.push(Line::styled(
             format!("  ⚠ {warning}"),
@@ -118,7 +117,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     lines.push(Line::raw(
         "    artifacts to the code director (U:Cd). Hand it on, e.g.:",
     ));
-    if let Some(outcome) = app.model.outcome() {
+    if let Some(outcome) = view.model.outcome() {
         lines.push(Line::styled(
             format!("      cat {}", outcome.packet_path.display()),
             Style::default().fg(p.accent),
@@ -126,7 +125,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     lines.push(Line::raw(format!(
         "  • Read the design again later: volk open {}",
-        app.info.project_dir.display()
+        view.info.project_dir.display()
     )));
     lines.push(Line::raw(""));
     lines.push(Line::styled(

@@ -7,11 +7,11 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::widgets::Paragraph;
 
-use crate::tui::app::App;
+use crate::tui::ctx::View;
 use crate::tui::widgets::panel;
 
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let p = app.theme.palette;
+pub fn draw(frame: &mut Frame, area: Rect, view: &View) {
+    let p = view.theme.palette;
     let block = panel(
         " Thinking (t hides) ",
         p.border,
@@ -19,10 +19,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let text = if app.thinking.is_empty() {
+    let text = if view.thinking.is_empty() {
         "the reasoner sends no thinking stream"
     } else {
-        app.thinking.as_str()
+        view.thinking
     };
     // The end of the stream, wrapped at words: long reasoning lines are read whole.
     let shown = crate::tui::wrap::tail_rows(

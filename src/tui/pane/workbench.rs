@@ -7,7 +7,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use crate::tui::app::{App, ComposerTarget, Focus, Gutter, ThinkingPane, Verdict, Wrap, Zoom};
 use crate::tui::document::Rendering;
 use crate::tui::event::{Action, Intent, Phase};
-use crate::tui::keymap::{Binding, Chord, Group, Handled, command};
+use crate::tui::keymap::{Binding, Chord, Group, HELP_KEY, Handled, QUIT_KEY, command, help, quit};
 use crate::tui::trace::LastFind;
 
 /// Questions can be sent: a cycle is under review (or its call was cancelled) and no
@@ -58,25 +58,6 @@ fn can_retry(app: &App) -> bool {
 
 fn can_undo(app: &App) -> bool {
     app.deleted.is_some()
-}
-
-/// `?`, shared with the summary screen: the words are declared here once.
-pub const HELP_KEY: Chord = Chord::ch('?');
-
-pub const fn help<C, S>(chords: &'static [(Chord, C)]) -> Binding<C, S> {
-    Binding::new("?", "this help", Group::Always, chords)
-}
-
-/// `q` alone, shared with the summary screen (which quits without asking).
-pub const QUIT_KEY: Chord = Chord::ch('q');
-
-pub const fn quit<C, S>(chords: &'static [(Chord, C)]) -> Binding<C, S> {
-    Binding::new(
-        "q",
-        "quit (asks when a draft is unsent or a call runs)",
-        Group::Always,
-        chords,
-    )
 }
 
 /// Ctrl-C's one command.

@@ -12,7 +12,7 @@ use ratatui_textarea::{TextArea, WrapMode};
 use crate::brief::Anchor;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Window;
-use crate::tui::popup::ctx::{Ctx, Do, View};
+use crate::tui::ctx::{Ctx, Do, View};
 use crate::tui::theme::Palette;
 use crate::tui::widgets::{centered, popup_block};
 

@@ -14,7 +14,7 @@ use crate::cxp::Feedback;
 use crate::tui::event::{Action, Phase};
 use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Window;
-use crate::tui::popup::ctx::{Ctx, Do, View};
+use crate::tui::ctx::{Ctx, Do, View};
 use crate::tui::widgets::{centered, popup_block};
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::design::Section;
-use crate::tui::popup::ctx::{Ctx, Do, View};
+use crate::tui::ctx::{Ctx, Do, View};
 use crate::tui::diff::{Columns, Diff, DiffKind, DiffLine, occurrences};
 use crate::tui::popup::Window;
 use crate::tui::keymap::{Motion, Binding, Chord, Group, Handled, Listed, command, listed};

@@ -11,7 +11,7 @@ use crate::tui::event::{Action, Phase};
 use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::model::{Model, SessionInfo};
 use crate::tui::popup::Window;
-use crate::tui::popup::ctx::{Ctx, Do, View};
+use crate::tui::ctx::{Ctx, Do, View};
 use crate::tui::widgets::{centered, popup_block};
 
 #[derive(Debug, Clone, PartialEq, Eq)]

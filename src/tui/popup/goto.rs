@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use crate::tui::popup::ctx::{Ctx, Do, View};
+use crate::tui::ctx::{Ctx, Do, View};
 use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, command, Listed, listed};
 use crate::tui::popup::Field;

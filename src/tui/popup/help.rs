@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap as TextWrap};
 
-use crate::tui::popup::ctx::{Ctx, View};
+use crate::tui::ctx::{Ctx, View};
 use crate::tui::popup::Window;
 use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
 use crate::tui::popup::Listing;

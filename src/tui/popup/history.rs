@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::keymap::{Binding, Chord, Group, Handled, Listed, command, listed};
-use crate::tui::popup::ctx::{Ctx, Do, View, Wanted};
+use crate::tui::ctx::{Ctx, Do, View, Wanted};
 use crate::tui::popup::{Listing, Popup, Window};
 use crate::tui::popup::diff::{CompareWanted, DiffView};
 use crate::tui::widgets::{centered, popup_block};

@@ -7,7 +7,7 @@
 //! declaration, the `Popup` variant, the key and draw dispatch and the help's tables
 //! all come from that line, so none can be forgotten.
 //!
-//! A popup sees the workbench through a narrow context ([`ctx`]): it reads a `View`
+//! A popup sees the workbench through a narrow context (`crate::tui::ctx`): it reads a `View`
 //! and asks for what it wants done; the workbench (`tui/app/popups.rs`) opens popups and
 //! carries out what they ask.
 
@@ -15,10 +15,8 @@ use ratatui::Frame;
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
-pub mod ctx;
-
+use crate::tui::ctx::{Ctx, View};
 use crate::tui::keymap::{Handled, Listed};
-use ctx::{Ctx, View};
 
 /// The commands of a window that lists things: move the selection, act on it, close.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,8 +1,9 @@
-//! What a popup sees of the workbench and what it may ask of it. A popup reads a
-//! [`View`] (the session as the core published it, the look, the screen and the few
-//! view facts popups show) and answers a key with [`Do`]s, which the workbench
-//! carries out once the popup has returned. No popup reaches into the workbench's
-//! state, so each one is read, and tested, on its own; what popups may ask of the
+//! What a component (a popup, or a pane that has moved off `&mut App`) sees of the
+//! workbench and what it may ask of it. It reads a [`View`] (the session as the core
+//! published it, what the core offers, the look, the screen and the few view facts
+//! components show) and answers a key with [`Do`]s, which the workbench carries out
+//! once the component has returned. No such component reaches into the workbench's
+//! state, so each one is read, and tested, on its own; what they may ask of the
 //! workbench is the list below, in one place.
 
 use std::ops::Deref;
@@ -20,13 +21,15 @@ use crate::tui::popup::diff::CompareWanted;
 use crate::tui::problems::Problems;
 use crate::tui::theme::Theme;
 use crate::tui::trace::TraceState;
-use crate::volk::protocol::Query;
+use crate::volk::protocol::{Offers, Query};
 use crate::volk::ready::OpenItems;
 
-/// The workbench as a popup reads it: borrowed for one key or one frame.
+/// The workbench as a component reads it: borrowed for one key or one frame.
 #[derive(Clone, Copy)]
 pub struct View<'a> {
     pub model: &'a Model,
+    /// What the person may do now, as the core rules it.
+    pub offers: Offers,
     pub info: &'a SessionInfo,
     pub theme: &'a Theme,
     /// The whole screen (popups size themselves to it).
@@ -41,6 +44,10 @@ pub struct View<'a> {
     pub search_status: Option<&'a str>,
     /// A call runs that `x` may stop.
     pub can_cancel: bool,
+    /// The reflection or plan call's text as it streams.
+    pub side_stream: &'a str,
+    /// The reasoner's thinking stream.
+    pub thinking: &'a str,
 }
 
 impl View<'_> {
@@ -78,7 +85,7 @@ pub enum SearchStep {
     Typed(String),
 }
 
-/// What a popup asks the workbench to do.
+/// What a component asks the workbench to do.
 pub enum Do {
     Say(String),
     Warn(String),
@@ -93,8 +100,15 @@ pub enum Do {
     Ask(Query),
     /// Opens this popup in the place of the one that asked.
     Open(Popup),
-    /// Quits now.
+    /// Quits, stopping a running call first.
     Quit,
+    /// Quits without another word.
+    QuitNow,
+    /// The summary screen gives way to the workbench.
+    BackToWorkbench,
+    OpenHelp,
+    /// Opens the composer on `target` (refused in a read-only workbench).
+    OpenComposer(ComposerTarget),
     /// Quits, asking first when words would be lost.
     RequestQuit,
     /// Stops the running call.
@@ -117,7 +131,7 @@ pub enum Do {
     Search(SearchStep),
 }
 
-/// A popup's context for one key: what it reads, and the list it asks into.
+/// A component's context for one key: what it reads, and the list it asks into.
 pub struct Ctx<'a> {
     view: View<'a>,
     asked: Vec<Do>,
@@ -139,7 +153,7 @@ impl<'a> Ctx<'a> {
         self.ask(Do::Say(text));
     }
 
-    /// What the popup asked for, in order.
+    /// What the component asked for, in order.
     pub fn asked(self) -> Vec<Do> {
         self.asked
     }
