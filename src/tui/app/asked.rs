@@ -62,12 +62,8 @@ impl App {
         let Some(mut popup) = self.popup.take() else {
             return Handled::Ignored;
         };
-        let mut cx = Ctx::new(self.view());
-        let handled = act(&mut popup, &mut cx);
-        let asked = cx.asked();
-        for what in asked {
-            self.carry_out(what);
-        }
+        // The popup is out of the workbench while it acts, so it may open another.
+        let handled = self.with_ctx(|cx| act(&mut popup, cx));
         if handled != Handled::Close && self.popup.is_none() {
             self.popup = Some(popup);
         }
